@@ -1,0 +1,49 @@
+"""The ``station`` console script: a thin dispatcher over ``station.commands``.
+
+Exit codes: 0 ok; 2 bad usage or bad input (the message names the file, line and fault).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from station import __version__
+from station.commands import COMMANDS
+from station.errors import StationError
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="station",
+        description="Dealer-station controller for a live baccarat table.",
+    )
+    parser.add_argument("--version", action="version", version=f"station {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"station.commands.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except StationError as exc:
+        print(f"station {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # `station simulate --out - | head` closes our stdout early: not an error of ours.
+        sys.stderr.close()
+        return EXIT_OK
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
