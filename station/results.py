@@ -1,0 +1,67 @@
+"""The published record of a finished or voided round (one JSON object per line).
+
+This is the contract with the game server's developers and with ``station roads``: keys are
+only ever added, never renamed. See docs/messages.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from station.cards import Card
+from station.outcome import RoundOutcome
+
+RESULT_SCHEMA_VERSION = 1
+
+
+def complete_record(shoe: str, round_no: int, outcome: RoundOutcome) -> dict[str, Any]:
+    """The record of a round whose every card was checked against the tableau."""
+    return {
+        "v": RESULT_SCHEMA_VERSION,
+        "key": f"{shoe}:{round_no}",
+        "shoe": shoe,
+        "round": round_no,
+        "status": "complete",
+        "player": [c.code for c in outcome.player],
+        "banker": [c.code for c in outcome.banker],
+        "player_total": outcome.player_total,
+        "banker_total": outcome.banker_total,
+        "winner": outcome.winner.value,
+        "natural": outcome.natural,
+        "player_natural": outcome.player_natural,
+        "banker_natural": outcome.banker_natural,
+        "player_pair": outcome.player_pair,
+        "banker_pair": outcome.banker_pair,
+        "perfect_pair": outcome.perfect_pair,
+    }
+
+
+def void_record(
+    shoe: str,
+    round_no: int,
+    player: tuple[Card, ...],
+    banker: tuple[Card, ...],
+    reason: str,
+    actor: str,
+) -> dict[str, Any]:
+    """The record of a round a supervisor voided: every bet on it is refunded."""
+    return {
+        "v": RESULT_SCHEMA_VERSION,
+        "key": f"{shoe}:{round_no}",
+        "shoe": shoe,
+        "round": round_no,
+        "status": "void",
+        "player": [c.code for c in player],
+        "banker": [c.code for c in banker],
+        "player_total": None,
+        "banker_total": None,
+        "winner": None,
+        "natural": False,
+        "player_natural": False,
+        "banker_natural": False,
+        "player_pair": False,
+        "banker_pair": False,
+        "perfect_pair": False,
+        "void_reason": reason,
+        "voided_by": actor,
+    }
