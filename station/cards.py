@@ -26,6 +26,7 @@ class Card:
     suit: str
     value: int
     burn_count: int
+    index: int  # 0..51, for array-indexed shoe counts on the hot path
 
     @property
     def code(self) -> str:
@@ -44,8 +45,9 @@ class Card:
 
 def _make(rank: str, suit: str) -> Card:
     pips = RANKS.index(rank) + 1
+    index = SUITS.index(suit) * len(RANKS) + pips - 1
     # RULES.md 1: A=1, 2..9 face, 10/J/Q/K = 0. RULES.md 3: for the burn, 10/J/Q/K count 10.
-    return Card(rank, suit, pips if pips < 10 else 0, min(pips, 10))
+    return Card(rank, suit, pips if pips < 10 else 0, min(pips, 10), index)
 
 
 ALL_CARDS: Final[tuple[Card, ...]] = tuple(_make(r, s) for s in SUITS for r in RANKS)

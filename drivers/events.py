@@ -1,0 +1,59 @@
+"""The small frozen input events every driver yields and the station consumes.
+
+Timestamps ``ts`` are seconds since the Unix epoch, taken when the device spoke (or virtual
+time in a simulation), so replaying a recording needs no clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class CardRead:
+    """A code read from the shoe. ``code`` is raw: it may not be a card at all."""
+
+    code: str
+    source: str
+    ts: float
+
+
+@dataclass(frozen=True, slots=True)
+class CutCardSeen:
+    """The cut card (black card) came out of the shoe."""
+
+    source: str
+    ts: float
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceLost:
+    """A device stopped answering; ``reason`` says what the driver saw."""
+
+    source: str
+    reason: str
+    ts: float
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRestored:
+    """A device that was lost answers again."""
+
+    source: str
+    ts: float
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A person's action at the table: a dealer button or a supervisor key.
+
+    ``action`` is one of ``new_shoe``, ``open_betting``, ``close_betting``, ``end_shoe``
+    (dealer) or ``resume``, ``void`` (supervisor). ``actor`` names who did it, for the journal.
+    """
+
+    action: str
+    actor: str
+    ts: float
+
+
+InputEvent = CardRead | CutCardSeen | DeviceLost | DeviceRestored | Command

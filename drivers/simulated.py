@@ -1,0 +1,229 @@
+"""A simulated table: a seeded 8-deck shoe, an automatic dealer and scripted faults.
+
+The dealer does what a person at the table does when the display asks for it (``Due``):
+press NEW SHOE, open and close betting, draw the next card. It yields ``(delay_s, event)``
+steps; a fast simulation only advances its virtual clock by ``delay_s``, the realistic driver
+(``SimulatedTable``) sleeps it. Events carry the dealer's virtual timestamps, so a seeded run
+is reproducible to the byte.
+
+A shoe is a list of tokens in draw order from the burn indicator on: card codes and ``CUT``,
+the cut card, which the dealer meets when drawing the card after it. Faults are attached to
+the draw number of a card in the shoe (1 = the burn indicator) or to a finished round.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
+
+CUT = "CUT"
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+CODES = tuple(r + s for s in SUITS for r in RANKS)
+EPOCH = 1_767_225_600.0  # 2026-01-01T00:00:00Z: virtual time starts here, for reproducible ids
+
+FAULT_KINDS = ("garbled", "double", "lost", "delay", "not_due")
+
+
+class Due(Enum):
+    """What the station's display asks of the people at the table right now."""
+
+    NEW_SHOE = "new_shoe"
+    CARD = "card"
+    OPEN_BETTING = "open_betting"
+    CLOSE_BETTING = "close_betting"
+    PAUSED = "paused"
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One scripted fault.
+
+    - ``garbled``: the first read of card ``card`` is unreadable; the dealer re-scans it.
+    - ``double``: card ``card`` is read twice, ``seconds`` apart (a bouncing scanner).
+    - ``lost``: the reader is lost just before card ``card`` and back ``seconds`` later.
+    - ``delay``: the dealer waits ``seconds`` before card ``card``.
+    - ``not_due``: after round ``after_round`` the dealer draws a card when none is due.
+    ``shoe`` is the shoe number (1-based) the fault applies to.
+    """
+
+    kind: str
+    card: int | None = None
+    after_round: int | None = None
+    seconds: float = 0.04
+    shoe: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """Seconds between a person's actions; the defaults are a brisk live table."""
+
+    card_s: float = 1.5
+    open_betting_s: float = 3.0
+    betting_s: float = 12.0
+    new_shoe_s: float = 45.0
+
+
+FAST = Pace(card_s=0.0, open_betting_s=0.0, betting_s=0.0, new_shoe_s=0.0)
+
+Step = tuple[float, InputEvent]
+
+
+def shuffled_shoe(rng: random.Random, decks: int = 8, cut_from_end: tuple[int, int] = (14, 18)
+                  ) -> list[str]:
+    """A shuffled shoe with the cut card ``cut_from_end`` cards (inclusive range) from the end,
+    where a live baccarat dealer usually places it."""
+    cards = list(CODES) * decks
+    rng.shuffle(cards)
+    cards.insert(len(cards) - rng.randint(*cut_from_end), CUT)
+    return cards
+
+
+class SimulatedDealer:
+    """An automatic dealer playing ``shoes`` one after another, with ``faults`` injected.
+
+    ``supervisor`` is what the simulated pit supervisor does on a pause: ``resume``,
+    ``void``, or ``none`` (nobody comes: the simulation stops there). Call ``steps`` from one
+    thread only.
+    """
+
+    def __init__(
+        self,
+        shoes: Iterator[Sequence[str]],
+        faults: Sequence[Fault] = (),
+        *,
+        pace: Pace = Pace(),
+        supervisor: str = "none",
+        source: str = "sim-shoe",
+        actor: str = "dealer:sim",
+        start_ts: float = EPOCH,
+    ) -> None:
+        if supervisor not in ("none", "resume", "void"):
+            raise ValueError(f"supervisor must be none, resume or void, not {supervisor!r}")
+        self._shoes = shoes
+        self._faults = list(faults)
+        self.pace = pace
+        self.supervisor = supervisor
+        self.source = source
+        self.actor = actor
+        self.now = start_ts
+        self.shoe_no = 0
+        self._tokens: deque[str] = deque()
+        self._drawn = 0  # cards drawn from the current shoe, the burn indicator being 1
+        self._rounds_opened = 0
+        self._in_hand: str | None = None  # a card out of the shoe whose read did not count
+        self._pending: list[Step] = []
+        self.exhausted_mid_round = False
+        self.finished = False
+
+    # --- what a person does ---------------------------------------------------------------
+    def steps(self, due: Due) -> list[Step]:
+        """The dealer's next actions for ``due``; empty when the simulation is over."""
+        if self._pending:
+            pending, self._pending = self._pending, []
+            return pending
+        if due is Due.CARD:
+            return self._draw()
+        if due is Due.OPEN_BETTING:
+            return self._open_betting()
+        if due is Due.CLOSE_BETTING:
+            return [self._command(self.pace.betting_s, "close_betting", self.actor)]
+        if due is Due.NEW_SHOE:
+            return self._new_shoe()
+        if self.supervisor == "none":
+            self.finished = True
+            return []
+        return [self._command(self.pace.card_s, self.supervisor, "supervisor:sim")]
+
+    def _new_shoe(self) -> list[Step]:
+        shoe = next(self._shoes, None)
+        if shoe is None:
+            self.finished = True
+            return []
+        self.shoe_no += 1
+        self._tokens = deque(shoe)
+        self._drawn = 0
+        self._rounds_opened = 0
+        self._in_hand = None
+        return [self._command(self.pace.new_shoe_s, "new_shoe", self.actor)]
+
+    def _open_betting(self) -> list[Step]:
+        fault = self._fault("not_due", after_round=self._rounds_opened)
+        if fault is not None:
+            drawn = self._draw()
+            if drawn:
+                return drawn
+        if not any(t != CUT for t in self._tokens):
+            # Nothing left to deal a round with: the dealer closes the shoe.
+            return [self._command(self.pace.open_betting_s, "end_shoe", self.actor)]
+        self._rounds_opened += 1
+        return [self._command(self.pace.open_betting_s, "open_betting", self.actor)]
+
+    def _draw(self) -> list[Step]:
+        if self._in_hand is not None:
+            code, self._in_hand = self._in_hand, None
+            return [self._read(self.pace.card_s, code)]
+        out: list[Step] = []
+        while self._tokens and self._tokens[0] == CUT:
+            self._tokens.popleft()
+            out.append(self._at(self.pace.card_s, lambda t: CutCardSeen(self.source, t)))
+        if not self._tokens:
+            self.exhausted_mid_round = True
+            self.finished = True
+            return []
+        code = self._tokens.popleft()
+        self._drawn += 1
+        n = self._drawn
+        delay = self._fault("delay", card=n)
+        if delay is not None:
+            self.now += delay.seconds
+        lost = self._fault("lost", card=n)
+        if lost is not None:
+            out.append(self._at(0.0, lambda t: DeviceLost(self.source, "no answer", t)))
+            self._pending.append(self._at(lost.seconds, lambda t: DeviceRestored(self.source, t)))
+            self._in_hand = code
+            return out
+        if self._fault("garbled", card=n) is not None:
+            self._in_hand = code
+            out.append(self._read(self.pace.card_s, "\x15?" + code[:1]))
+            return out
+        out.append(self._read(self.pace.card_s, code))
+        double = self._fault("double", card=n)
+        if double is not None:
+            out.append(self._read(double.seconds, code))
+        return out
+
+    # --- helpers --------------------------------------------------------------------------
+    def _fault(self, kind: str, card: int | None = None, after_round: int | None = None
+               ) -> Fault | None:
+        for i, f in enumerate(self._faults):
+            if (f.kind == kind and f.shoe == self.shoe_no and f.card == card
+                    and f.after_round == after_round):
+                return self._faults.pop(i)
+        return None
+
+    def _at(self, delay: float, make: Callable[[float], InputEvent]) -> Step:
+        self.now += delay
+        return (delay, make(self.now))
+
+    def _read(self, delay: float, code: str) -> Step:
+        self.now += delay
+        return (delay, CardRead(code, self.source, self.now))
+
+    def _command(self, delay: float, action: str, actor: str) -> Step:
+        self.now += delay
+        return (delay, Command(action, actor, self.now))
+
+
+def random_shoes(seed: int, count: int | None, decks: int = 8) -> Iterator[list[str]]:
+    """``count`` shuffled shoes (endless when ``None``) from one seeded generator."""
+    rng = random.Random(seed)
+    n = 0
+    while count is None or n < count:
+        n += 1
+        yield shuffled_shoe(rng, decks)

@@ -1,0 +1,363 @@
+"""The dealing state machine: one reviewed table of phases and transitions.
+
+Pure: no I/O, no clock. ``Dealing`` is the model ``transitions`` drives; the ``Station`` in
+``station.station`` owns one, checks each raw read first (dedupe, card code, shoe composition)
+and turns the model's facts into prompts. Only the station's loop thread may call triggers:
+a plain ``Machine`` is not thread safe, and a locked one costs five times as much per trigger.
+
+Triggers are past-tense events, conditions are predicates, callbacks are verbs. A card that
+is not due has an explicit transition to ``PAUSED``, so nothing is ever dropped or guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any
+
+from transitions import Machine
+
+from station.cards import Card
+from station.outcome import decide
+from station.results import complete_record, void_record
+from station.rules import banker_draws, player_draws
+from station.shoe import ShoeCounts
+
+
+class Phase(StrEnum):
+    NO_SHOE = "no_shoe"
+    BURN_INDICATOR = "burn_indicator"
+    BURNING = "burning"
+    BETWEEN_ROUNDS = "between_rounds"
+    BETTING_OPEN = "betting_open"
+    PLAYER_1 = "player_1"
+    BANKER_1 = "banker_1"
+    PLAYER_2 = "player_2"
+    BANKER_2 = "banker_2"
+    PLAYER_3 = "player_3"
+    BANKER_3 = "banker_3"
+    SHOE_CLOSED = "shoe_closed"
+    PAUSED = "paused"
+
+
+P = Phase
+DEALING = (P.PLAYER_1, P.BANKER_1, P.PLAYER_2, P.BANKER_2, P.PLAYER_3, P.BANKER_3)
+IN_ROUND = (P.BETTING_OPEN, *DEALING)
+BURN = (P.BURN_INDICATOR, P.BURNING)
+NOT_DUE = (P.NO_SHOE, P.BETWEEN_ROUNDS, P.BETTING_OPEN, P.SHOE_CLOSED)
+RESUMABLE = tuple(p for p in Phase if p is not P.PAUSED)
+WITH_SHOE = tuple(p for p in Phase if p not in (P.NO_SHOE, P.PAUSED))
+
+_END = ["publish_result"]
+
+
+def _t(trigger: str, source: Any, dest: Any, **kw: Any) -> dict[str, Any]:
+    # States are given to transitions as plain strings: with Enum states it spends a third of
+    # each trigger resolving enum names (profiled). ``Dealing.phase`` maps back to ``Phase``.
+    src = [p.value for p in source] if isinstance(source, list) else source.value
+    return {"trigger": trigger, "source": src, "dest": dest and dest.value, **kw}
+
+
+# The whole machine. Order matters where one trigger leaves a source several ways: the first
+# transition whose conditions hold wins, so the unconditional one comes last.
+TRANSITIONS: list[dict[str, Any]] = [
+    # Shoe life (RULES.md 3).
+    _t("shoe_started", [P.NO_SHOE, P.SHOE_CLOSED], P.BURN_INDICATOR, before="start_shoe"),
+    _t("card_read", P.BURN_INDICATOR, P.BURNING, before="show_burn_indicator"),
+    _t("card_read", P.BURNING, P.BETWEEN_ROUNDS, conditions="is_last_burn_card",
+       before="burn_card"),
+    _t("card_read", P.BURNING, None, before="burn_card"),
+    _t("shoe_ended", P.BETWEEN_ROUNDS, P.SHOE_CLOSED, before="close_shoe"),
+    # A round (RULES.md 2).
+    _t("betting_opened", P.BETWEEN_ROUNDS, P.BETTING_OPEN, before="open_round"),
+    _t("betting_closed", P.BETTING_OPEN, P.PLAYER_1),
+    _t("card_read", P.PLAYER_1, P.BANKER_1, before="deal_player"),
+    _t("card_read", P.BANKER_1, P.PLAYER_2, before="deal_banker"),
+    _t("card_read", P.PLAYER_2, P.BANKER_2, before="deal_player"),
+    _t("card_read", P.BANKER_2, P.PLAYER_3, conditions="player_must_draw", before="deal_banker"),
+    _t("card_read", P.BANKER_2, P.BANKER_3, conditions="banker_must_draw_player_stood",
+       before="deal_banker"),
+    _t("card_read", P.BANKER_2, P.SHOE_CLOSED, conditions="is_last_round", before="deal_banker",
+       after=_END),
+    _t("card_read", P.BANKER_2, P.BETWEEN_ROUNDS, before="deal_banker", after=_END),
+    _t("card_read", P.PLAYER_3, P.BANKER_3, conditions="banker_must_draw_after_player_third",
+       before="deal_player"),
+    _t("card_read", P.PLAYER_3, P.SHOE_CLOSED, conditions="is_last_round", before="deal_player",
+       after=_END),
+    _t("card_read", P.PLAYER_3, P.BETWEEN_ROUNDS, before="deal_player", after=_END),
+    _t("card_read", P.BANKER_3, P.SHOE_CLOSED, conditions="is_last_round", before="deal_banker",
+       after=_END),
+    _t("card_read", P.BANKER_3, P.BETWEEN_ROUNDS, before="deal_banker", after=_END),
+    # The cut card (RULES.md 3): the round in progress is the last; outside a round, policy.
+    _t("cut_card_seen", list(IN_ROUND), None, before="mark_last_round"),
+    _t("cut_card_seen", P.BETWEEN_ROUNDS, P.SHOE_CLOSED, conditions="cut_closes_shoe_now",
+       before=["note_cut_card", "close_shoe"]),
+    _t("cut_card_seen", P.BETWEEN_ROUNDS, None, before="mark_next_round_last"),
+    _t("cut_card_seen", list(BURN), P.PAUSED, before="pause_cut_card_in_burn"),
+    _t("cut_card_seen", [P.NO_SHOE, P.SHOE_CLOSED], None, before="note_cut_card_no_shoe"),
+    _t("cut_card_seen", P.PAUSED, None, before="note_cut_card_while_paused"),
+    # Anything unexpected halts the table until a supervisor acts (fail safe, DESIGN.md).
+    _t("card_read", list(NOT_DUE), P.PAUSED, before="pause_card_not_due"),
+    _t("card_read", P.PAUSED, None, before="set_aside_card_while_paused"),
+    _t("fault", list(RESUMABLE), P.PAUSED, before="pause_for"),
+    _t("fault", P.PAUSED, None, before="add_pause_reason"),
+    # Supervisor actions. Void returns to between rounds, or closes the shoe when the voided
+    # round was its last or the burn was abandoned.
+    *[
+        _t("resumed", P.PAUSED, p, conditions=f"paused_from_{p.value}", before="set_strays_aside")
+        for p in RESUMABLE
+    ],
+    _t("voided", P.PAUSED, P.NO_SHOE, conditions="paused_from_no_shoe", before="void_round"),
+    _t("voided", P.PAUSED, P.SHOE_CLOSED, conditions="void_closes_shoe",
+       before=["void_round", "close_shoe"]),
+    _t("voided", P.PAUSED, P.BETWEEN_ROUNDS, before="void_round"),
+    _t("voided", list(IN_ROUND), P.SHOE_CLOSED, conditions="is_last_round",
+       before=["void_round", "close_shoe"]),
+    _t("voided", list(IN_ROUND), P.BETWEEN_ROUNDS, before="void_round"),
+]
+
+
+_PHASES = {p.value: p for p in Phase}
+
+
+class Dealing:
+    """The model: the shoe, the round in progress and the pause, plus the callbacks named in
+    ``TRANSITIONS``. ``events`` collects what the station must publish or show."""
+
+    state: str
+    # Bound by transitions at construction; declared so the type checker knows them.
+    card_read: Callable[[Card], bool]
+    cut_card_seen: Callable[[], bool]
+    shoe_started: Callable[[str], bool]
+    shoe_ended: Callable[[str], bool]
+    betting_opened: Callable[[], bool]
+    betting_closed: Callable[[], bool]
+    fault: Callable[[str], bool]
+    resumed: Callable[[str], bool]
+    voided: Callable[[str], bool]
+
+    def __init__(self, table: str, decks: int, cut_card_between_rounds: str) -> None:
+        self.table = table
+        self.decks = decks
+        self.cut_policy = cut_card_between_rounds
+        self.shoe: ShoeCounts | None = None
+        self.shoes_started = 0
+        self.round_no = 0
+        self.round_open = False
+        self.player: list[Card] = []
+        self.banker: list[Card] = []
+        self.last_round = False  # the round in progress (or the next one) closes the shoe
+        self.cut_seen = False
+        self.burn_left = 0
+        self.burn_indicator: Card | None = None
+        self.paused_from: Phase | None = None
+        self.pause_reasons: list[str] = []
+        self.last_result: dict[str, Any] | None = None
+        self.published: list[dict[str, Any]] = []  # drained by the station after each event
+        self.notices: list[str] = []
+        self.published_keys: set[str] = set()
+        self.machine = Machine(
+            model=self,
+            states=[p.value for p in Phase],
+            transitions=TRANSITIONS,
+            initial=Phase.NO_SHOE.value,
+            auto_transitions=False,
+            ignore_invalid_triggers=False,
+        )
+
+    @property
+    def phase(self) -> Phase:
+        return _PHASES[self.state]
+
+    # --- shoe -----------------------------------------------------------------------------
+    def start_shoe(self, shoe_id: str) -> None:
+        self.shoes_started += 1
+        self.shoe = ShoeCounts(shoe_id, self.decks)
+        self.round_no = 0
+        self.round_open = False
+        self.last_round = False
+        self.cut_seen = False
+        self.burn_indicator = None
+        self.burn_left = 0
+        self.last_result = None
+
+    def show_burn_indicator(self, card: Card) -> None:
+        # RULES.md 3 (seeds 000, 003): the shown card's value (A=1, 10/J/Q/K=10) is how many
+        # more cards are burned face down; the shown card is discarded too.
+        assert self.shoe is not None
+        self.shoe.burned.append(card)
+        self.burn_indicator = card
+        self.burn_left = card.burn_count
+
+    def burn_card(self, card: Card) -> None:
+        assert self.shoe is not None
+        self.shoe.burned.append(card)
+        self.burn_left -= 1
+
+    def is_last_burn_card(self, card: Card) -> bool:
+        return self.burn_left == 1
+
+    def close_shoe(self, *args: Any) -> None:
+        self.round_open = False
+
+    # --- round ----------------------------------------------------------------------------
+    def open_round(self) -> None:
+        self.round_no += 1
+        self.round_open = True
+        self.player = []
+        self.banker = []
+
+    def deal_player(self, card: Card) -> None:
+        self.player.append(card)
+
+    def deal_banker(self, card: Card) -> None:
+        self.banker.append(card)
+
+    def _two_card_totals(self, banker_second: Card | None = None) -> tuple[int, int]:
+        p = (self.player[0].value + self.player[1].value) % 10
+        b2 = banker_second if banker_second is not None else self.banker[1]
+        return p, (self.banker[0].value + b2.value) % 10
+
+    def player_must_draw(self, card: Card) -> bool:
+        return player_draws(*self._two_card_totals(card))
+
+    def banker_must_draw_player_stood(self, card: Card) -> bool:
+        return banker_draws(*self._two_card_totals(card), None)
+
+    def banker_must_draw_after_player_third(self, card: Card) -> bool:
+        return banker_draws(*self._two_card_totals(), card.value)
+
+    def is_last_round(self, *args: Any) -> bool:
+        return self.last_round
+
+    def publish_result(self, card: Card) -> None:
+        assert self.shoe is not None
+        outcome = decide(tuple(self.player), tuple(self.banker))
+        self.shoe.dealt += len(self.player) + len(self.banker)
+        self.round_open = False
+        self._publish(complete_record(self.shoe.shoe_id, self.round_no, outcome))
+
+    def _publish(self, record: dict[str, Any]) -> None:
+        # Verify-then-publish: a round key leaves the station once, whatever path led here.
+        key = record["key"]
+        if key in self.published_keys:
+            raise AssertionError(f"round {key} would be published twice")
+        self.published_keys.add(key)
+        self.last_result = record
+        self.published.append(record)
+
+    # --- cut card -------------------------------------------------------------------------
+    def mark_last_round(self) -> None:
+        self.note_cut_card()
+        self.last_round = True
+
+    def note_cut_card(self, *args: Any) -> None:
+        if self.cut_seen:
+            self.notices.append("cut card seen again in this shoe: ignored (sensor bounce?)")
+        self.cut_seen = True
+
+    def cut_closes_shoe_now(self) -> bool:
+        return self.cut_policy == "close_shoe"
+
+    def mark_next_round_last(self) -> None:
+        self.note_cut_card()
+        self.last_round = True
+
+    def note_cut_card_no_shoe(self) -> None:
+        self.notices.append("cut card seen with no shoe in play: ignored")
+
+    def note_cut_card_while_paused(self) -> None:
+        self.note_cut_card()
+        self.last_round = True
+        self.notices.append("cut card seen while paused: the current or next round is the last")
+
+    def pause_cut_card_in_burn(self) -> None:
+        self.note_cut_card()
+        self.last_round = True
+        self._pause(
+            "cut card came out during the burn: continue the shoe with one round (resume) "
+            "or abandon it (void)"
+        )
+
+    # --- pauses ---------------------------------------------------------------------------
+    def _pause(self, reason: str) -> None:
+        self.paused_from = self.phase
+        self.pause_reasons = [reason]
+
+    def pause_for(self, reason: str) -> None:
+        self._pause(reason)
+
+    def add_pause_reason(self, reason: str) -> None:
+        if reason not in self.pause_reasons:
+            self.pause_reasons.append(reason)
+
+    def pause_card_not_due(self, card: Card) -> None:
+        self._set_aside(card)
+        self._pause(f"card not due: {card.code} ({self._why_not_due()}); set it aside")
+
+    def _why_not_due(self) -> str:
+        phase = self.phase
+        if phase is P.BETTING_OPEN:
+            return "betting is still open"
+        if phase is P.NO_SHOE:
+            return "no shoe started"
+        if phase is P.SHOE_CLOSED:
+            return "the shoe is closed"
+        # Between rounds: name the third card the dealer probably reached for.
+        result = self.last_result
+        if result is None or result["status"] != "complete":
+            return "no round is open"
+        if len(result["player"]) == 2 and not result["natural"]:
+            return f"extra card: player stands on {result['player_total']}"
+        if len(result["banker"]) == 2 and not result["natural"]:
+            return "extra card to banker: banker stands"
+        return "extra card: the round is over"
+
+    def _set_aside(self, card: Card) -> None:
+        if self.shoe is not None:
+            self.shoe.stray.append(card)
+
+    def set_aside_card_while_paused(self, card: Card) -> None:
+        self._set_aside(card)
+        self.add_pause_reason(f"card {card.code} drawn while paused; set it aside")
+
+    def set_strays_aside(self, actor: str) -> None:
+        if self.shoe is not None:
+            self.shoe.discarded.extend(self.shoe.stray)
+            self.shoe.stray.clear()
+        self.pause_reasons = []
+
+    def void_round(self, actor: str) -> None:
+        reason = "; ".join(self.pause_reasons) or "voided by supervisor"
+        self.set_strays_aside(actor)
+        if not self.round_open:
+            return
+        assert self.shoe is not None
+        self.shoe.discarded.extend(self.player)
+        self.shoe.discarded.extend(self.banker)
+        self.round_open = False
+        self._publish(
+            void_record(
+                self.shoe.shoe_id, self.round_no, tuple(self.player), tuple(self.banker),
+                reason, actor,
+            )
+        )
+
+    def void_closes_shoe(self, actor: str) -> bool:
+        src = self.paused_from
+        return src in BURN or src is P.SHOE_CLOSED or (self.round_open and self.last_round)
+
+    def paused_from_is(self, phase: Phase) -> bool:
+        return self.paused_from is phase
+
+
+def _add_paused_from_predicates() -> None:
+    # One predicate per phase for the resume transitions, so the table stays declarative.
+    for phase in Phase:
+        def pred(self: Dealing, *args: Any, _p: Phase = phase) -> bool:
+            return self.paused_from is _p
+
+        setattr(Dealing, f"paused_from_{phase.value}", pred)
+
+
+_add_paused_from_predicates()

@@ -1,0 +1,38 @@
+"""What the station tells the world after each event: prompts, notices, published rounds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """What the dealer display shows now. ``text`` is short enough to read at arm's length;
+    ``detail`` says why (e.g. which rule makes a third card due). ``paused`` marks a halt."""
+
+    phase: str
+    text: str
+    detail: str = ""
+    paused: bool = False
+
+    def line(self) -> str:
+        return f"{self.text} ({self.detail})" if self.detail else self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something worth a log line that does not change the round (a suppressed double read,
+    a refused command). Never silent: every notice is shown and journaled."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """A verified round record (complete or void) that leaves the station."""
+
+    record: dict[str, Any]
+
+
+Output = Prompt | Notice | Published

@@ -1,0 +1,89 @@
+"""Drive a ``Station`` with a ``SimulatedDealer`` as fast as the code allows.
+
+The dealer answers whatever the display asks for; each of its events goes to the recorder
+first (append before apply, as the daemon does) and then to the station.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from drivers.events import InputEvent
+from drivers.simulated import Due, SimulatedDealer
+from station.machine import Phase
+from station.outputs import Output, Published
+from station.station import Station
+
+DUE: dict[Phase, Due] = {
+    Phase.NO_SHOE: Due.NEW_SHOE,
+    Phase.SHOE_CLOSED: Due.NEW_SHOE,
+    Phase.BURN_INDICATOR: Due.CARD,
+    Phase.BURNING: Due.CARD,
+    Phase.BETWEEN_ROUNDS: Due.OPEN_BETTING,
+    Phase.BETTING_OPEN: Due.CLOSE_BETTING,
+    Phase.PLAYER_1: Due.CARD,
+    Phase.BANKER_1: Due.CARD,
+    Phase.PLAYER_2: Due.CARD,
+    Phase.BANKER_2: Due.CARD,
+    Phase.PLAYER_3: Due.CARD,
+    Phase.BANKER_3: Due.CARD,
+    Phase.PAUSED: Due.PAUSED,
+}
+
+# A supervisor whose action leaves the table paused this many times in a row gives up, so a
+# pause no action can clear ends the simulation instead of looping.
+MAX_FUTILE_SUPERVISOR_ACTIONS = 3
+
+
+@dataclass(slots=True)
+class SimulationEnd:
+    rounds: int = 0
+    voids: int = 0
+    events: int = 0
+    final_phase: Phase = Phase.NO_SHOE
+    pause_reason: str = ""
+    exhausted_mid_round: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def simulate(
+    station: Station,
+    dealer: SimulatedDealer,
+    on_outputs: Callable[[list[Output]], None] | None = None,
+    record: Callable[[InputEvent], None] | None = None,
+) -> SimulationEnd:
+    """Run until the dealer has nothing more to do; return how it ended."""
+    end = SimulationEnd()
+    futile = 0
+    while True:
+        phase = station.phase
+        steps = dealer.steps(DUE[phase])
+        if not steps:
+            break
+        for _, event in steps:
+            if record is not None:
+                record(event)
+            outputs = station.apply(event)
+            end.events += 1
+            if outputs:
+                for o in outputs:
+                    if type(o) is Published:
+                        if o.record["status"] == "complete":
+                            end.rounds += 1
+                        else:
+                            end.voids += 1
+                if on_outputs is not None:
+                    on_outputs(outputs)
+        if phase is Phase.PAUSED and station.phase is Phase.PAUSED:
+            futile += 1
+            if futile >= MAX_FUTILE_SUPERVISOR_ACTIONS:
+                end.notes.append("the simulated supervisor could not clear the pause")
+                break
+        else:
+            futile = 0
+    end.final_phase = station.phase
+    if end.final_phase is Phase.PAUSED:
+        end.pause_reason = "; ".join(station.dealing.pause_reasons)
+    end.exhausted_mid_round = dealer.exhausted_mid_round
+    return end

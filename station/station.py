@@ -1,0 +1,253 @@
+"""The station core: applies one input event at a time and says what follows.
+
+``Station.apply`` is the single writer's only entry point. It is deterministic in its inputs
+(no clock, no I/O), so a recording replayed through it reproduces every output exactly.
+Before the machine sees a read, the station drops a double read from the same reader inside
+the dedupe window (by time, never by value: two identical cards in a row are legal in an
+8-deck shoe), refuses a code that is not a card, and refuses a card the shoe cannot hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from transitions import MachineError
+
+from drivers.events import (
+    CardRead,
+    Command,
+    CutCardSeen,
+    DeviceLost,
+    DeviceRestored,
+    InputEvent,
+)
+from station.cards import try_parse_card
+from station.machine import Dealing, Phase
+from station.outputs import Notice, Output, Prompt, Published
+from station.rules import BANKER_DRAWS
+
+CUT_POLICIES = ("next_round_last", "close_shoe")
+
+
+@dataclass(frozen=True, slots=True)
+class TableRules:
+    """The parts of the configuration that decide outputs; recorded with every session."""
+
+    table: str = "table-1"
+    decks: int = 8
+    dedupe_ms: int = 150
+    cut_card_between_rounds: str = "next_round_last"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "decks": self.decks,
+            "dedupe_ms": self.dedupe_ms,
+            "cut_card_between_rounds": self.cut_card_between_rounds,
+        }
+
+
+_COMMANDS = {
+    "new_shoe": "shoe_started",
+    "open_betting": "betting_opened",
+    "close_betting": "betting_closed",
+    "end_shoe": "shoe_ended",
+    "resume": "resumed",
+    "void": "voided",
+}
+
+
+class Station:
+    """One table's source of truth. Call ``apply`` from one thread only."""
+
+    def __init__(self, rules: TableRules) -> None:
+        self.rules = rules
+        self.dealing = Dealing(rules.table, rules.decks, rules.cut_card_between_rounds)
+        self._dedupe_s = rules.dedupe_ms / 1000.0
+        self._last_read: dict[str, tuple[str, float]] = {}
+        self._lost: dict[str, str] = {}
+        self._out: list[Output] = []
+        self.prompt = self._prompt()
+        self._prompt_key: tuple[object, ...] = ()
+
+    @property
+    def phase(self) -> Phase:
+        return self.dealing.phase
+
+    def apply(self, event: InputEvent) -> list[Output]:
+        """Apply one event; return the notices, published rounds and prompt change it caused."""
+        out = self._out = []
+        kind = type(event)
+        if kind is CardRead:
+            self._on_card(event)  # type: ignore[arg-type]
+        elif kind is CutCardSeen:
+            self.dealing.cut_card_seen()
+        elif kind is Command:
+            self._on_command(event)  # type: ignore[arg-type]
+        elif kind is DeviceLost:
+            self._on_lost(event)  # type: ignore[arg-type]
+        elif kind is DeviceRestored:
+            self._on_restored(event)  # type: ignore[arg-type]
+        else:
+            raise TypeError(f"not an input event: {event!r}")
+        d = self.dealing
+        if d.notices:
+            out.extend(Notice(n) for n in d.notices)
+            d.notices.clear()
+        if d.published:
+            out.extend(Published(r) for r in d.published)
+            d.published.clear()
+        # The prompt is a function of these facts only; building it on every event would cost
+        # a tenth of the per-card budget, so it is rebuilt only when one of them changed.
+        key = (d.state, d.burn_left, d.round_no, d.last_round, len(d.pause_reasons),
+               id(d.last_result))
+        if key != self._prompt_key:
+            self._prompt_key = key
+            prompt = self._prompt()
+            if prompt != self.prompt:
+                self.prompt = prompt
+                out.append(prompt)
+        return out
+
+    # --- reads ----------------------------------------------------------------------------
+    def _on_card(self, ev: CardRead) -> None:
+        last = self._last_read.get(ev.source)
+        self._last_read[ev.source] = (ev.code, ev.ts)
+        if last is not None and last[0] == ev.code and 0.0 <= ev.ts - last[1] <= self._dedupe_s:
+            self._out.append(
+                Notice(
+                    f"double read of {ev.code!r} from {ev.source} within "
+                    f"{self.rules.dedupe_ms} ms suppressed"
+                )
+            )
+            return
+        card = try_parse_card(ev.code)
+        d = self.dealing
+        if card is None:
+            d.fault(
+                f"unreadable code {ev.code!r} from {ev.source}: not a card; "
+                "set the card face up for the supervisor and re-scan it"
+            )
+            return
+        shoe = d.shoe
+        if shoe is not None and d.state != "no_shoe":
+            if not shoe.can_take(card):
+                d.fault(
+                    f"{card.code} would be copy {shoe.counts[card.index] + 1} in a "
+                    f"{shoe.decks}-deck shoe: foreign card or misread; set it aside"
+                )
+                return
+            shoe.take(card)
+        d.card_read(card)
+
+    # --- people ---------------------------------------------------------------------------
+    def _on_command(self, ev: Command) -> None:
+        trigger = _COMMANDS.get(ev.action)
+        if trigger is None:
+            self._out.append(Notice(f"unknown command {ev.action!r} from {ev.actor}: ignored"))
+            return
+        if ev.action == "resume" and self._lost:
+            lost = ", ".join(sorted(self._lost))
+            self._out.append(
+                Notice(f"resume refused: {lost} still lost; reconnect it first")
+            )
+            return
+        arg = self._shoe_id(ev.ts) if ev.action == "new_shoe" else ev.actor
+        try:
+            if trigger in ("betting_opened", "betting_closed"):
+                getattr(self.dealing, trigger)()
+            else:
+                getattr(self.dealing, trigger)(arg)
+        except MachineError:
+            self._out.append(
+                Notice(
+                    f"{ev.action.replace('_', ' ')} refused from {ev.actor}: not possible "
+                    f"while {self.phase.value.replace('_', ' ')}"
+                )
+            )
+
+    def _shoe_id(self, ts: float) -> str:
+        stamp = datetime.fromtimestamp(ts, UTC).strftime("%Y%m%dT%H%M%SZ")
+        return f"{self.rules.table}-{stamp}-{self.dealing.shoes_started + 1}"
+
+    # --- devices --------------------------------------------------------------------------
+    def _on_lost(self, ev: DeviceLost) -> None:
+        self._lost[ev.source] = ev.reason
+        self.dealing.fault(
+            f"{ev.source} lost ({ev.reason}): check its cable and power"
+        )
+
+    def _on_restored(self, ev: DeviceRestored) -> None:
+        if self._lost.pop(ev.source, None) is not None:
+            self._out.append(Notice(f"{ev.source} restored; a supervisor may resume"))
+
+    # --- the display ----------------------------------------------------------------------
+    def _prompt(self) -> Prompt:
+        d = self.dealing
+        phase = d.phase
+        name = d.state
+        if phase is Phase.PAUSED:
+            return Prompt(
+                name, "PAUSED: " + "; ".join(d.pause_reasons) + " - call supervisor", "",
+                paused=True,
+            )
+        if phase is Phase.NO_SHOE:
+            return Prompt(name, "NEW SHOE: shuffle, insert the cut card, press NEW SHOE")
+        if phase is Phase.SHOE_CLOSED:
+            return Prompt(
+                name, f"SHOE CLOSED after round {d.round_no}: discard the rest, start a NEW SHOE"
+            )
+        if phase is Phase.BURN_INDICATOR:
+            return Prompt(name, "BURN: draw and show the first card")
+        if phase is Phase.BURNING:
+            shown = d.burn_indicator.code if d.burn_indicator else "?"
+            return Prompt(name, f"BURN {d.burn_left} MORE FACE DOWN", f"{shown} shown")
+        nxt = d.round_no + 1
+        if phase is Phase.BETWEEN_ROUNDS:
+            last = " (LAST ROUND OF SHOE)" if d.last_round else ""
+            return Prompt(name, f"ROUND {nxt}{last}: OPEN BETTING", self._result_detail())
+        round_tag = f"ROUND {d.round_no}" + (" LAST" if d.last_round else "")
+        if phase is Phase.BETTING_OPEN:
+            return Prompt(name, f"{round_tag}: BETTING OPEN - do not deal")
+        return self._deal_prompt(name, phase, round_tag)
+
+    def _deal_prompt(self, name: str, phase: Phase, round_tag: str) -> Prompt:
+        d = self.dealing
+        if phase is Phase.PLAYER_3:
+            pt = (d.player[0].value + d.player[1].value) % 10
+            return Prompt(name, "DEAL PLAYER THIRD CARD", f"{round_tag}: player {pt} draws")
+        if phase is Phase.BANKER_3:
+            bt = (d.banker[0].value + d.banker[1].value) % 10
+            if len(d.player) == 3:
+                v = d.player[2].value
+                why = f"banker {bt} draws on player third card {v}"
+                if bt >= 3:
+                    why += f" (draws on {','.join(map(str, sorted(BANKER_DRAWS[bt])))})"
+            else:
+                why = f"player stood, banker {bt} draws"
+            return Prompt(name, "DEAL BANKER THIRD CARD", f"{round_tag}: {why}")
+        hand, n = {
+            Phase.PLAYER_1: ("PLAYER", 1),
+            Phase.BANKER_1: ("BANKER", 1),
+            Phase.PLAYER_2: ("PLAYER", 2),
+            Phase.BANKER_2: ("BANKER", 2),
+        }[phase]
+        return Prompt(name, f"DEAL {hand} CARD {n}", round_tag)
+
+    def _result_detail(self) -> str:
+        r = self.dealing.last_result
+        if r is None:
+            return ""
+        if r["status"] == "void":
+            return f"round {r['round']} VOID"
+        w = r["winner"]
+        score = f"{r['player_total']}-{r['banker_total']}"
+        head = "TIE" if w == "tie" else f"{w.upper()} WINS"
+        return f"round {r['round']} {head} {score} (player-banker)"
+
+
+def published_records(outputs: list[Output]) -> list[dict[str, Any]]:
+    """The round records among ``outputs``, in order."""
+    return [o.record for o in outputs if isinstance(o, Published)]
