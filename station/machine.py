@@ -338,8 +338,8 @@ class Dealing:
         self.round_open = False
         self._publish(
             void_record(
-                self.shoe.shoe_id, self.round_no, tuple(self.player), tuple(self.banker),
-                reason, actor,
+                self.shoe.shoe_id, self.round_no, player=tuple(self.player),
+                banker=tuple(self.banker), reason=reason, actor=actor,
             )
         )
 

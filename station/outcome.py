@@ -7,13 +7,13 @@ derived fact about a round is computed once, here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from station.cards import Card, hand_total
 from station.rules import NATURALS
 
 
-class Winner(str, Enum):
+class Winner(StrEnum):
     PLAYER = "player"
     BANKER = "banker"
     TIE = "tie"

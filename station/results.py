@@ -39,6 +39,7 @@ def complete_record(shoe: str, round_no: int, outcome: RoundOutcome) -> dict[str
 def void_record(
     shoe: str,
     round_no: int,
+    *,
     player: tuple[Card, ...],
     banker: tuple[Card, ...],
     reason: str,
