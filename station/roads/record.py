@@ -1,0 +1,88 @@
+"""Turn result records (station/results.py) and B/P/T letters into ``Round`` values.
+
+Pure: the caller reads the file and adds the file name and line number to a ``RecordError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from station.roads.model import Result, Round
+
+MAIN_BETS: Final = frozenset({"player", "banker", "tie"})
+"""Bets whose win is already the bead's colour, so they never become an icon."""
+
+_WINNERS: Final[dict[object, Result]] = {"banker": "banker", "player": "player", "tie": "tie"}
+_LETTERS: Final[dict[str, Result]] = {"B": "banker", "P": "player", "T": "tie"}
+
+
+class RecordError(ValueError):
+    """A record or a sequence letter the roads cannot use; the message says what is wrong."""
+
+
+def round_from_record(record: Mapping[str, Any]) -> Round | None:
+    """The ``Round`` of one result record, or ``None`` for a void round (the roads skip it).
+
+    Raises ``RecordError`` naming the key at fault.
+    """
+    status = record.get("status")
+    if status == "void":
+        return None
+    if status != "complete":
+        raise RecordError(f"'status' is {status!r}, expected 'complete' or 'void'")
+    winner = _WINNERS.get(record.get("winner"))
+    if winner is None:
+        raise RecordError(
+            f"'winner' is {record.get('winner')!r}, expected 'banker', 'player' or 'tie'"
+        )
+    pairs = []
+    for key in ("banker_pair", "player_pair"):
+        value = record.get(key)
+        if not isinstance(value, bool):
+            raise RecordError(f"{key!r} is {value!r}, expected true or false")
+        pairs.append(value)
+    return Round(winner, pairs[0], pairs[1], _icon(record.get("bets")))
+
+
+def _icon(bets: object) -> str | None:
+    """The winning side bet with the highest payout (seed 003: one icon per cell).
+
+    Equal payouts pick the alphabetically first key so the drawing does not depend on the
+    order of keys in the record.
+    """
+    if bets is None:
+        return None
+    if not isinstance(bets, Mapping):
+        raise RecordError(f"'bets' is {bets!r}, expected an object")
+    best: tuple[float, str] | None = None
+    for key, bet in bets.items():
+        if not isinstance(bet, Mapping):
+            raise RecordError(f"bets[{key!r}] is {bet!r}, expected an object")
+        outcome = bet.get("outcome")
+        if outcome not in ("win", "push", "lose"):
+            raise RecordError(f"bets[{key!r}].outcome is {outcome!r}, expected win/push/lose")
+        pays = bet.get("pays")
+        if isinstance(pays, bool) or not isinstance(pays, int | float):
+            raise RecordError(f"bets[{key!r}].pays is {pays!r}, expected a number")
+        if outcome != "win" or key in MAIN_BETS:
+            continue
+        if best is None or pays > best[0] or (pays == best[0] and key < best[1]):
+            best = (float(pays), str(key))
+    return None if best is None else best[1]
+
+
+def rounds_from_sequence(letters: str) -> list[Round]:
+    """Rounds from ``B``/``P``/``T`` letters (any case; whitespace is ignored).
+
+    Raises ``RecordError`` naming the 1-based position of the first other character.
+    """
+    rounds = []
+    for position, char in enumerate(letters, start=1):
+        if char.isspace():
+            continue
+        winner = _LETTERS.get(char.upper())
+        if winner is None:
+            raise RecordError(f"position {position}: {char!r} is not B, P or T")
+        rounds.append(Round(winner))
+    return rounds
