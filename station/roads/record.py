@@ -6,6 +6,7 @@ Pure: the caller reads the file and adds the file name and line number to a ``Re
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any, Final
 
 from station.roads.model import Result, Round
@@ -49,27 +50,35 @@ def _icon(bets: object) -> str | None:
     """The winning side bet with the highest payout (seed 003: one icon per cell).
 
     Equal payouts pick the alphabetically first key so the drawing does not depend on the
-    order of keys in the record.
+    order of keys in the record. ``pays`` may be a number or a decimal/fraction string
+    ("19/20"), as exact payouts may be written.
     """
     if bets is None:
         return None
     if not isinstance(bets, Mapping):
         raise RecordError(f"'bets' is {bets!r}, expected an object")
-    best: tuple[float, str] | None = None
+    best: tuple[Fraction, str] | None = None
     for key, bet in bets.items():
         if not isinstance(bet, Mapping):
             raise RecordError(f"bets[{key!r}] is {bet!r}, expected an object")
         outcome = bet.get("outcome")
         if outcome not in ("win", "push", "lose"):
             raise RecordError(f"bets[{key!r}].outcome is {outcome!r}, expected win/push/lose")
-        pays = bet.get("pays")
-        if isinstance(pays, bool) or not isinstance(pays, int | float):
-            raise RecordError(f"bets[{key!r}].pays is {pays!r}, expected a number")
+        pays = _payout(key, bet.get("pays"))
         if outcome != "win" or key in MAIN_BETS:
             continue
         if best is None or pays > best[0] or (pays == best[0] and key < best[1]):
-            best = (float(pays), str(key))
+            best = (pays, str(key))
     return None if best is None else best[1]
+
+
+def _payout(key: object, pays: object) -> Fraction:
+    try:
+        if isinstance(pays, bool) or not isinstance(pays, int | float | str):
+            raise ValueError
+        return Fraction(pays)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise RecordError(f"bets[{key!r}].pays is {pays!r}, expected a number") from None
 
 
 def rounds_from_sequence(letters: str) -> list[Round]:
