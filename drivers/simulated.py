@@ -14,11 +14,15 @@ the draw number of a card in the shoe (1 = the burn indicator) or to a finished 
 from __future__ import annotations
 
 import random
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
+from drivers.base import EventSource
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
 
 CUT = "CUT"
@@ -67,9 +71,8 @@ class Pace:
     open_betting_s: float = 3.0
     betting_s: float = 12.0
     new_shoe_s: float = 45.0
+    supervisor_s: float = 20.0
 
-
-FAST = Pace(card_s=0.0, open_betting_s=0.0, betting_s=0.0, new_shoe_s=0.0)
 
 Step = tuple[float, InputEvent]
 
@@ -138,7 +141,7 @@ class SimulatedDealer:
         if self.supervisor == "none":
             self.finished = True
             return []
-        return [self._command(self.pace.card_s, self.supervisor, "supervisor:sim")]
+        return [self._command(self.pace.supervisor_s, self.supervisor, "supervisor:sim")]
 
     def _new_shoe(self) -> list[Step]:
         shoe = next(self._shoes, None)
@@ -201,6 +204,8 @@ class SimulatedDealer:
     # --- helpers --------------------------------------------------------------------------
     def _fault(self, kind: str, card: int | None = None, after_round: int | None = None
                ) -> Fault | None:
+        if not self._faults:
+            return None
         for i, f in enumerate(self._faults):
             if (f.kind == kind and f.shoe == self.shoe_no and f.card == card
                     and f.after_round == after_round):
@@ -227,3 +232,66 @@ def random_shoes(seed: int, count: int | None, decks: int = 8) -> Iterator[list[
     while count is None or n < count:
         n += 1
         yield shuffled_shoe(rng, decks)
+
+
+class SimulatedTable(EventSource):
+    """The simulated dealer at realistic pace, on its own thread (``station run``).
+
+    The station tells it what is due after every event; it takes the latest, waits the
+    dealer's delay, posts an event stamped with the wall clock, and waits until the station
+    has applied it before looking at what is due next, so it never acts on a stale prompt.
+    """
+
+    name = "sim-shoe"
+
+    def __init__(self, dealer: SimulatedDealer, clock: Callable[[], float] = time.time) -> None:
+        super().__init__()
+        self.dealer = dealer
+        self._clock = clock
+        self._cond = threading.Condition()
+        self._due: Due | None = None
+        self._acked = False
+
+    def station_changed(self, due: Any) -> None:
+        with self._cond:
+            self._due = due
+            self._cond.notify_all()
+
+    def applied(self) -> None:
+        with self._cond:
+            self._acked = True
+            self._cond.notify_all()
+
+    def _wake(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
+
+    def _run(self) -> None:
+        while not self.stopping.is_set():
+            with self._cond:
+                while self._due is None and not self.stopping.is_set():
+                    self._cond.wait()
+                due, self._due = self._due, None
+            if due is None:
+                return
+            for delay, event in self.dealer.steps(due):
+                if self.stopping.wait(delay):
+                    return
+                with self._cond:
+                    self._acked = False
+                self.post(_restamp(event, self._clock()))
+                with self._cond:
+                    while not self._acked and not self.stopping.is_set():
+                        self._cond.wait()
+
+
+def _restamp(event: InputEvent, ts: float) -> InputEvent:
+    if isinstance(event, CardRead):
+        return CardRead(event.code, event.source, ts)
+    if isinstance(event, CutCardSeen):
+        return CutCardSeen(event.source, ts)
+    if isinstance(event, DeviceLost):
+        return DeviceLost(event.source, event.reason, ts)
+    if isinstance(event, DeviceRestored):
+        return DeviceRestored(event.source, ts)
+    return Command(event.action, event.actor, ts)

@@ -48,7 +48,7 @@ NOT_DUE = (P.NO_SHOE, P.BETWEEN_ROUNDS, P.BETTING_OPEN, P.SHOE_CLOSED)
 RESUMABLE = tuple(p for p in Phase if p is not P.PAUSED)
 WITH_SHOE = tuple(p for p in Phase if p not in (P.NO_SHOE, P.PAUSED))
 
-_END = ["publish_result"]
+_END = ["publish_result", "end_round"]
 
 
 def _t(trigger: str, source: Any, dest: Any, **kw: Any) -> dict[str, Any]:
@@ -77,17 +77,13 @@ TRANSITIONS: list[dict[str, Any]] = [
     _t("card_read", P.BANKER_2, P.PLAYER_3, conditions="player_must_draw", before="deal_banker"),
     _t("card_read", P.BANKER_2, P.BANKER_3, conditions="banker_must_draw_player_stood",
        before="deal_banker"),
-    _t("card_read", P.BANKER_2, P.SHOE_CLOSED, conditions="is_last_round", before="deal_banker",
-       after=_END),
     _t("card_read", P.BANKER_2, P.BETWEEN_ROUNDS, before="deal_banker", after=_END),
     _t("card_read", P.PLAYER_3, P.BANKER_3, conditions="banker_must_draw_after_player_third",
        before="deal_player"),
-    _t("card_read", P.PLAYER_3, P.SHOE_CLOSED, conditions="is_last_round", before="deal_player",
-       after=_END),
     _t("card_read", P.PLAYER_3, P.BETWEEN_ROUNDS, before="deal_player", after=_END),
-    _t("card_read", P.BANKER_3, P.SHOE_CLOSED, conditions="is_last_round", before="deal_banker",
-       after=_END),
     _t("card_read", P.BANKER_3, P.BETWEEN_ROUNDS, before="deal_banker", after=_END),
+    # The shoe's last round is over (fired by ``end_round``): the rest of the shoe is discarded.
+    _t("last_round_ended", P.BETWEEN_ROUNDS, P.SHOE_CLOSED, before="close_shoe"),
     # The cut card (RULES.md 3): the round in progress is the last; outside a round, policy.
     _t("cut_card_seen", list(IN_ROUND), None, before="mark_last_round"),
     _t("cut_card_seen", P.BETWEEN_ROUNDS, P.SHOE_CLOSED, conditions="cut_closes_shoe_now",
@@ -135,6 +131,7 @@ class Dealing:
     fault: Callable[[str], bool]
     resumed: Callable[[str], bool]
     voided: Callable[[str], bool]
+    last_round_ended: Callable[[], bool]
 
     def __init__(self, table: str, decks: int, cut_card_between_rounds: str) -> None:
         self.table = table
@@ -199,6 +196,7 @@ class Dealing:
 
     def close_shoe(self, *args: Any) -> None:
         self.round_open = False
+        self.last_round = False
 
     # --- round ----------------------------------------------------------------------------
     def open_round(self) -> None:
@@ -236,6 +234,12 @@ class Dealing:
         self.shoe.dealt += len(self.player) + len(self.banker)
         self.round_open = False
         self._publish(complete_record(self.shoe.shoe_id, self.round_no, outcome))
+
+    def end_round(self, card: Card) -> None:
+        # A round ends between rounds; the last one then closes the shoe. One extra trigger per
+        # shoe instead of a failed condition on every round's last card.
+        if self.last_round:
+            self.last_round_ended()
 
     def _publish(self, record: dict[str, Any]) -> None:
         # Verify-then-publish: a round key leaves the station once, whatever path led here.

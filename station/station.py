@@ -243,9 +243,8 @@ class Station:
         if r["status"] == "void":
             return f"round {r['round']} VOID"
         w = r["winner"]
-        score = f"{r['player_total']}-{r['banker_total']}"
         head = "TIE" if w == "tie" else f"{w.upper()} WINS"
-        return f"round {r['round']} {head} {score} (player-banker)"
+        return f"round {r['round']}: PLAYER {r['player_total']} BANKER {r['banker_total']}, {head}"
 
 
 def published_records(outputs: list[Output]) -> list[dict[str, Any]]:

@@ -1,0 +1,54 @@
+"""``station replay RECORDING``: feed a recording through the same machine."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from station.display import ConsoleDisplay
+from station.outputs import Published
+from station.recording import read_recording
+from station.sinks import ResultsWriter
+from station.station import Station
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "replay", help="replay a recorded session",
+        description="Apply every event of a recording, in order, to a fresh station with the "
+        "recorded table rules; the outputs are those of the original session.",
+    )
+    p.add_argument("recording", type=Path, help="a recording written by run or simulate")
+    p.add_argument("--out", help="write rounds as JSON Lines to FILE, or - for stdout")
+    p.add_argument("--display", action="store_true", help="print the dealer display to stderr")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    rules, events = read_recording(args.recording)
+    station = Station(rules)
+    rounds = voids = count = 0
+    with ExitStack() as stack:
+        sink = stack.enter_context(ResultsWriter(args.out)) if args.out else None
+        display = ConsoleDisplay(sys.stderr) if args.display else None
+        if display is not None:
+            display.show([station.prompt])
+        for event in events:
+            outputs = station.apply(event)
+            count += 1
+            for o in outputs:
+                if isinstance(o, Published):
+                    if o.record["status"] == "complete":
+                        rounds += 1
+                    else:
+                        voids += 1
+                    if sink is not None:
+                        sink.write(o.record)
+            if display is not None and outputs:
+                display.show(outputs)
+    print(f"replayed {args.recording}: {count} events, {rounds} rounds complete, {voids} void; "
+          f"ended {station.prompt.line()}", file=sys.stderr)
+    return 0

@@ -1,0 +1,40 @@
+"""``station run [-c FILE]``: the station daemon (the simulated table by default)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from station.config import default_config_path, load_config
+from station.daemon import build_daemon, install_signal_handlers
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "run", help="run the station daemon",
+        description="Run the station: read the shoe, prompt the dealer, publish rounds. "
+        "Stops cleanly on SIGINT/SIGTERM.",
+    )
+    p.add_argument("-c", "--config", type=Path, default=None,
+                   help="station YAML (default: config/station.yaml, the simulated table)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    path: Path = args.config or default_config_path()
+    config = load_config(path)
+    daemon, recording = build_daemon(config)
+    install_signal_handlers(daemon)
+    print(f"station: table {config.rules.table} from {path}; results -> "
+          f"{config.results_path}; Ctrl-C stops", file=sys.stderr, flush=True)
+    try:
+        daemon.run()
+    finally:
+        if recording is not None:
+            recording.close()
+    print(f"station: stopped after {daemon.events_applied} events", file=sys.stderr)
+    return 0

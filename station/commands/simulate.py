@@ -1,0 +1,109 @@
+"""``station simulate``: play shoes through the full machine as fast as possible."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import IO, Any
+
+from drivers.simulated import Fault, SimulatedDealer, random_shoes
+from station.config import SUPERVISOR_POLICIES, load_config, parse_faults
+from station.display import ConsoleDisplay
+from station.errors import InputFileError
+from station.outputs import Output, Published
+from station.recording import Recorder
+from station.shoefile import read_shoe_file
+from station.simulation import SimulationEnd, simulate
+from station.sinks import ResultsWriter
+from station.station import Station, TableRules
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "simulate", help="play shoes as fast as possible",
+        description="Deal simulated shoes through the full dealing machine. Results are JSON "
+        "Lines, one round each; a summary goes to stderr.",
+    )
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--shoes", type=int, default=None, help="how many shuffled shoes (default 1)")
+    src.add_argument("--shoe-file", type=Path, help="deal exactly these cards (see README)")
+    p.add_argument("--seed", type=int, default=1, help="shuffle seed (default 1)")
+    p.add_argument("--out", help="write rounds as JSON Lines to FILE, or - for stdout")
+    p.add_argument("--record", type=Path, help="write every input event to FILE for replay")
+    p.add_argument("--faults", type=Path, help="YAML list of faults to inject (see README)")
+    p.add_argument("--supervisor", choices=SUPERVISOR_POLICIES, default="none",
+                   help="what the simulated supervisor does on a pause (default: none, "
+                   "the simulation stops paused)")
+    p.add_argument("--display", action="store_true", help="print the dealer display to stderr")
+    p.add_argument("-c", "--config", type=Path, help="take table rules from this station YAML")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = load_config(args.config).rules if args.config else TableRules()
+    if args.shoes is not None and args.shoes < 1:
+        raise InputFileError(f"--shoes {args.shoes}: play at least 1 shoe")
+    if args.shoe_file is not None:
+        shoes = iter([read_shoe_file(args.shoe_file, rules.decks)])
+        what = str(args.shoe_file)
+    else:
+        count = args.shoes or 1
+        shoes = random_shoes(args.seed, count, rules.decks)
+        what = f"{count} shoe(s), seed {args.seed}"
+    faults: tuple[Fault, ...] = ()
+    if args.faults is not None:
+        faults = _read_faults(args.faults)
+    dealer = SimulatedDealer(shoes, faults, supervisor=args.supervisor)
+    station = Station(rules)
+    with ExitStack() as stack:
+        sink = stack.enter_context(ResultsWriter(args.out)) if args.out else None
+        display = ConsoleDisplay(sys.stderr) if args.display else None
+        record = None
+        if args.record is not None:
+            stream: IO[str] = stack.enter_context(args.record.open("w", encoding="utf-8"))
+            record = Recorder(stream, rules).write
+
+        def on_outputs(outputs: list[Output]) -> None:
+            if sink is not None:
+                for o in outputs:
+                    if type(o) is Published:
+                        sink.write(o.record)
+            if display is not None:
+                display.show(outputs)
+
+        if display is not None:
+            display.show([station.prompt])
+        started = time.perf_counter()
+        end = simulate(station, dealer, on_outputs, record)
+        elapsed = time.perf_counter() - started
+    _summary(what, end, elapsed)
+    return 0
+
+
+def _read_faults(path: Path) -> tuple[Fault, ...]:
+    import yaml  # noqa: PLC0415 - only this option needs it
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputFileError(f"{path}: cannot read fault script: {exc}") from exc
+    return parse_faults(path, data)
+
+
+def _summary(what: str, end: SimulationEnd, elapsed: float) -> None:
+    rate = end.rounds / elapsed if elapsed > 0 else 0.0
+    lines = [
+        f"simulated {what}: {end.rounds} rounds complete, {end.voids} void, "
+        f"{end.events} events in {elapsed:.2f} s ({rate:,.0f} rounds/s)"
+    ]
+    if end.final_phase.value == "paused":
+        lines.append(f"stopped PAUSED: {end.pause_reason} (use --supervisor resume|void to "
+                     "let the simulated supervisor act)")
+    if end.exhausted_mid_round:
+        lines.append("the shoe ran out of cards in the middle of a round: that round was not "
+                     "published (add cards, or a CUT so the shoe ends between rounds)")
+    lines.extend(end.notes)
+    print("\n".join(lines), file=sys.stderr)

@@ -1,0 +1,205 @@
+"""The station's configuration: YAML, validated at start, unknown keys refused.
+
+Every error names the file, the key and the fix, because the person reading it is an
+operations engineer at a table that will not open until it is right. Units are in key names
+(``dedupe_ms``, ``card_s``). Secrets never live here (see docs/configuration.md).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+import yaml
+
+from drivers.simulated import FAULT_KINDS, Fault, Pace
+from station.errors import ConfigError
+from station.station import CUT_POLICIES, TableRules
+
+READER_TYPES = ("simulated",)
+SUPERVISOR_POLICIES = ("none", "resume", "void")
+
+
+@dataclass(frozen=True, slots=True)
+class SimulationConfig:
+    seed: int | None = None
+    shoes: int | None = None
+    supervisor: str = "resume"
+    pace: Pace = field(default_factory=Pace)
+    faults: tuple[Fault, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StationConfig:
+    path: Path
+    rules: TableRules
+    reader_type: str
+    simulation: SimulationConfig
+    display_type: str
+    results_path: str
+    recording_dir: str | None
+
+
+class _Section:
+    """Reads one mapping, remembering which keys were used so the rest can be refused."""
+
+    def __init__(self, path: Path, prefix: str, data: Any, allowed: tuple[str, ...]) -> None:
+        self.path = path
+        self.prefix = prefix
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            self.fail(prefix or "(top level)", "must be a mapping of keys to values")
+        for key in data:
+            if key not in allowed:
+                near = difflib.get_close_matches(str(key), allowed, n=1)
+                hint = f"did you mean '{near[0]}'?" if near else f"known keys: {', '.join(allowed)}"
+                self.fail(self.key(str(key)), f"unknown key ({hint})")
+        self.data: dict[str, Any] = data
+
+    def key(self, name: str) -> str:
+        return f"{self.prefix}.{name}" if self.prefix else name
+
+    def fail(self, key: str, message: str) -> NoReturn:
+        raise ConfigError(f"{self.path}: {key}: {message}")
+
+    def int_(self, name: str, default: int | None, minimum: int, fix: str) -> int | None:
+        value = self.data.get(name, default)
+        if value is None and default is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            self.fail(self.key(name), f"expected a whole number >= {minimum}, got {value!r}; {fix}")
+        return value
+
+    def float_(self, name: str, default: float, fix: str) -> float:
+        value = self.data.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            self.fail(self.key(name), f"expected a number of seconds >= 0, got {value!r}; {fix}")
+        return float(value)
+
+    def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
+        value = self.data.get(name, default)
+        if value not in choices:
+            self.fail(self.key(name), f"{value!r} is not one of: {', '.join(choices)}")
+        return str(value)
+
+    def str_(self, name: str, default: str | None, fix: str) -> str | None:
+        value = self.data.get(name, default)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.fail(self.key(name), f"expected a non-empty text, got {value!r}; {fix}")
+        return str(value)
+
+    def sub(self, name: str, allowed: tuple[str, ...]) -> _Section:
+        return _Section(self.path, self.key(name), self.data.get(name), allowed)
+
+
+def load_config(path: Path) -> StationConfig:
+    """Load and validate ``path``; raises ``ConfigError`` naming file, key and fix."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot read config ({exc.strerror}); pass an existing file with -c"
+        ) from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "somewhere"
+        raise ConfigError(f"{path}: {where}: not valid YAML ({exc}); fix the syntax") from exc
+    return parse_config(path, data)
+
+
+def parse_config(path: Path, data: Any) -> StationConfig:
+    top = _Section(
+        path, "", data, ("table", "reader", "simulation", "display", "results", "recording")
+    )
+    table = top.sub("table", ("id", "decks", "cut_card_between_rounds"))
+    reader = top.sub("reader", ("type", "dedupe_ms"))
+    rules = TableRules(
+        table=table.str_("id", "table-1", "name the table, e.g. 'baccarat-07'") or "table-1",
+        decks=table.int_("decks", 8, 1, "a baccarat shoe has 8 decks") or 8,
+        dedupe_ms=reader.int_(
+            "dedupe_ms", 150, 0, "the window in which a second identical read from the same "
+            "reader is a double read, e.g. 150",
+        ) or 0,
+        cut_card_between_rounds=table.choice(
+            "cut_card_between_rounds", "next_round_last", CUT_POLICIES
+        ),
+    )
+    display = top.sub("display", ("type",))
+    results = top.sub("results", ("path",))
+    recording = top.sub("recording", ("dir",))
+    return StationConfig(
+        path=path,
+        rules=rules,
+        reader_type=reader.choice("type", "simulated", READER_TYPES),
+        simulation=_simulation(top.sub(
+            "simulation", ("seed", "shoes", "supervisor", "pace", "faults")
+        )),
+        display_type=display.choice("type", "console", ("console", "none")),
+        results_path=results.str_("path", "var/results.jsonl", "a file path, or - for stdout")
+        or "-",
+        recording_dir=recording.str_("dir", "var/recordings", "a directory, or null for none"),
+    )
+
+
+def _simulation(sec: _Section) -> SimulationConfig:
+    pace = sec.sub("pace", ("card_s", "open_betting_s", "betting_s", "new_shoe_s",
+                                  "supervisor_s"))
+    d = Pace()
+    return SimulationConfig(
+        seed=sec.int_("seed", None, 0, "any whole number, or null for a new shoe order each run"),
+        shoes=sec.int_("shoes", None, 1, "how many shoes to play, or null for no end"),
+        supervisor=sec.choice("supervisor", "resume", SUPERVISOR_POLICIES),
+        pace=Pace(
+            card_s=pace.float_("card_s", d.card_s, "e.g. 1.5"),
+            open_betting_s=pace.float_("open_betting_s", d.open_betting_s, "e.g. 3"),
+            betting_s=pace.float_("betting_s", d.betting_s, "e.g. 12"),
+            new_shoe_s=pace.float_("new_shoe_s", d.new_shoe_s, "e.g. 45"),
+            supervisor_s=pace.float_("supervisor_s", d.supervisor_s, "e.g. 20"),
+        ),
+        faults=parse_faults(sec.path, sec.data.get("faults"), sec.key("faults")),
+    )
+
+
+def parse_faults(path: Path, data: Any, prefix: str = "faults") -> tuple[Fault, ...]:
+    """A fault script: a list of ``{kind, card | after_round, seconds, shoe}`` mappings."""
+    if data is None:
+        return ()
+    if not isinstance(data, list):
+        raise ConfigError(f"{path}: {prefix}: expected a list of faults, got {data!r}")
+    faults = []
+    for i, item in enumerate(data):
+        sec = _Section(path, f"{prefix}[{i}]", item, ("kind", "card", "after_round", "seconds",
+                                                       "shoe"))
+        kind = sec.choice("kind", "", FAULT_KINDS)
+        card = sec.int_("card", None, 1, "the draw number in the shoe, 1 = burn indicator")
+        after = sec.int_("after_round", None, 0, "the round after which it happens")
+        if kind == "not_due" and (after is None or card is not None):
+            sec.fail(sec.key("after_round"), "a not_due fault needs after_round (and no card)")
+        if kind != "not_due" and (card is None or after is not None):
+            sec.fail(sec.key("card"), f"a {kind} fault needs card (and no after_round)")
+        default_s = {"double": 0.04, "lost": 10.0, "delay": 5.0}.get(kind, 0.0)
+        faults.append(
+            Fault(
+                kind=kind,
+                card=card,
+                after_round=after,
+                seconds=sec.float_("seconds", default_s, "e.g. 0.04 for a double read"),
+                shoe=sec.int_("shoe", 1, 1, "the shoe number, 1 = the first") or 1,
+            )
+        )
+    return tuple(faults)
+
+
+def default_config_path() -> Path:
+    """``config/station.yaml`` in the working directory, else the one beside the package."""
+    local = Path("config/station.yaml")
+    if local.exists():
+        return local
+    return Path(__file__).resolve().parent.parent / "config" / "station.yaml"

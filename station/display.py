@@ -1,0 +1,42 @@
+"""The console dealer display: one line per prompt change, notice or published round."""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from typing import IO
+
+from station.outputs import Notice, Output, Prompt, Published
+
+
+class ConsoleDisplay:
+    """Prints what the dealer must see. ``clock`` stamps lines in the daemon; a simulation
+    passes ``None`` so its output stays reproducible."""
+
+    def __init__(self, stream: IO[str] | None = None, stamp: bool = False) -> None:
+        self._stream = stream if stream is not None else sys.stdout
+        self._stamp = stamp
+
+    def show(self, outputs: list[Output]) -> None:
+        for o in outputs:
+            line = format_output(o)
+            if self._stamp:
+                now = datetime.now(UTC).strftime("%H:%M:%S")
+                line = f"{now} {line}"
+            print(line, file=self._stream, flush=True)
+
+
+def format_output(o: Output) -> str:
+    if isinstance(o, Prompt):
+        return o.line()
+    if isinstance(o, Notice):
+        return f"note: {o.text}"
+    r = o.record
+    assert isinstance(o, Published)
+    cards = f"P {' '.join(r['player'])} | B {' '.join(r['banker'])}"
+    if r["status"] == "void":
+        return f"published round {r['round']}: VOID ({r['void_reason']}) [{cards}]"
+    return (
+        f"published round {r['round']}: {r['winner'].upper()} "
+        f"{r['player_total']}-{r['banker_total']} [{cards}]"
+    )

@@ -1,0 +1,116 @@
+"""Recordings: every input event as one JSON line, written before it is applied.
+
+A recording starts with a header line naming the format and the table rules in force, so
+``replay`` rebuilds the same station. One event per line keeps a recording greppable and a
+crash costs at most the line being written, which the reader reports rather than guesses.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
+from station.errors import InputFileError
+from station.station import CUT_POLICIES, TableRules
+
+FORMAT = "dealer-station-recording"
+VERSION = 1
+
+
+def event_to_json(event: InputEvent) -> dict[str, Any]:
+    if isinstance(event, CardRead):
+        return {"t": event.ts, "e": "card", "code": event.code, "src": event.source}
+    if isinstance(event, CutCardSeen):
+        return {"t": event.ts, "e": "cut", "src": event.source}
+    if isinstance(event, DeviceLost):
+        return {"t": event.ts, "e": "lost", "src": event.source, "reason": event.reason}
+    if isinstance(event, DeviceRestored):
+        return {"t": event.ts, "e": "restored", "src": event.source}
+    return {"t": event.ts, "e": "cmd", "action": event.action, "actor": event.actor}
+
+
+def event_from_json(obj: dict[str, Any]) -> InputEvent:
+    """Rebuild an event; raises ``KeyError``/``TypeError``/``ValueError`` on a malformed one."""
+    kind = obj["e"]
+    ts = float(obj["t"])
+    if kind == "card":
+        return CardRead(str(obj["code"]), str(obj["src"]), ts)
+    if kind == "cut":
+        return CutCardSeen(str(obj["src"]), ts)
+    if kind == "lost":
+        return DeviceLost(str(obj["src"]), str(obj["reason"]), ts)
+    if kind == "restored":
+        return DeviceRestored(str(obj["src"]), ts)
+    if kind == "cmd":
+        return Command(str(obj["action"]), str(obj["actor"]), ts)
+    raise ValueError(f"unknown event type {kind!r} (expected card, cut, lost, restored, cmd)")
+
+
+class Recorder:
+    """Appends events to ``stream``; ``flush_each`` makes every line durable at once (daemon)."""
+
+    def __init__(self, stream: IO[str], rules: TableRules, flush_each: bool = False) -> None:
+        self._stream = stream
+        self._flush_each = flush_each
+        header = {"format": FORMAT, "version": VERSION, "rules": rules.to_json()}
+        stream.write(json.dumps(header) + "\n")
+        stream.flush()
+
+    def write(self, event: InputEvent) -> None:
+        self._stream.write(json.dumps(event_to_json(event), separators=(",", ":")) + "\n")
+        if self._flush_each:
+            self._stream.flush()
+
+
+def read_recording(path: Path) -> tuple[TableRules, Iterator[InputEvent]]:
+    """Open a recording: its table rules and a lazy iterator over its events.
+
+    Raises ``InputFileError`` naming the file and the line for anything malformed; the
+    iterator raises it too, at the bad line, after yielding every good event before it.
+    """
+    try:
+        stream = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot open recording: {exc.strerror}") from exc
+    first = stream.readline()
+    try:
+        header = json.loads(first)
+        if header.get("format") != FORMAT:
+            raise ValueError(f"not a {FORMAT} file")
+        if header.get("version") != VERSION:
+            raise ValueError(f"version {header.get('version')!r}; this station reads {VERSION}")
+        rules = _rules_from_json(header["rules"])
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        stream.close()
+        raise InputFileError(
+            f"{path}, line 1: bad recording header ({exc}); a recording starts with the header "
+            "line a station writes"
+        ) from exc
+    return rules, _events(path, stream)
+
+
+def _rules_from_json(obj: dict[str, Any]) -> TableRules:
+    rules = TableRules(
+        table=str(obj["table"]),
+        decks=int(obj["decks"]),
+        dedupe_ms=int(obj["dedupe_ms"]),
+        cut_card_between_rounds=str(obj["cut_card_between_rounds"]),
+    )
+    if rules.cut_card_between_rounds not in CUT_POLICIES:
+        raise ValueError(f"unknown cut card policy {rules.cut_card_between_rounds!r}")
+    return rules
+
+
+def _events(path: Path, stream: IO[str]) -> Iterator[InputEvent]:
+    with stream:
+        for line_no, line in enumerate(stream, start=2):
+            if not line.strip():
+                continue
+            try:
+                yield event_from_json(json.loads(line))
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                hint = "" if line.endswith("\n") else " (the last line is cut short: a crash?)"
+                raise InputFileError(f"{path}, line {line_no}: bad event ({exc}){hint}") from exc

@@ -1,0 +1,48 @@
+"""Where published rounds go: one JSON object per line, to a file or stdout."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+
+class ResultsWriter:
+    """Writes round records as JSON Lines. ``path`` ``-`` is stdout.
+
+    ``flush_each`` makes each round visible to a reader at once (the daemon); a simulation
+    leaves buffering on because it writes thousands of rounds a second.
+    """
+
+    def __init__(self, path: str, flush_each: bool = False) -> None:
+        self.path = path
+        self._flush_each = flush_each
+        self._own = path != "-"
+        self._stream: IO[str] = (
+            # Closed by close(): the writer outlives any one block in the daemon.
+            Path(path).open("a", encoding="utf-8") if self._own else sys.stdout  # noqa: SIM115
+        )
+
+    def write(self, record: dict[str, Any]) -> None:
+        self._stream.write(json.dumps(record, separators=(",", ":")) + "\n")
+        if self._flush_each:
+            self._stream.flush()
+
+    def close(self) -> None:
+        if self._own:
+            self._stream.close()
+        else:
+            self._stream.flush()
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
