@@ -110,9 +110,9 @@ def _bead(x: float, y: float, bead: Round, index: int) -> Iterator[str]:
     yield "</g>"
 
 
-def _big_mark(x: float, y: float, winner: str, ties: int) -> Iterator[str]:
+def _big_mark(x: float, y: float, winner: str, ties: int, at: Cell) -> Iterator[str]:
     cx, cy, r = x + BIG / 2, y + BIG / 2, BIG * 0.36
-    yield f'<g class="big {winner}">'
+    yield f'<g class="big {winner}" data-cell="{at[0]},{at[1]}" data-ties="{ties}">'
     yield (
         f'<circle cx="{cx}" cy="{cy}" r="{r}" fill="none" stroke="{COLOURS[winner]}" '
         f'stroke-width="3"/>'
@@ -132,10 +132,21 @@ def _big_mark(x: float, y: float, winner: str, ties: int) -> Iterator[str]:
     yield "</g>"
 
 
-def derived_mark(name: str, x: float, y: float, colour: Colour, cell: int = SMALL) -> str:
+def derived_mark(
+    name: str,
+    x: float,
+    y: float,
+    colour: Colour,
+    *,
+    cell: int = SMALL,
+    at: Cell | None = None,
+    role: str = "derived",
+) -> str:
     """One derived-road mark: hollow circle, solid dot or slash (seed 003's 圈, 点, 斜线)."""
     cx, cy, stroke = x + cell / 2, y + cell / 2, COLOURS[colour]
-    cls = f'class="derived {name} {colour}"'
+    cls = f'class="{role} {name} {colour}"'
+    if at is not None:
+        cls += f' data-cell="{at[0]},{at[1]}"'
     if name == "big_eye_boy":
         return (
             f'<circle {cls} cx="{cx}" cy="{cy}" r="{cell * 0.32}" fill="none" '
@@ -196,7 +207,8 @@ def render_svg(roads: Roads, *, title: str = "Scoreboard") -> str:
     out.extend(_grid(big_x, top, big_cols, BIG))
     for column, cells in zip(roads.big_road, big_grid.columns, strict=True):
         for entry, (cx, cy) in zip(column, cells, strict=True):
-            out.extend(_big_mark(big_x + cx * BIG, top + cy * BIG, entry.winner, entry.ties))
+            px, py = big_x + cx * BIG, top + cy * BIG
+            out.extend(_big_mark(px, py, entry.winner, entry.ties, (cx, cy)))
     out.append("</g>")
 
     for name, columns in roads.derived.items():
@@ -218,7 +230,7 @@ def _derived_marks(
 ) -> Iterator[str]:
     for column, placed in zip(columns, cells, strict=True):
         for colour, (cx, cy) in zip(column, placed, strict=True):
-            yield derived_mark(name, ox + cx * SMALL, oy + cy * SMALL, colour)
+            yield derived_mark(name, ox + cx * SMALL, oy + cy * SMALL, colour, at=(cx, cy))
 
 
 def _counts(roads: Roads, right: float) -> str:
@@ -264,7 +276,7 @@ def _ask(roads: Roads, x: float, y: float) -> Iterator[str]:
                     f'font-family="{FONT}" font-size="12" fill="#9e9e9e">-</text>'
                 )
             else:
-                yield derived_mark(name, mx, my, colour, cell=16)
+                yield derived_mark(name, mx, my, colour, cell=16, role="ask-mark")
             yield "</g>"
     yield "</g>"
 
