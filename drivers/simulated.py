@@ -171,10 +171,12 @@ class SimulatedDealer:
         if self._in_hand is not None:
             code, self._in_hand = self._in_hand, None
             return [self._read(self.pace.card_s, code)]
-        out: list[Step] = []
-        while self._tokens and self._tokens[0] == CUT:
+        if self._tokens and self._tokens[0] == CUT:
+            # The cut card comes out alone; the dealer then looks at the display again (it may
+            # say PAUSED, during the burn) before drawing the next card.
             self._tokens.popleft()
-            out.append(self._at(self.pace.card_s, lambda t: CutCardSeen(self.source, t)))
+            return [self._at(self.pace.card_s, lambda t: CutCardSeen(self.source, t))]
+        out: list[Step] = []
         if not self._tokens:
             self.exhausted_mid_round = True
             self.finished = True

@@ -1,0 +1,27 @@
+"""Shared fixtures. Leaked driver threads fail the test that leaked them."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_driver_threads() -> Iterator[None]:
+    before = {t.ident for t in threading.enumerate()}
+    yield
+    leaked = [
+        t.name for t in threading.enumerate()
+        if t.ident not in before and t.name.startswith("driver-") and t.is_alive()
+    ]
+    assert not leaked, f"driver threads left running (call stop()): {leaked}"
+
+
+@pytest.fixture
+def repo() -> Path:
+    return REPO

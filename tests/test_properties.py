@@ -1,0 +1,181 @@
+"""Properties over any shoe and any sequence of events (hypothesis).
+
+The reference dealer here reads the literal tableau of tests/test_tableau.py, not
+station.rules, so the machine is checked against the rule page, not against itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored
+from drivers.simulated import CODES, CUT, SimulatedDealer
+from station.cards import parse_card
+from station.machine import Phase
+from station.outputs import Published
+from station.simulation import simulate
+from station.station import Station, TableRules
+from tests.test_tableau import banker_should_draw, player_should_draw
+
+FULL_SHOE = [c for c in CODES for _ in range(8)]
+
+
+def value(code: str) -> int:
+    return parse_card(code).value
+
+
+def reference_rounds(tokens: list[str]) -> list[tuple[list[str], list[str]]]:
+    """Deal a shoe by hand from the rule page: burn, then rounds until the cut card's round."""
+    cards = [t for t in tokens if t != CUT]
+    cut_at = tokens.index(CUT) if CUT in tokens else len(tokens) + 1  # cards before the cut
+    first = parse_card(cards[0])
+    if cut_at <= first.burn_count:
+        return []  # the cut card is met during the burn: the station pauses (tested below)
+    i = 1 + first.burn_count
+    rounds = []
+    while i + 4 <= len(cards):
+        p, b = [cards[i], cards[i + 2]], [cards[i + 1], cards[i + 3]]
+        i += 4
+        pt, bt = sum(map(value, p)) % 10, sum(map(value, b)) % 10
+        third = None
+        if player_should_draw(pt, bt):
+            if i >= len(cards):
+                break
+            p.append(cards[i])
+            third = value(cards[i])
+            i += 1
+        if banker_should_draw(pt, bt, third):
+            if i >= len(cards):
+                break
+            b.append(cards[i])
+            i += 1
+        rounds.append((p, b))
+        if i > cut_at:  # the card after the cut was dealt in this round: it was the last
+            break
+    return rounds
+
+
+def check_legal(record: dict[str, Any]) -> None:
+    """A published complete round obeys the tableau and its totals are right."""
+    p, b = record["player"], record["banker"]
+    pt, bt = sum(map(value, p[:2])) % 10, sum(map(value, b[:2])) % 10
+    assert (len(p) == 3) == player_should_draw(pt, bt), record
+    third = value(p[2]) if len(p) == 3 else None
+    assert (len(b) == 3) == banker_should_draw(pt, bt, third), record
+    assert record["player_total"] == sum(map(value, p)) % 10
+    assert record["banker_total"] == sum(map(value, b)) % 10
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(order=st.permutations(FULL_SHOE), cut_from_end=st.integers(1, 415))
+def test_any_shoe_order_deals_by_the_tableau(order: list[str], cut_from_end: int) -> None:
+    tokens = list(order)
+    tokens.insert(len(tokens) - cut_from_end, CUT)
+    station = Station(TableRules())
+    records: list[dict[str, Any]] = []
+
+    def collect(outs: list[Any]) -> None:
+        records.extend(o.record for o in outs if isinstance(o, Published))
+
+    end = simulate(station, SimulatedDealer(iter([tokens])), collect)
+    expected = reference_rounds(tokens)
+    assert [(r["player"], r["banker"]) for r in records] == expected
+    for r in records:
+        check_legal(r)
+    assert [r["round"] for r in records] == list(range(1, len(records) + 1))
+    assert len({r["key"] for r in records}) == len(records)
+    shoe = station.dealing.shoe
+    assert shoe is not None
+    in_hand = len(station.dealing.player) + len(station.dealing.banker)
+    in_hand = in_hand if station.dealing.round_open else 0
+    set_aside = len(shoe.stray) + len(shoe.discarded)
+    assert len(shoe.burned) + shoe.dealt + in_hand + set_aside + shoe.remaining == 416
+    cut_in_burn = tokens.index(CUT) <= parse_card(tokens[0]).burn_count
+    if cut_in_burn:
+        assert station.phase is Phase.PAUSED and "during the burn" in end.pause_reason
+    elif end.exhausted_mid_round:
+        assert station.dealing.round_open
+    else:
+        assert station.phase in (Phase.SHOE_CLOSED, Phase.BETWEEN_ROUNDS)
+
+
+CODE = st.sampled_from([*CODES[:8], "AS", "KD", "?", "ZZ"])
+ACTIONS = ["new_shoe", "open_betting", "close_betting", "end_shoe", "resume", "void", "nonsense"]
+
+
+class RandomTable(RuleBasedStateMachine):
+    """Throws any event at any time; the station must never crash or publish nonsense."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.station = Station(TableRules(dedupe_ms=100))
+        self.now = 0.0
+        self.records: list[dict[str, Any]] = []
+
+    def send(self, event: Any) -> None:
+        for o in self.station.apply(event):
+            if isinstance(o, Published):
+                self.records.append(o.record)
+
+    def tick(self, dt: float) -> float:
+        self.now += dt
+        return self.now
+
+    @rule(code=CODE, dt=st.sampled_from([0.01, 0.5, 2.0]), source=st.sampled_from(["a", "b"]))
+    def card(self, code: str, dt: float, source: str) -> None:
+        self.send(CardRead(code, source, self.tick(dt)))
+
+    @rule(action=st.sampled_from(ACTIONS))
+    def command(self, action: str) -> None:
+        self.send(Command(action, "someone", self.tick(1.0)))
+
+    @rule()
+    def cut(self) -> None:
+        self.send(CutCardSeen("cut", self.tick(0.3)))
+
+    @rule(lost=st.booleans())
+    def device(self, lost: bool) -> None:
+        ev = DeviceLost("a", "gone", self.tick(0.1)) if lost else DeviceRestored("a", self.tick(0.1))
+        self.send(ev)
+
+    @rule()
+    def deal_whatever_is_due(self) -> None:
+        # Random events alone rarely finish a round; deal a few due cards the legal way.
+        for code in ("4S", "3H", "5D", "2C", "6D", "7C"):
+            if self.station.phase.value.startswith(("player_", "banker_", "burn")):
+                self.send(CardRead(code, "a", self.tick(2.0)))
+
+    @invariant()
+    def published_rounds_are_legal_and_unique(self) -> None:
+        keys = [r["key"] for r in self.records]
+        assert len(keys) == len(set(keys))
+        for r in self.records:
+            if r["status"] == "complete":
+                check_legal(r)
+            else:
+                assert r["winner"] is None and r["voided_by"]
+
+    @invariant()
+    def every_counted_card_is_classed(self) -> None:
+        d = self.station.dealing
+        shoe = d.shoe
+        if shoe is None:
+            return
+        in_round = len(d.player) + len(d.banker) if d.round_open else 0
+        total = len(shoe.burned) + shoe.dealt + len(shoe.discarded) + len(shoe.stray) + in_round
+        assert total == shoe.drawn
+        assert all(n <= 8 for n in shoe.counts)
+
+    @invariant()
+    def a_pause_always_says_why(self) -> None:
+        prompt = self.station.prompt
+        if prompt.paused:
+            assert self.station.dealing.pause_reasons and "call supervisor" in prompt.text
+
+
+RandomTable.TestCase.settings = settings(max_examples=150, stateful_step_count=60, deadline=None)
+TestRandomTable = RandomTable.TestCase

@@ -1,0 +1,65 @@
+"""The tableau against a literal copy of RULES.md section 2, for every case.
+
+The expected values below are typed from the rule page, not computed from station.rules, so a
+slip in either shows up here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from station.rules import banker_draws, is_natural, player_draws
+
+# RULES.md 2.5: banker two-card total -> for player third card value 0..9, D(raw) or S(tand).
+BANKER_VS_PLAYER_THIRD = {
+    0: "D D D D D D D D D D",
+    1: "D D D D D D D D D D",
+    2: "D D D D D D D D D D",
+    3: "D D D D D D D D S D",
+    4: "S S D D D D D D S S",
+    5: "S S S S D D D D S S",
+    6: "S S S S S S D D S S",
+    7: "S S S S S S S S S S",
+}
+# RULES.md 2.4: banker when the player stood: 0-5 draws, 6-7 stands.
+BANKER_PLAYER_STOOD = {0: "D", 1: "D", 2: "D", 3: "D", 4: "D", 5: "D", 6: "S", 7: "S"}
+# RULES.md 2.3: player 0-5 draws, 6-7 stands.
+PLAYER = {0: "D", 1: "D", 2: "D", 3: "D", 4: "D", 5: "D", 6: "S", 7: "S"}
+
+
+def player_should_draw(pt: int, bt: int) -> bool:
+    return not (pt in (8, 9) or bt in (8, 9)) and PLAYER[pt] == "D"
+
+
+def banker_should_draw(pt: int, bt: int, third: int | None) -> bool:
+    if pt in (8, 9) or bt in (8, 9):
+        return False
+    if third is None:
+        return BANKER_PLAYER_STOOD[bt] == "D"
+    return BANKER_VS_PLAYER_THIRD[bt].split()[third] == "D"
+
+
+# Player two-card total x banker two-card total x player third card (none, 0-9).
+CASES = [(pt, bt, third) for pt in range(10) for bt in range(10) for third in [None, *range(10)]]
+
+
+@pytest.mark.parametrize(("pt", "bt", "third"), CASES)
+def test_every_total_pair_and_third_card(pt: int, bt: int, third: int | None) -> None:
+    assert player_draws(pt, bt) is player_should_draw(pt, bt)
+    if (third is None) == player_should_draw(pt, bt):
+        return  # this (player drew, third card) combination cannot happen at the table
+    assert banker_draws(pt, bt, third) is banker_should_draw(pt, bt, third)
+
+
+def test_case_count_covers_the_whole_table() -> None:
+    assert len(CASES) == 10 * 10 * 11
+
+
+@pytest.mark.parametrize("total", [8, 9])
+def test_a_natural_on_either_side_ends_the_round(total: int) -> None:
+    for other in range(10):
+        assert is_natural(total, other) and is_natural(other, total)
+        assert not player_draws(other, total) and not player_draws(total, other)
+        for third in [None, *range(10)]:
+            assert not banker_draws(other, total, third)
+            assert not banker_draws(total, other, third)
