@@ -105,10 +105,12 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|")
     print(row("add one round to every road", "us", adds, TARGET_ADD_US))
     print(row("add one round + ask road + good roads", "us", redraws, TARGET_ADD_US))
-    print(row(f"{args.rounds}-round shoe via Scoreboard.add", "ms", incremental, TARGET_SHOE_MS))
-    print(row(f"{args.rounds}-round shoe via compute_roads+draw", "ms", batch, TARGET_SHOE_MS))
-    slow = (
-        statistics.median(adds) >= TARGET_ADD_US or statistics.median(incremental) >= TARGET_SHOE_MS
+    # The 5 ms target is for an 80-round shoe; other lengths are shown without a verdict.
+    shoe_target = TARGET_SHOE_MS if args.rounds == 80 else None
+    print(row(f"{args.rounds}-round shoe via Scoreboard.add", "ms", incremental, shoe_target))
+    print(row(f"{args.rounds}-round shoe via compute_roads+draw", "ms", batch, shoe_target))
+    slow = statistics.median(adds) >= TARGET_ADD_US or (
+        shoe_target is not None and statistics.median(incremental) >= shoe_target
     )
     return 1 if slow else 0
 
