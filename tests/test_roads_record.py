@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from station.cards import parse_card
 from station.outcome import Winner, decide
+from station.paytable import load_paytable
 from station.results import complete_record, void_record
 from station.roads import RecordError, Round, Scoreboard, round_from_record, rounds_from_sequence
+from station.settlement import settle
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def record(player: str, banker: str, round_no: int = 1, shoe: str = "s1") -> dict[str, Any]:
@@ -116,3 +121,14 @@ def test_scoreboard_takes_every_form_of_a_round() -> None:
     assert [bead.winner for bead in board.beads] == ["banker", "player", "tie", "banker", "banker"]
     with pytest.raises(RecordError, match="'X'"):
         board.add("X")
+
+
+def test_icon_from_a_real_settlement() -> None:
+    """The ``bets`` that station.settlement publishes, read by the roads as they are."""
+    paytable = load_paytable(ROOT / "config" / "paytables" / "seed003.yaml")
+    # Banker 3H 3D: a two-card 6 and a pair; Player 2S 3C = 5. Small tiger (22) pays most.
+    player = (parse_card("2S"), parse_card("3C"))
+    banker = (parse_card("3H"), parse_card("3D"))
+    outcome = decide(player, banker)
+    rec = complete_record("s1", 1, outcome) | {"bets": settle(paytable, outcome)}
+    assert round_from_record(rec) == Round("banker", banker_pair=True, icon="small_tiger")
