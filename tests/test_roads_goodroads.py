@@ -6,6 +6,7 @@ import pytest
 
 from station.roads import Scoreboard
 from station.roads.goodroads import PATTERNS
+from station.roads.names import LABELS
 
 
 def goods(letters: str) -> tuple[str, ...]:
@@ -48,8 +49,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
 }
 
 
-def test_every_pattern_has_cases() -> None:
-    assert set(CASES) == set(PATTERNS)
+def test_every_pattern_has_cases_and_a_label() -> None:
+    assert set(CASES) == set(PATTERNS) == set(LABELS)
     assert len(PATTERNS) == 10
 
 

@@ -18,6 +18,7 @@ from station.roads.bead import bead_cell
 from station.roads.derived import ColourColumns
 from station.roads.layout import Cell, draw
 from station.roads.model import ROWS, SIDES, Colour, Result, Round
+from station.roads.names import LABELS, TITLES
 from station.roads.scoreboard import Roads
 
 COLOURS: Final[dict[str, str]] = {
@@ -28,24 +29,6 @@ COLOURS: Final[dict[str, str]] = {
     "blue": "#1565c0",
 }
 LETTERS: Final[dict[Result, str]] = {"banker": "B", "player": "P", "tie": "T"}
-LABELS: Final[dict[str, str]] = {
-    "long_banker": "Long Banker",
-    "long_player": "Long Player",
-    "double_jump": "Double Jump",
-    "single_jump": "Single Jump",
-    "one_room_two_halls_banker": "1 Room 2 Halls (B)",
-    "one_room_two_halls_player": "1 Room 2 Halls (P)",
-    "banker_sticky": "Banker Sticky",
-    "player_sticky": "Player Sticky",
-    "separated_banker_sticky": "Separated B Sticky",
-    "separated_player_sticky": "Separated P Sticky",
-}
-TITLES: Final[dict[str, str]] = {
-    "big_eye_boy": "Big Eye Boy",
-    "small_road": "Small Road",
-    "cockroach_pig": "Cockroach Pig",
-}
-
 BIG = 24  # px per bead-plate and big-road cell
 SMALL = 12  # px per derived-road cell
 GAP = 14

@@ -13,8 +13,8 @@ from station.roads.bead import bead_cell
 from station.roads.derived import ColourColumns
 from station.roads.layout import Cell, draw
 from station.roads.model import ROWS
+from station.roads.names import LABELS, TITLES
 from station.roads.scoreboard import Roads
-from station.roads.svg import LABELS, TITLES
 
 
 def grid_text(cells: Mapping[Cell, str], width: int, cell_width: int) -> str:
