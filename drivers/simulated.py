@@ -141,6 +141,8 @@ class SimulatedDealer:
         if self.supervisor == "none":
             self.finished = True
             return []
+        if self.supervisor == "void":
+            self._in_hand = None  # a voided round's cards, read or not, go to the discard
         return [self._command(self.pace.supervisor_s, self.supervisor, "supervisor:sim")]
 
     def _new_shoe(self) -> list[Step]:

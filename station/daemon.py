@@ -110,7 +110,7 @@ def build_daemon(config: StationConfig) -> tuple[Daemon, IO[str] | None]:
     display = ConsoleDisplay(stamp=True) if config.display_type == "console" else None
     if config.results_path != "-":
         Path(config.results_path).parent.mkdir(parents=True, exist_ok=True)
-    results = ResultsWriter(config.results_path, flush_each=True)
+    results = ResultsWriter(config.results_path, flush_each=True, append=True)
     recording: IO[str] | None = None
     if config.recording_dir is not None:
         folder = Path(config.recording_dir)

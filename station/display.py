@@ -36,7 +36,8 @@ def format_output(o: Output) -> str:
     cards = f"P {' '.join(r['player'])} | B {' '.join(r['banker'])}"
     if r["status"] == "void":
         return f"published round {r['round']}: VOID ({r['void_reason']}) [{cards}]"
+    head = "TIE" if r["winner"] == "tie" else f"{r['winner'].upper()} WINS"
     return (
-        f"published round {r['round']}: {r['winner'].upper()} "
-        f"{r['player_total']}-{r['banker_total']} [{cards}]"
+        f"published round {r['round']}: {head} (player {r['player_total']}, "
+        f"banker {r['banker_total']}) [{cards}]"
     )

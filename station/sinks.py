@@ -12,17 +12,19 @@ from typing import IO, Any
 class ResultsWriter:
     """Writes round records as JSON Lines. ``path`` ``-`` is stdout.
 
-    ``flush_each`` makes each round visible to a reader at once (the daemon); a simulation
-    leaves buffering on because it writes thousands of rounds a second.
+    ``append`` keeps what the file holds (the daemon, across restarts); a simulation or a
+    replay starts the file afresh. ``flush_each`` makes each round visible to a reader at
+    once (the daemon); a simulation leaves buffering on: it writes thousands of rounds a
+    second.
     """
 
-    def __init__(self, path: str, flush_each: bool = False) -> None:
+    def __init__(self, path: str, flush_each: bool = False, append: bool = False) -> None:
         self.path = path
         self._flush_each = flush_each
         self._own = path != "-"
         self._stream: IO[str] = (
             # Closed by close(): the writer outlives any one block in the daemon.
-            Path(path).open("a", encoding="utf-8") if self._own else sys.stdout  # noqa: SIM115
+            Path(path).open("a" if append else "w", encoding="utf-8") if self._own else sys.stdout  # noqa: SIM115
         )
 
     def write(self, record: dict[str, Any]) -> None:

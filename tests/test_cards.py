@@ -29,7 +29,7 @@ def test_codes_parse(code: str, expected: str) -> None:
 def test_bad_codes_name_the_code_and_the_format(code: str) -> None:
     if try_parse_card(code) is not None:
         return  # trailing blanks are tolerated
-    with pytest.raises(CardCodeError, match="not a card code.*rank A,2-9"):
+    with pytest.raises(CardCodeError, match=r"not a card code.*rank A,2-9"):
         parse_card(code)
 
 

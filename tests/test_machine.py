@@ -38,7 +38,8 @@ def test_banker_draws_on_player_third_card_with_reason_on_display() -> None:
     t.new_shoe()
     t.round("AS", "2H", "2D", "4C", "6S")  # player 3 draws 6; banker 6 draws on 6
     assert t.phase == "banker_3"
-    assert "DEAL BANKER THIRD CARD" in t.prompt and "banker 6 draws on player third card 6" in t.prompt
+    assert "DEAL BANKER THIRD CARD" in t.prompt
+    assert "banker 6 draws on player third card 6" in t.prompt
     t.card("3H")
     (r,) = t.records
     assert r["banker"] == ["2H", "4C", "3H"] and r["banker_total"] == 9

@@ -139,8 +139,8 @@ class RandomTable(RuleBasedStateMachine):
 
     @rule(lost=st.booleans())
     def device(self, lost: bool) -> None:
-        ev = DeviceLost("a", "gone", self.tick(0.1)) if lost else DeviceRestored("a", self.tick(0.1))
-        self.send(ev)
+        now = self.tick(0.1)
+        self.send(DeviceLost("a", "gone", now) if lost else DeviceRestored("a", now))
 
     @rule()
     def deal_whatever_is_due(self) -> None:

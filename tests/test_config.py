@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from station.config import load_config, parse_config
+from station.errors import ConfigError
+from tests.conftest import REPO
+
+
+def test_the_shipped_config_is_the_simulated_table() -> None:
+    cfg = load_config(REPO / "config" / "station.yaml")
+    assert cfg.reader_type == "simulated" and cfg.rules.decks == 8
+    assert cfg.simulation.supervisor == "resume" and cfg.simulation.seed is None
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"tabel": {}}, "s.yaml: tabel: unknown key (did you mean 'table'?)"),
+        ({"table": {"decks": "eight"}}, "s.yaml: table.decks: expected a whole number >= 1, "
+                                        "got 'eight'"),
+        ({"table": {"decks": True}}, "table.decks: expected a whole number"),
+        ({"reader": {"type": "carrier-pigeon"}}, "reader.type: 'carrier-pigeon' is not one of"),
+        ({"reader": {"dedupe_ms": -1}}, "reader.dedupe_ms: expected a whole number >= 0"),
+        ({"table": {"cut_card_between_rounds": "ignore"}},
+         "table.cut_card_between_rounds: 'ignore' is not one of: next_round_last, close_shoe"),
+        ({"simulation": {"pace": {"card_s": "fast"}}},
+         "simulation.pace.card_s: expected a number of seconds >= 0"),
+        ({"simulation": {"faults": [{"kind": "gremlin", "card": 3}]}},
+         "simulation.faults[0].kind: 'gremlin' is not one of"),
+        ({"simulation": {"faults": [{"kind": "double"}]}},
+         "simulation.faults[0].card: a double fault needs card"),
+        ({"simulation": {"faults": [{"kind": "not_due", "card": 3}]}},
+         "simulation.faults[0].after_round: a not_due fault needs after_round"),
+        ({"simulation": {"faults": "many"}}, "simulation.faults: expected a list of faults"),
+        (["a", "list"], "s.yaml: (top level): must be a mapping"),
+        ({"results": {"path": ""}}, "results.path: expected a non-empty text"),
+    ],
+)
+def test_bad_config_names_file_key_and_fix(data: Any, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config(Path("s.yaml"), data)
+    assert message in str(err.value)
+
+
+def test_unreadable_and_invalid_yaml(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read config"):
+        load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("table:\n  id: [unclosed\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml: line \d+: not valid YAML"):
+        load_config(bad)
+
+
+def test_empty_file_means_all_defaults(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    cfg = load_config(empty)
+    assert cfg.rules.dedupe_ms == 150 and cfg.results_path == "var/results.jsonl"

@@ -1,0 +1,103 @@
+"""``station run``: the daemon loop, its threads and clean stops on signals."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from station.config import parse_config
+from station.daemon import build_daemon
+
+FAST_PACE = {"card_s": 0.002, "open_betting_s": 0.002, "betting_s": 0.002,
+             "new_shoe_s": 0.002, "supervisor_s": 0.01}
+
+
+def config_dict(tmp: Path, **simulation: object) -> dict[str, object]:
+    return {
+        "table": {"id": "t9"},
+        "simulation": {"seed": 11, "pace": FAST_PACE, **simulation},
+        "display": {"type": "none"},
+        "results": {"path": str(tmp / "results.jsonl")},
+        "recording": {"dir": str(tmp / "rec")},
+    }
+
+
+def test_daemon_deals_through_faults_and_stops_its_threads(tmp_path: Path) -> None:
+    faults = [{"kind": "garbled", "card": 15}, {"kind": "lost", "card": 25, "seconds": 0.05},
+              {"kind": "not_due", "after_round": 3}]
+    cfg = parse_config(tmp_path / "s.yaml", config_dict(tmp_path, faults=faults))
+    daemon, recording = build_daemon(cfg)
+    assert recording is not None
+    with recording:
+        daemon.run(until=lambda: daemon.station.dealing.round_no >= 8
+                   and daemon.station.phase.value == "between_rounds")
+    rounds = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [r["round"] for r in rounds] == list(range(1, 9))
+    assert all(r["status"] == "complete" for r in rounds)  # the supervisor resumed each pause
+
+
+def station_proc(args: list[str], cwd: Path) -> subprocess.Popen[str]:
+    exe = Path(sys.executable).parent / "station"
+    return subprocess.Popen([str(exe), *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_lines(path: Path, n: int, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if path.exists() and len(path.read_text().splitlines()) >= n:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{path} did not reach {n} lines in {timeout_s} s")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_run_stops_cleanly_on_signal_and_its_recording_replays(tmp_path: Path,
+                                                               sig: signal.Signals) -> None:
+    cfg = tmp_path / "station.yaml"
+    cfg.write_text(yaml.safe_dump(config_dict(tmp_path)))
+    proc = station_proc(["run", "-c", str(cfg)], tmp_path)
+    try:
+        wait_for_lines(tmp_path / "results.jsonl", 5)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "stopped after" in err and "Traceback" not in err
+    (rec,) = (tmp_path / "rec").iterdir()
+    exe = Path(sys.executable).parent / "station"
+    out = tmp_path / "replayed.jsonl"
+    subprocess.run([str(exe), "replay", str(rec), "--out", str(out)], check=True,
+                   capture_output=True, timeout=60)
+    assert out.read_text() == (tmp_path / "results.jsonl").read_text()
+
+
+def test_run_with_no_config_is_the_simulated_table(tmp_path: Path) -> None:
+    proc = station_proc(["run"], tmp_path)
+    try:
+        time.sleep(2.0)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "table sim-table-1" in err
+    assert "NEW SHOE" in out
+    assert (tmp_path / "var" / "recordings").is_dir()
+
+
+def test_run_with_a_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:
+    cfg = tmp_path / "station.yaml"
+    cfg.write_text("reader:\n  dedup_ms: 100\n")
+    proc = station_proc(["run", "-c", str(cfg)], tmp_path)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 2
+    assert "station.yaml: reader.dedup_ms: unknown key (did you mean 'dedupe_ms'?)" in err
