@@ -1,0 +1,120 @@
+"""``station analyze``: exact probability, house edge and return of every bet of a paytable.
+
+The only part of the analysis that touches files or the terminal; the figures come from the
+pure ``station.analysis`` package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+from station.analysis import PaytableAnalysis, analyze
+from station.paytable import Paytable, load_paytable
+
+# Issue 3: a live table's bet returning less than 70% or more than 100% is almost surely a
+# typo in a payout; say so before the table opens.
+RTP_LOW: Final = 0.70
+RTP_HIGH: Final = 1.00
+EXIT_IMPLAUSIBLE: Final = 1
+
+
+def _decks(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of decks") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n}: a shoe needs at least 1 deck")
+    return n
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "analyze",
+        help="exact house edge and return of every bet of a paytable",
+        description=(
+            "Enumerate the shoe combinatorially (not Monte Carlo) and print every bet's win "
+            "probability, house edge and return to player, best return first. House edge is "
+            "minus the expected net result per unit staked, every round counted (a push counts "
+            "0). Bets returning under 70%% or over 100%% are reported on stderr."
+        ),
+    )
+    parser.add_argument("paytable", type=Path, metavar="PAYTABLE", help="paytable YAML file")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="apply this variant of the file (repeatable), e.g. no_commission",
+    )
+    parser.add_argument("--decks", type=_decks, default=8, help="decks in the shoe (default 8)")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"bets": {KEY: {"house_edge", "rtp", "win_probability"}}, "decks": N}',
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 when a bet's return is implausible"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    paytable = load_paytable(args.paytable, args.variant)
+    result = analyze(paytable, args.decks)
+    if args.json:
+        print(json.dumps(as_json(result), ensure_ascii=False, indent=2))
+    else:
+        print(as_table(paytable, result))
+    warnings = implausible(paytable, result)
+    for line in warnings:
+        print(f"station analyze: warning: {line}", file=sys.stderr)
+    return EXIT_IMPLAUSIBLE if warnings and args.strict else 0
+
+
+def as_json(result: PaytableAnalysis) -> dict[str, Any]:
+    """The ``--json`` document; edges and returns as fractions (0.010579, not 1.06)."""
+    return {
+        "bets": {
+            b.key: {
+                "house_edge": float(b.house_edge),
+                "rtp": float(b.rtp),
+                "win_probability": float(b.win),
+            }
+            for b in result.bets
+        },
+        "decks": result.decks,
+    }
+
+
+def as_table(paytable: Paytable, result: PaytableAnalysis) -> str:
+    """The human table, best return first."""
+    cutoffs = {b.key: b.cutoff_round for b in paytable.bets}
+    lines = [
+        f"{result.paytable} ({paytable.path}), {result.decks} decks, exact",
+        f"{'return':>9} {'edge':>9} {'win':>9} {'push':>9} {'cut-off':>7}  bet",
+    ]
+    for b in sorted(result.bets, key=lambda b: (-b.rtp, b.key)):
+        cut = cutoffs[b.key]
+        lines.append(
+            f"{float(b.rtp):9.4%} {float(b.house_edge):9.4%} {float(b.win):9.6f} "
+            f"{float(b.push):9.6f} {'-' if cut is None else cut:>7}  {b.key} {b.label}"
+        )
+    return "\n".join(lines)
+
+
+def implausible(paytable: Paytable, result: PaytableAnalysis) -> list[str]:
+    """One line per bet whose return is below ``RTP_LOW`` or above ``RTP_HIGH``."""
+    out = []
+    for b in result.bets:
+        rtp = float(b.rtp)
+        if rtp < RTP_LOW or rtp > RTP_HIGH:
+            out.append(
+                f"{paytable.path}: bet {b.key!r} returns {rtp:.2%}, outside the "
+                f"{RTP_LOW:.0%}-{RTP_HIGH:.0%} plausible for a live table; check its 'pays'"
+            )
+    return out

@@ -1,0 +1,84 @@
+"""``station analyze PAYTABLE [--variant V] [--decks N] [--json] [--strict]``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from station.cli import main
+
+PAYTABLES = Path(__file__).resolve().parents[1] / "config" / "paytables"
+
+
+def test_json_is_exactly_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", str(PAYTABLES / "seed000.yaml"), "--json"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert set(doc) == {"bets", "decks"}
+    assert doc["decks"] == 8
+    assert list(doc["bets"])[:3] == ["player", "banker", "tie"]
+    for figures in doc["bets"].values():
+        assert set(figures) == {"house_edge", "rtp", "win_probability"}
+        assert figures["house_edge"] == pytest.approx(1 - figures["rtp"])
+    assert round(doc["bets"]["banker"]["house_edge"], 6) == 0.010579  # a fraction, not 1.06
+    assert round(doc["bets"]["banker"]["win_probability"], 6) == 0.458597
+    assert err == ""  # every seed 000 bet returns 70-100%
+
+
+def test_table_is_sorted_by_return(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", str(PAYTABLES / "seed000.yaml"), "--variant", "no_commission"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("seed000+no_commission (")
+    returns = [float(line.split("%")[0]) for line in lines[2:]]
+    assert returns == sorted(returns, reverse=True)
+    assert len(returns) == 14
+    assert lines[2].split()[-2:] == ["player", "闲"]
+    assert "98.5419%" in next(line for line in lines if line.endswith("banker 庄"))
+
+
+def test_implausible_returns_are_warned_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed 003 as written has four bets returning under 70% (docs/paytables.md)."""
+    path = PAYTABLES / "seed003.yaml"
+    assert main(["analyze", str(path)]) == 0
+    err = capsys.readouterr().err
+    flagged = sorted(line.split("'")[1] for line in err.splitlines())
+    assert flagged == [
+        "banker_four_fortune",
+        "invincible_6",
+        "player_four_fortune",
+        "tiger_buffalo",
+    ]
+    assert str(path) in err
+    assert main(["analyze", str(path), "--strict", "--json"]) == 1
+
+
+def test_a_typo_in_a_payout_is_caught(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "typo.yaml"
+    path.write_text(
+        "name: typo\nbets:\n  - {key: tie, label: 和, kind: tie, pays: {win: 80}, push: [],"
+        " cutoff_round: null}\n",
+        encoding="utf-8",
+    )
+    assert main(["analyze", str(path), "--strict"]) == 1
+    assert "bet 'tie' returns 770.76%" in capsys.readouterr().err
+
+
+def test_decks_option(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", str(PAYTABLES / "seed000.yaml"), "--json", "--decks", "6"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["decks"] == 6
+    assert round(doc["bets"]["banker"]["house_edge"], 6) == 0.010558
+    with pytest.raises(SystemExit) as exit_:
+        main(["analyze", str(PAYTABLES / "seed000.yaml"), "--decks", "0"])
+    assert exit_.value.code == 2
+
+
+def test_bad_paytable_exits_2_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["analyze", str(tmp_path / "missing.yaml")]) == 2
+    assert "cannot read the paytable" in capsys.readouterr().err
+    assert main(["analyze", str(PAYTABLES / "seed000.yaml"), "--variant", "nope"]) == 2
+    assert "variant 'nope'" in capsys.readouterr().err
