@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from station.analysis.first_two import first_four_classes
 from station.analysis.tree import falling, index_key, round_weights
-from station.bets.model import LOSE, PUSH, WIN, Bet, Settled
+from station.bets.model import LOSE, PUSH, WIN, Bet
 from station.bets.registry import KINDS, Reads, settle_bet
 from station.cards import Card, parse_card
 from station.errors import ConfigError
@@ -120,20 +120,24 @@ def _hand(total: int, cards: int, suit: str) -> tuple[Card, ...]:
 def _tally(
     bets: Sequence[Bet], classes: Iterable[tuple[RoundOutcome, int]], total: int
 ) -> dict[str, BetAnalysis]:
-    counts: dict[str, dict[Settled, int]] = {b.key: defaultdict(int) for b in bets}
+    # Keyed by plain ints, not by ``Settled``: hashing a Fraction costs more than settling.
+    counts: list[dict[tuple[str, int, int], int]] = [defaultdict(int) for _ in bets]
     for outcome, weight in classes:
-        for bet in bets:
-            counts[bet.key][settle_bet(bet, outcome)] += weight
+        for bet, by in zip(bets, counts, strict=True):
+            result, pays = settle_bet(bet, outcome)
+            by[result, pays.numerator, pays.denominator] += weight
     out = {}
-    for bet in bets:
-        by = counts[bet.key]
-        wins = {s.pays: Fraction(w, total) for s, w in by.items() if s.result == WIN}
+    for bet, by in zip(bets, counts, strict=True):
+        wins: dict[Fraction, Fraction] = defaultdict(Fraction)
+        for (kind, num, den), w in by.items():
+            if kind == WIN:
+                wins[Fraction(num, den)] += Fraction(w, total)
         out[bet.key] = BetAnalysis(
             key=bet.key,
             label=bet.label,
             win=sum(wins.values(), Fraction(0)),
-            push=Fraction(sum(w for s, w in by.items() if s.result == PUSH), total),
-            lose=Fraction(sum(w for s, w in by.items() if s.result == LOSE), total),
+            push=Fraction(sum(w for k, w in by.items() if k[0] == PUSH), total),
+            lose=Fraction(sum(w for k, w in by.items() if k[0] == LOSE), total),
             win_by_payout=dict(sorted(wins.items())),
         )
     return out
