@@ -5,20 +5,21 @@ file override payouts of some bets (no commission, a 9 to 1 tie) so one family l
 file and its variants cannot drift apart. See docs/paytables.md for the format.
 
 Every mistake raises ``ConfigError`` naming the file, the bet and the key, and the fix.
+This is the only module of the bets that reads files; ``Paytable`` and ``open_bets`` live in
+the pure ``station.bets.model`` and are re-exported here for callers.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final
 
 import yaml
 
-from station.bets.model import PUSH_CONDITIONS, Bet
+from station.bets.model import PUSH_CONDITIONS, Bet, Paytable, open_bets
 from station.bets.registry import KINDS, KindSpec
 from station.errors import ConfigError
 
@@ -31,40 +32,7 @@ OVERRIDABLE: Final = ("pays", "push", "cutoff_round", "note")
 COLOURS: Final = ("red", "black")
 _KEY_RE: Final = re.compile(r"^[a-z][a-z0-9_]*$")
 
-
-@dataclass(frozen=True, slots=True)
-class Paytable:
-    """A validated paytable: ``bets`` in file order, after the chosen variants."""
-
-    name: str
-    path: Path
-    bets: tuple[Bet, ...]
-    title: str = ""
-    source: str = ""
-    variants: tuple[str, ...] = ()
-    available_variants: tuple[str, ...] = ()
-
-    def bet(self, key: str) -> Bet:
-        """The bet with this key; ``KeyError`` if the paytable has none."""
-        for b in self.bets:
-            if b.key == key:
-                return b
-        raise KeyError(key)
-
-    @property
-    def keys(self) -> tuple[str, ...]:
-        return tuple(b.key for b in self.bets)
-
-
-def open_bets(paytable: Paytable, round_no: int) -> list[str]:
-    """Keys of the bets accepted for round ``round_no`` (1-based) of a shoe, in file order.
-
-    A cut-off N means the bet is accepted up to and including round N (RULES.md 5; seed 003
-    section 5: not accepted "after round 50"). Raises ``ValueError`` for a round number below 1.
-    """
-    if round_no < 1:
-        raise ValueError(f"round numbers start at 1, got {round_no}")
-    return [b.key for b in paytable.bets if b.cutoff_round is None or round_no <= b.cutoff_round]
+__all__ = ["Paytable", "load_paytable", "open_bets"]
 
 
 class _StrictLoader(yaml.SafeLoader):

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from station.bets.model import PUSH
+from station.bets.model import PUSH, Paytable
 from station.bets.registry import settle_bet
 from station.outcome import RoundOutcome
-from station.paytable import Paytable
 
 BetResults = dict[str, dict[str, object]]
 

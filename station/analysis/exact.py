@@ -17,12 +17,11 @@ from fractions import Fraction
 
 from station.analysis.first_two import first_four_classes
 from station.analysis.tree import falling, index_key, round_weights
-from station.bets.model import LOSE, PUSH, WIN, Bet
+from station.bets.model import LOSE, PUSH, WIN, Bet, Paytable
 from station.bets.registry import KINDS, Reads, settle_bet
 from station.cards import Card, parse_card
 from station.errors import ConfigError
 from station.outcome import RoundOutcome, decide
-from station.paytable import Paytable
 
 # Cards that carry a baccarat value, for representative hands (RULES.md 1).
 _BY_VALUE = ("T", "A", "2", "3", "4", "5", "6", "7", "8", "9")

@@ -5,7 +5,18 @@
 what each one needs (``registry``).
 """
 
-from station.bets.model import LOSE, PUSH, WIN, Bet, Settled
+from station.bets.model import LOSE, PUSH, WIN, Bet, Paytable, Settled, open_bets
 from station.bets.registry import KINDS, KindSpec, settle_bet
 
-__all__ = ["KINDS", "LOSE", "PUSH", "WIN", "Bet", "KindSpec", "Settled", "settle_bet"]
+__all__ = [
+    "KINDS",
+    "LOSE",
+    "PUSH",
+    "WIN",
+    "Bet",
+    "KindSpec",
+    "Paytable",
+    "Settled",
+    "open_bets",
+    "settle_bet",
+]

@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Final, Literal, NamedTuple
+from typing import TYPE_CHECKING, Final, Literal, NamedTuple
 
 from station.cards import Card
 from station.outcome import RoundOutcome, Winner
+
+if TYPE_CHECKING:  # only for the annotation: this module does no I/O
+    from pathlib import Path
 
 Result = Literal["win", "push", "lose"]
 WIN: Final = "win"
@@ -82,3 +85,38 @@ def side_won(outcome: RoundOutcome, side: str | None) -> bool:
 def is_natural_tie(outcome: RoundOutcome) -> bool:
     """A tie decided on the first four cards (8-8 or 9-9), RULES.md 5 dragon bonus."""
     return outcome.natural and outcome.winner is Winner.TIE
+
+
+@dataclass(frozen=True, slots=True)
+class Paytable:
+    """A validated paytable: ``bets`` in file order, after the chosen variants."""
+
+    name: str
+    path: Path
+    bets: tuple[Bet, ...]
+    title: str = ""
+    source: str = ""
+    variants: tuple[str, ...] = ()
+    available_variants: tuple[str, ...] = ()
+
+    def bet(self, key: str) -> Bet:
+        """The bet with this key; ``KeyError`` if the paytable has none."""
+        for b in self.bets:
+            if b.key == key:
+                return b
+        raise KeyError(key)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(b.key for b in self.bets)
+
+
+def open_bets(paytable: Paytable, round_no: int) -> list[str]:
+    """Keys of the bets accepted for round ``round_no`` (1-based) of a shoe, in file order.
+
+    A cut-off N means the bet is accepted up to and including round N (RULES.md 5; seed 003
+    section 5: not accepted "after round 50"). Raises ``ValueError`` for a round number below 1.
+    """
+    if round_no < 1:
+        raise ValueError(f"round numbers start at 1, got {round_no}")
+    return [b.key for b in paytable.bets if b.cutoff_round is None or round_no <= b.cutoff_round]
