@@ -133,7 +133,8 @@ def test_treasures() -> None:
 
 def test_pairs() -> None:
     """Eliot Jacobson (888casino blog), "Computer-perfect play against the baccarat pairs
-    bet": 11 to 1, house edge 10.361%, hit 7.470%. Either pair at 5 to 1: 13.71%."""
+    bet": 11 to 1, house edge 10.361%, hit 7.470%. Either pair at 5 to 1: 13.71%
+    (wordstreetjournal.com, "Top-10 baccarat side games", table of odds and house edges)."""
     b = bets("seed000")
     for key in ("player_pair", "banker_pair"):
         assert round(float(b[key].house_edge) * 100, 3) == 10.361
