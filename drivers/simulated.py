@@ -158,8 +158,7 @@ class SimulatedDealer:
         return [self._command(self.pace.new_shoe_s, "new_shoe", self.actor)]
 
     def _open_betting(self) -> list[Step]:
-        fault = self._fault("not_due", after_round=self._rounds_opened)
-        if fault is not None:
+        if self._faults and self._fault("not_due", after_round=self._rounds_opened):
             drawn = self._draw()
             if drawn:
                 return drawn
@@ -178,14 +177,18 @@ class SimulatedDealer:
             # say PAUSED, during the burn) before drawing the next card.
             self._tokens.popleft()
             return [self._at(self.pace.card_s, lambda t: CutCardSeen(self.source, t))]
-        out: list[Step] = []
         if not self._tokens:
             self.exhausted_mid_round = True
             self.finished = True
             return []
         code = self._tokens.popleft()
         self._drawn += 1
-        n = self._drawn
+        if self._faults:
+            return self._draw_with_faults(code, self._drawn)
+        return [self._read(self.pace.card_s, code)]
+
+    def _draw_with_faults(self, code: str, n: int) -> list[Step]:
+        out: list[Step] = []
         delay = self._fault("delay", card=n)
         if delay is not None:
             self.now += delay.seconds
@@ -208,8 +211,6 @@ class SimulatedDealer:
     # --- helpers --------------------------------------------------------------------------
     def _fault(self, kind: str, card: int | None = None, after_round: int | None = None
                ) -> Fault | None:
-        if not self._faults:
-            return None
         for i, f in enumerate(self._faults):
             if (f.kind == kind and f.shoe == self.shoe_no and f.card == card
                     and f.after_round == after_round):

@@ -16,6 +16,7 @@ import yaml
 
 from drivers.simulated import FAULT_KINDS, Fault, Pace
 from station.errors import ConfigError
+from station.paytable import Paytable, load_paytable
 from station.station import CUT_POLICIES, TableRules
 
 READER_TYPES = ("simulated",)
@@ -35,6 +36,7 @@ class SimulationConfig:
 class StationConfig:
     path: Path
     rules: TableRules
+    paytable: Paytable | None
     reader_type: str
     simulation: SimulationConfig
     display_type: str
@@ -118,7 +120,9 @@ def parse_config(path: Path, data: Any) -> StationConfig:
     top = _Section(
         path, "", data, ("table", "reader", "simulation", "display", "results", "recording")
     )
-    table = top.sub("table", ("id", "decks", "cut_card_between_rounds"))
+    table = top.sub(
+        "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants")
+    )
     reader = top.sub("reader", ("type", "dedupe_ms"))
     rules = TableRules(
         table=table.str_("id", "table-1", "name the table, e.g. 'baccarat-07'") or "table-1",
@@ -137,6 +141,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
     return StationConfig(
         path=path,
         rules=rules,
+        paytable=_paytable(table),
         reader_type=reader.choice("type", "simulated", READER_TYPES),
         simulation=_simulation(top.sub(
             "simulation", ("seed", "shoes", "supervisor", "pace", "faults")
@@ -146,6 +151,24 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         or "-",
         recording_dir=recording.str_("dir", "var/recordings", "a directory, or null for none"),
     )
+
+
+def _paytable(table: _Section) -> Paytable | None:
+    """``table.paytable``: a paytable file, relative to the config file's folder."""
+    name = table.str_("paytable", None, "a paytable file such as paytables/seed000.yaml")
+    variants = table.data.get("paytable_variants", [])
+    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+        table.fail(table.key("paytable_variants"),
+                   f"expected a list of variant names, got {variants!r}; e.g. [no_commission]")
+    if name is None:
+        if variants:
+            table.fail(table.key("paytable_variants"), "variants need table.paytable")
+        return None
+    path = table.path.parent / name
+    if not path.is_file():
+        table.fail(table.key("paytable"),
+                   f"{path} is not a file; name a paytable relative to this config's folder")
+    return load_paytable(path, variants)
 
 
 def _simulation(sec: _Section) -> SimulationConfig:

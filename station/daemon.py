@@ -24,7 +24,7 @@ from drivers.events import InputEvent
 from drivers.simulated import SimulatedDealer, SimulatedTable, random_shoes
 from station.config import StationConfig
 from station.display import ConsoleDisplay
-from station.outputs import Output, Published
+from station.outputs import Announced, Output, Published
 from station.recording import Recorder
 from station.simulation import DUE
 from station.sinks import ResultsWriter
@@ -40,11 +40,14 @@ class Daemon:
                  display: ConsoleDisplay | None, results: ResultsWriter,
                  recording: IO[str] | None) -> None:
         self.config = config
-        self.station = Station(config.rules)
+        self.station = Station(config.rules, config.paytable)
         self.sources = sources
         self.display = display
         self.results = results
-        self.recorder = Recorder(recording, config.rules, flush_each=True) if recording else None
+        self.recorder = (
+            Recorder(recording, config.rules, config.paytable, flush_each=True)
+            if recording else None
+        )
         self._queue: queue.Queue[Any] = queue.Queue()
         self.events_applied = 0
 
@@ -90,6 +93,8 @@ class Daemon:
         for o in outputs:
             if isinstance(o, Published):
                 self.results.write(o.record)
+            elif isinstance(o, Announced):
+                log.debug("announce %s", o.message)
         if self.display is not None and outputs:
             self.display.show(outputs)
 

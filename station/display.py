@@ -6,7 +6,7 @@ import sys
 from datetime import UTC, datetime
 from typing import IO
 
-from station.outputs import Notice, Output, Prompt, Published
+from station.outputs import Announced, Notice, Output, Prompt
 
 
 class ConsoleDisplay:
@@ -19,6 +19,8 @@ class ConsoleDisplay:
 
     def show(self, outputs: list[Output]) -> None:
         for o in outputs:
+            if isinstance(o, Announced):
+                continue  # for upstream; the prompt already tells the dealer betting is open
             line = format_output(o)
             if self._stamp:
                 now = datetime.now(UTC).strftime("%H:%M:%S")
@@ -31,8 +33,10 @@ def format_output(o: Output) -> str:
         return o.line()
     if isinstance(o, Notice):
         return f"note: {o.text}"
+    if isinstance(o, Announced):
+        m = o.message
+        return f"announced: {m['type']} round {m['round']} ({len(m['open_bets'])} bets open)"
     r = o.record
-    assert isinstance(o, Published)
     cards = f"P {' '.join(r['player'])} | B {' '.join(r['banker'])}"
     if r["status"] == "void":
         return f"published round {r['round']}: VOID ({r['void_reason']}) [{cards}]"

@@ -17,10 +17,12 @@ from typing import Any
 
 from transitions import Machine
 
+from station.bets.model import Paytable, open_bets
 from station.cards import Card
 from station.outcome import decide
 from station.results import complete_record, void_record
 from station.rules import banker_draws, player_draws
+from station.settlement import Settler
 from station.shoe import ShoeCounts
 
 
@@ -133,8 +135,13 @@ class Dealing:
     voided: Callable[[str], bool]
     last_round_ended: Callable[[], bool]
 
-    def __init__(self, table: str, decks: int, cut_card_between_rounds: str) -> None:
+    def __init__(self, table: str, decks: int, cut_card_between_rounds: str,
+                 paytable: Paytable | None = None) -> None:
         self.table = table
+        self.paytable = paytable
+        self.settler = Settler(paytable) if paytable is not None else None
+        self.open_bets: list[str] = []
+        self.announcements: list[dict[str, Any]] = []
         self.decks = decks
         self.cut_policy = cut_card_between_rounds
         self.shoe: ShoeCounts | None = None
@@ -204,6 +211,15 @@ class Dealing:
         self.round_open = True
         self.player = []
         self.banker = []
+        if self.paytable is not None:
+            # RULES.md 5: cut-offs by round number; the list goes out with betting open and
+            # is recorded with the round.
+            assert self.shoe is not None
+            self.open_bets = open_bets(self.paytable, self.round_no)
+            self.announcements.append({
+                "type": "betting_open", "shoe": self.shoe.shoe_id, "round": self.round_no,
+                "key": f"{self.shoe.shoe_id}:{self.round_no}", "open_bets": self.open_bets,
+            })
 
     def deal_player(self, card: Card) -> None:
         self.player.append(card)
@@ -233,7 +249,11 @@ class Dealing:
         outcome = decide(tuple(self.player), tuple(self.banker))
         self.shoe.dealt += len(self.player) + len(self.banker)
         self.round_open = False
-        self._publish(complete_record(self.shoe.shoe_id, self.round_no, outcome))
+        record = complete_record(self.shoe.shoe_id, self.round_no, outcome)
+        if self.settler is not None:
+            record["open_bets"] = self.open_bets
+            record["bets"] = self.settler.settle(outcome)
+        self._publish(record)
 
     def end_round(self, card: Card) -> None:
         # A round ends between rounds; the last one then closes the shoe. One extra trigger per
@@ -340,12 +360,14 @@ class Dealing:
         self.shoe.discarded.extend(self.player)
         self.shoe.discarded.extend(self.banker)
         self.round_open = False
-        self._publish(
-            void_record(
-                self.shoe.shoe_id, self.round_no, player=tuple(self.player),
-                banker=tuple(self.banker), reason=reason, actor=actor,
-            )
+        record = void_record(
+            self.shoe.shoe_id, self.round_no, player=tuple(self.player),
+            banker=tuple(self.banker), reason=reason, actor=actor,
         )
+        if self.settler is not None:
+            record["open_bets"] = self.open_bets
+            record["bets"] = self.settler.refund_all()
+        self._publish(record)
 
     def void_closes_shoe(self, actor: str) -> bool:
         src = self.paused_from

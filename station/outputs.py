@@ -35,4 +35,12 @@ class Published:
     record: dict[str, Any]
 
 
-Output = Prompt | Notice | Published
+@dataclass(frozen=True, slots=True)
+class Announced:
+    """A message for upstream that is not a round result: betting opened for round N, with
+    the bets accepted in it (their cut-offs applied)."""
+
+    message: dict[str, Any]
+
+
+Output = Prompt | Notice | Published | Announced

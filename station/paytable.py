@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final
@@ -32,7 +33,7 @@ OVERRIDABLE: Final = ("pays", "push", "cutoff_round", "note")
 COLOURS: Final = ("red", "black")
 _KEY_RE: Final = re.compile(r"^[a-z][a-z0-9_]*$")
 
-__all__ = ["Paytable", "load_paytable", "open_bets"]
+__all__ = ["Paytable", "load_paytable", "open_bets", "parse_paytable"]
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -65,11 +66,20 @@ def load_paytable(path: Path, variants: Sequence[str] = ()) -> Paytable:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the paytable: {exc.strerror}") from exc
+    return parse_paytable(text, path, variants)
+
+
+def parse_paytable(text: str, path: Path, variants: Sequence[str] = ()) -> Paytable:
+    """Validate paytable ``text`` (named ``path`` in errors), as ``load_paytable`` does.
+
+    A recording carries the text of the paytable in force, so a replay settles with exactly
+    the payouts of the session even if the file has changed since.
+    """
     try:
         doc = yaml.load(text, Loader=_StrictLoader)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-    return _Builder(path).build(doc, tuple(variants))
+    return replace(_Builder(path).build(doc, tuple(variants)), text=text)
 
 
 def _number(value: object) -> Fraction | None:

@@ -12,8 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
-from station.errors import InputFileError
+from station.errors import ConfigError, InputFileError
+from station.paytable import Paytable, parse_paytable
 from station.station import CUT_POLICIES, TableRules
 
 FORMAT = "dealer-station-recording"
@@ -52,21 +55,27 @@ def event_from_json(obj: dict[str, Any]) -> InputEvent:
 class Recorder:
     """Appends events to ``stream``; ``flush_each`` makes every line durable at once (daemon)."""
 
-    def __init__(self, stream: IO[str], rules: TableRules, flush_each: bool = False) -> None:
+    def __init__(self, stream: IO[str], rules: TableRules, paytable: Paytable | None = None,
+                 flush_each: bool = False) -> None:
         self._stream = stream
         self._flush_each = flush_each
-        header = {"format": FORMAT, "version": VERSION, "rules": rules.to_json()}
+        header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "rules": rules.to_json()}
+        if paytable is not None:
+            # The paytable's own text: a replay settles with the payouts of the session even
+            # if the file has been edited since.
+            header["paytable"] = {"path": str(paytable.path), "variants": list(paytable.variants),
+                                  "text": paytable.text}
         stream.write(json.dumps(header) + "\n")
         stream.flush()
 
     def write(self, event: InputEvent) -> None:
-        self._stream.write(json.dumps(event_to_json(event), separators=(",", ":")) + "\n")
+        self._stream.write(orjson.dumps(event_to_json(event)).decode() + "\n")
         if self._flush_each:
             self._stream.flush()
 
 
-def read_recording(path: Path) -> tuple[TableRules, Iterator[InputEvent]]:
-    """Open a recording: its table rules and a lazy iterator over its events.
+def read_recording(path: Path) -> tuple[TableRules, Paytable | None, Iterator[InputEvent]]:
+    """Open a recording: its table rules, its paytable and a lazy iterator over its events.
 
     Raises ``InputFileError`` naming the file and the line for anything malformed; the
     iterator raises it too, at the bad line, after yielding every good event before it.
@@ -83,13 +92,21 @@ def read_recording(path: Path) -> tuple[TableRules, Iterator[InputEvent]]:
         if header.get("version") != VERSION:
             raise ValueError(f"version {header.get('version')!r}; this station reads {VERSION}")
         rules = _rules_from_json(header["rules"])
+        paytable = None
+        if "paytable" in header:
+            pt = header["paytable"]
+            paytable = parse_paytable(str(pt["text"]), Path(str(pt["path"])),
+                                      [str(v) for v in pt["variants"]])
+    except ConfigError as exc:
+        stream.close()
+        raise InputFileError(f"{path}, line 1: the recorded paytable is invalid: {exc}") from exc
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         stream.close()
         raise InputFileError(
             f"{path}, line 1: bad recording header ({exc}); a recording starts with the header "
             "line a station writes"
         ) from exc
-    return rules, _events(path, stream)
+    return rules, paytable, _events(path, stream)
 
 
 def _rules_from_json(obj: dict[str, Any]) -> TableRules:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from station.bets.model import PUSH, Paytable
-from station.bets.registry import settle_bet
+from station.bets.model import PUSH, Bet, Paytable, Settled
+from station.bets.registry import KINDS, settle_bet
 from station.outcome import RoundOutcome
 
 BetResults = dict[str, dict[str, object]]
@@ -31,8 +31,7 @@ def settle(paytable: Paytable, outcome: RoundOutcome) -> BetResults:
     """
     out: BetResults = {}
     for bet in paytable.bets:
-        s = settle_bet(bet, outcome)
-        out[bet.key] = {"outcome": s.result, "pays": json_number(s.pays)}
+        out[bet.key] = _entry(settle_bet(bet, outcome))
     return out
 
 
@@ -55,3 +54,52 @@ def net_result(result: object, pays: object) -> float:
     if result == "lose":
         return -1.0
     raise ValueError(f"unknown bet outcome {result!r}: expected win, push or lose")
+
+
+class Settler:
+    """``settle`` for one paytable, fast enough to run on every round of a simulation.
+
+    Bets whose kind reads only the round's values depend on nothing but (player total,
+    banker total, player cards, banker cards): naturals follow from those too (a natural
+    is a two-card hand against a two-card hand with a total of 8 or 9). That is 400 cases,
+    so their entries are settled once per case and reused; bets reading the first two cards'
+    ranks and suits are settled each round. ``tests/test_settlement_fast.py`` holds this
+    against ``settle`` on many rounds. The per-bet entries are shared between the records
+    of rounds with the same values: a record is read-only once published.
+    """
+
+    def __init__(self, paytable: Paytable) -> None:
+        self.paytable = paytable
+        self._by_values: dict[tuple[int, int, int, int], BetResults] = {}
+        self._first_two = tuple(b for b in paytable.bets if _reads(b) != "values")
+        self._order = paytable.keys
+
+    def settle(self, outcome: RoundOutcome) -> BetResults:
+        key = (outcome.player_total, outcome.banker_total, len(outcome.player),
+               len(outcome.banker))
+        cached = self._by_values.get(key)
+        if cached is None:
+            cached = settle(self.paytable, outcome)
+            for bet in self._first_two:
+                del cached[bet.key]
+            self._by_values[key] = cached
+        if not self._first_two:
+            return dict(cached)
+        fresh = {b.key: _entry(settle_bet(b, outcome)) for b in self._first_two}
+        # Keep paytable order, which the record promises.
+        return {k: cached[k] if k in cached else fresh[k] for k in self._order}
+
+    def refund_all(self) -> BetResults:
+        return refund_all(self.paytable)
+
+
+def _entry(s: Settled) -> dict[str, object]:
+    return {"outcome": s.result, "pays": json_number(s.pays)}
+
+
+def _reads(bet: Bet) -> str:
+    reads = KINDS[bet.kind].reads
+    if reads == "refs":
+        kinds = {_reads(r) for r in bet.refs}
+        return "values" if kinds == {"values"} else "first_two"
+    return reads

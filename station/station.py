@@ -23,9 +23,10 @@ from drivers.events import (
     DeviceRestored,
     InputEvent,
 )
+from station.bets.model import Paytable
 from station.cards import try_parse_card
 from station.machine import Dealing, Phase
-from station.outputs import Notice, Output, Prompt, Published
+from station.outputs import Announced, Notice, Output, Prompt, Published
 from station.rules import BANKER_DRAWS
 
 CUT_POLICIES = ("next_round_last", "close_shoe")
@@ -62,9 +63,15 @@ _COMMANDS = {
 class Station:
     """One table's source of truth. Call ``apply`` from one thread only."""
 
-    def __init__(self, rules: TableRules) -> None:
+    def __init__(self, rules: TableRules, paytable: Paytable | None = None, *,
+                 prompts: bool = True) -> None:
+        """``prompts=False`` builds no ``Prompt`` outputs: for a run with no display (a fast
+        simulation), where composing the dealer's text for every card would be wasted."""
         self.rules = rules
-        self.dealing = Dealing(rules.table, rules.decks, rules.cut_card_between_rounds)
+        self._prompts = prompts
+        self.paytable = paytable
+        self.dealing = Dealing(rules.table, rules.decks, rules.cut_card_between_rounds,
+                               paytable)
         self._dedupe_s = rules.dedupe_ms / 1000.0
         self._last_read: dict[str, tuple[str, float]] = {}
         self._lost: dict[str, str] = {}
@@ -96,9 +103,14 @@ class Station:
         if d.notices:
             out.extend(Notice(n) for n in d.notices)
             d.notices.clear()
+        if d.announcements:
+            out.extend(Announced(m) for m in d.announcements)
+            d.announcements.clear()
         if d.published:
             out.extend(Published(r) for r in d.published)
             d.published.clear()
+        if not self._prompts:
+            return out
         # The prompt is a function of these facts only; building it on every event would cost
         # a tenth of the per-card budget, so it is rebuilt only when one of them changed.
         key = (d.state, d.burn_left, d.round_no, d.last_round, len(d.pause_reasons),

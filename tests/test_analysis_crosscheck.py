@@ -1,12 +1,12 @@
 """Settlement and exact analysis checked against each other over a seeded simulation.
 
-Rounds are dealt here by a small pure helper (shuffled 8-deck shoes, ``station.rules`` for
-every draw, a new shoe when 14 cards are left); once ``station simulate`` puts ``bets`` in
-its records, the same check should run on its output. Each bet's observed return must lie in
-the interval the exact figures predict around the exact return (exact standard deviation, not
-the sample's, which is too small when a rare big payout has not come up yet); with ~60 bets
-checked at once the interval is widened (Bonferroni) so that the whole test fails by chance
-about once in a hundred seeds.
+The first test deals rounds with a small pure helper (shuffled 8-deck shoes,
+``station.rules`` for every draw); the second checks the records the station publishes when
+the machine deals simulated shoes, as ``station simulate`` does. Each bet's observed return
+must lie in the interval the exact figures predict around the exact return (exact standard
+deviation, not the sample's, which is too small when a rare big payout has not come up
+yet); with ~60 bets checked at once the interval is widened (Bonferroni) so that the whole
+test fails by chance about once in a hundred seeds.
 """
 
 from __future__ import annotations
@@ -15,12 +15,16 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
+from drivers.simulated import SimulatedDealer, random_shoes
 from station.analysis import analyze
 from station.cards import ALL_CARDS, Card
 from station.outcome import RoundOutcome, decide
+from station.outputs import Output, Published
 from station.paytable import load_paytable
 from station.rules import banker_draws, player_draws
 from station.settlement import settle
+from station.simulation import simulate
+from station.station import Station, TableRules
 from station.stats import BetStats, format_summary
 
 PAYTABLES = Path(__file__).resolve().parents[1] / "config" / "paytables"
@@ -71,3 +75,29 @@ def test_observed_returns_match_exact_returns() -> None:
         assert st.complete == ROUNDS
         assert set(st.keys) == set(table.keys)
         assert st.outside(analysis, confidence) == [], format_summary(st, analysis, confidence)
+
+
+def test_station_simulate_records_match_exact_returns() -> None:
+    """The same check on the records the station itself publishes, dealt by the machine."""
+    table = load_paytable(PAYTABLES / "seed003.yaml")
+    stats = BetStats(only_open=False)
+    opened: dict[int, list[str]] = {}
+
+    def collect(outputs: list[Output]) -> None:
+        for o in outputs:
+            if isinstance(o, Published):
+                stats.add(o.record)
+                opened[o.record["round"]] = o.record["open_bets"]
+
+    station = Station(TableRules(), table, prompts=False)
+    simulate(station, SimulatedDealer(random_shoes(SEED, 250)), collect)
+    assert stats.complete > 19_000
+    assert set(stats.keys) == set(table.keys)
+    # Cut-offs (RULES.md 5): every bet is open in round 1; a cut-off N closes after round N.
+    assert opened[1] == list(table.keys)
+    for n in (30, 40, 50):
+        cut = {b.key for b in table.bets if b.cutoff_round == n}
+        assert cut and cut <= set(opened[n]) and not cut & set(opened[n + 1])
+    confidence = 1 - FAMILY_WISE_ERROR / len(table.bets)
+    analysis = analyze(table)
+    assert stats.outside(analysis, confidence) == [], format_summary(stats, analysis, confidence)

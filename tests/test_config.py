@@ -60,3 +60,26 @@ def test_empty_file_means_all_defaults(tmp_path: Path) -> None:
     empty.write_text("")
     cfg = load_config(empty)
     assert cfg.rules.dedupe_ms == 150 and cfg.results_path == "var/results.jsonl"
+
+
+def test_paytable_is_relative_to_the_config_and_validated(tmp_path: Path) -> None:
+    (tmp_path / "tables").mkdir()
+    src = (REPO / "config" / "paytables" / "seed000.yaml").read_text()
+    (tmp_path / "tables" / "t.yaml").write_text(src)
+    cfg = parse_config(tmp_path / "s.yaml", {"table": {"paytable": "tables/t.yaml",
+                                                       "paytable_variants": ["no_commission"]}})
+    assert cfg.paytable is not None and cfg.paytable.variants == ("no_commission",)
+    with pytest.raises(ConfigError, match=r"table.paytable: .*missing.yaml is not a file"):
+        parse_config(tmp_path / "s.yaml", {"table": {"paytable": "missing.yaml"}})
+    with pytest.raises(ConfigError, match=r"table\.paytable_variants: expected a list"):
+        parse_config(tmp_path / "s.yaml", {"table": {"paytable": "tables/t.yaml",
+                                                     "paytable_variants": "no_commission"}})
+    with pytest.raises(ConfigError, match="no_such"):
+        parse_config(tmp_path / "s.yaml", {"table": {"paytable": "tables/t.yaml",
+                                                     "paytable_variants": ["no_such"]}})
+    assert parse_config(tmp_path / "s.yaml", {}).paytable is None
+
+
+def test_shipped_config_names_the_seed000_paytable() -> None:
+    cfg = load_config(REPO / "config" / "station.yaml")
+    assert cfg.paytable is not None and cfg.paytable.name == "seed000"

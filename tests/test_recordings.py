@@ -26,8 +26,8 @@ def test_there_are_recordings_including_paused_ones() -> None:
 
 @pytest.mark.parametrize("recording", RECORDINGS, ids=lambda p: p.stem)
 def test_recording_replays_exactly(recording: Path) -> None:
-    rules, events = read_recording(recording)
-    station = Station(rules)
+    rules, paytable, events = read_recording(recording)
+    station = Station(rules, paytable)
     published: list[dict[str, object]] = []
     for event in events:
         published.extend(o.record for o in station.apply(event) if isinstance(o, Published))

@@ -98,6 +98,7 @@ class Paytable:
     source: str = ""
     variants: tuple[str, ...] = ()
     available_variants: tuple[str, ...] = ()
+    text: str = field(default="", repr=False, compare=False)  # the YAML it was read from
 
     def bet(self, key: str) -> Bet:
         """The bet with this key; ``KeyError`` if the paytable has none."""

@@ -28,8 +28,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rules, events = read_recording(args.recording)
-    station = Station(rules)
+    rules, paytable, events = read_recording(args.recording)
+    station = Station(rules, paytable)
     rounds = voids = count = 0
     with ExitStack() as stack:
         sink = stack.enter_context(ResultsWriter(args.out)) if args.out else None

@@ -10,15 +10,20 @@ from pathlib import Path
 from typing import IO, Any
 
 from drivers.simulated import Fault, SimulatedDealer, random_shoes
+from station.analysis import analyze
 from station.config import SUPERVISOR_POLICIES, load_config, parse_faults
 from station.display import ConsoleDisplay
 from station.errors import InputFileError
 from station.outputs import Output, Published
+from station.paytable import Paytable, load_paytable
 from station.recording import Recorder
 from station.shoefile import read_shoe_file
 from station.simulation import SimulationEnd, simulate
 from station.sinks import ResultsWriter
 from station.station import Station, TableRules
+from station.stats import BetStats, format_summary
+
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def register(sub: Any) -> None:
@@ -38,12 +43,43 @@ def register(sub: Any) -> None:
                    help="what the simulated supervisor does on a pause (default: none, "
                    "the simulation stops paused)")
     p.add_argument("--display", action="store_true", help="print the dealer display to stderr")
-    p.add_argument("-c", "--config", type=Path, help="take table rules from this station YAML")
+    p.add_argument("-c", "--config", type=Path,
+                   help="take the table (rules and paytable) from this station YAML")
+    bets = p.add_mutually_exclusive_group()
+    bets.add_argument("--paytable", type=Path,
+                      help=f"settle every round with this paytable (default: {DEFAULT_PAYTABLE}, "
+                      "or the config's)")
+    bets.add_argument("--no-bets", action="store_true",
+                      help="publish rounds without settling bets")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME",
+                   help="a variant of the paytable (repeatable), e.g. no_commission")
+    p.add_argument("--stats", action="store_true",
+                   help="print each bet's observed return, with a confidence interval, next "
+                   "to its exact return (stderr)")
     p.set_defaults(func=run)
 
 
+DEFAULT_PAYTABLE = "config/paytables/seed000.yaml"
+
+
+def _table(args: argparse.Namespace) -> tuple[TableRules, Paytable | None]:
+    config = load_config(args.config) if args.config else None
+    rules = config.rules if config is not None else TableRules()
+    if args.no_bets:
+        if args.stats:
+            raise InputFileError("--stats needs bets: drop --no-bets")
+        return rules, None
+    if args.paytable is not None:
+        return rules, load_paytable(args.paytable, args.variant)
+    if config is not None and config.paytable is not None and not args.variant:
+        return rules, config.paytable
+    if config is not None and config.paytable is not None:
+        return rules, load_paytable(config.paytable.path, args.variant)
+    return rules, load_paytable(REPO_ROOT / DEFAULT_PAYTABLE, args.variant)
+
+
 def run(args: argparse.Namespace) -> int:
-    rules = load_config(args.config).rules if args.config else TableRules()
+    rules, paytable = _table(args)
     if args.shoes is not None and args.shoes < 1:
         raise InputFileError(f"--shoes {args.shoes}: play at least 1 shoe")
     if args.shoe_file is not None:
@@ -57,20 +93,23 @@ def run(args: argparse.Namespace) -> int:
     if args.faults is not None:
         faults = _read_faults(args.faults)
     dealer = SimulatedDealer(shoes, faults, supervisor=args.supervisor)
-    station = Station(rules)
+    station = Station(rules, paytable, prompts=args.display)
+    stats = BetStats() if args.stats else None
     with ExitStack() as stack:
         sink = stack.enter_context(ResultsWriter(args.out)) if args.out else None
         display = ConsoleDisplay(sys.stderr) if args.display else None
         record = None
         if args.record is not None:
             stream: IO[str] = stack.enter_context(args.record.open("w", encoding="utf-8"))
-            record = Recorder(stream, rules).write
+            record = Recorder(stream, rules, paytable).write
 
         def on_outputs(outputs: list[Output]) -> None:
-            if sink is not None:
-                for o in outputs:
-                    if type(o) is Published:
+            for o in outputs:
+                if type(o) is Published:
+                    if sink is not None:
                         sink.write(o.record)
+                    if stats is not None:
+                        stats.add(o.record)
             if display is not None:
                 display.show(outputs)
 
@@ -80,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         end = simulate(station, dealer, on_outputs, record)
         elapsed = time.perf_counter() - started
     _summary(what, end, elapsed)
+    if stats is not None and paytable is not None:
+        print(format_summary(stats, analyze(paytable, rules.decks)), file=sys.stderr)
     return 0
 
 

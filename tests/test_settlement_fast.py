@@ -1,0 +1,48 @@
+"""The cached ``Settler`` settles exactly as the reference ``settle`` does."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from drivers.simulated import CODES
+from station.cards import parse_card
+from station.outcome import decide
+from station.paytable import load_paytable
+from station.rules import banker_draws, player_draws
+from station.settlement import Settler, settle
+from tests.conftest import REPO
+
+PAYTABLES = [("seed000.yaml", ()), ("seed000.yaml", ("no_commission",)),
+             ("seed000.yaml", ("tie_9_to_1",)), ("seed003.yaml", ())]
+
+
+@pytest.mark.parametrize(("name", "variants"), PAYTABLES)
+def test_settler_matches_settle_on_random_rounds(name: str, variants: tuple[str, ...]) -> None:
+    table = load_paytable(REPO / "config" / "paytables" / name, variants)
+    settler = Settler(table)
+    rng = random.Random(5)
+    cards = [parse_card(c) for c in CODES] * 8
+    for _ in range(4000):
+        hand = rng.sample(cards, 6)
+        p, b = [hand[0], hand[2]], [hand[1], hand[3]]
+        pt, bt = (p[0].value + p[1].value) % 10, (b[0].value + b[1].value) % 10
+        third = None
+        if player_draws(pt, bt):
+            p.append(hand[4])
+            third = hand[4].value
+        if banker_draws(pt, bt, third):
+            b.append(hand[5])
+        outcome = decide(tuple(p), tuple(b))
+        fast = settler.settle(outcome)
+        assert fast == settle(table, outcome)
+        assert list(fast) == list(table.keys), "paytable order is part of the record"
+
+
+def test_settler_refunds_a_void_round(tmp_path: Path) -> None:
+    table = load_paytable(REPO / "config" / "paytables" / "seed000.yaml")
+    refund = Settler(table).refund_all()
+    assert set(refund) == set(table.keys)
+    assert all(v == {"outcome": "push", "pays": 0} for v in refund.values())
