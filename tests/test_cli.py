@@ -149,3 +149,49 @@ def test_stdout_closed_early_is_not_an_error() -> None:
     )
     assert len(proc.stdout.splitlines()) == 1
     assert "Traceback" not in proc.stderr
+
+
+def test_records_carry_bets_and_open_bets_and_stats_report_them(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    res = station("simulate", "--shoes", "2", "--seed", "9", "--out", str(out), "--stats")
+    assert res.returncode == 0, res.stderr
+    rounds = lines(out.read_text())
+    first = rounds[0]
+    assert first["open_bets"][:3] == ["player", "banker", "tie"]
+    assert set(first["bets"]) == set(first["open_bets"])  # round 1: every bet is open
+    assert all(v["outcome"] in ("win", "push", "lose") for v in first["bets"].values())
+    for r in rounds:
+        if r["winner"] != "tie":
+            assert r["bets"][r["winner"]]["outcome"] == "win"
+        else:
+            assert r["bets"]["banker"]["outcome"] == r["bets"]["player"]["outcome"] == "push"
+    assert "exact" in res.stderr and "perfect_pair" in res.stderr
+
+
+def test_no_bets_and_other_paytables(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    assert station("simulate", "--no-bets", "--out", str(out)).returncode == 0
+    assert "bets" not in lines(out.read_text())[0]
+    res = station("simulate", "--paytable", str(REPO / "config" / "paytables" / "seed003.yaml"),
+                  "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    assert "tiger_pair" in lines(out.read_text())[0]["bets"]
+    res = station("simulate", "--shoes", "3", "--variant", "no_commission", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    banker_six = [r for r in lines(out.read_text())
+                  if r["winner"] == "banker" and r["banker_total"] == 6]
+    assert banker_six and all(r["bets"]["banker"]["pays"] == 0.5 for r in banker_six)
+    res = station("simulate", "--variant", "no_such_variant")
+    assert res.returncode == 2 and "no_such_variant" in res.stderr
+
+
+def test_a_recording_carries_its_paytable(tmp_path: Path) -> None:
+    table = tmp_path / "table.yaml"
+    table.write_text((REPO / "config" / "paytables" / "seed000.yaml").read_text())
+    rec, out, again = tmp_path / "rec.jsonl", tmp_path / "out.jsonl", tmp_path / "again.jsonl"
+    res = station("simulate", "--paytable", str(table), "--record", str(rec), "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    table.write_text("name: edited\n")  # the file changes after the session
+    assert station("replay", str(rec), "--out", str(again)).returncode == 0
+    assert again.read_bytes() == out.read_bytes()
+    assert "bets" in lines(again.read_text())[0]
