@@ -150,12 +150,15 @@ class SimulatedDealer:
         if shoe is None:
             self.finished = True
             return []
+        # The first shoe starts at once, so a demo shows cards within seconds; the shuffle
+        # and checks of a new shoe take ``new_shoe_s`` between shoes.
+        delay = self.pace.new_shoe_s if self.shoe_no else self.pace.open_betting_s
         self.shoe_no += 1
         self._tokens = deque(shoe)
         self._drawn = 0
         self._rounds_opened = 0
         self._in_hand = None
-        return [self._command(self.pace.new_shoe_s, "new_shoe", self.actor)]
+        return [self._command(delay, "new_shoe", self.actor)]
 
     def _open_betting(self) -> list[Step]:
         if self._faults and self._fault("not_due", after_round=self._rounds_opened):
