@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from station.bets.model import PUSH, Bet, Paytable, Settled
-from station.bets.registry import KINDS, settle_bet
+from station.bets.model import PUSH, Paytable, Settled
+from station.bets.registry import reads, settle_bet
 from station.outcome import RoundOutcome
 
 BetResults = dict[str, dict[str, object]]
@@ -71,7 +71,7 @@ class Settler:
     def __init__(self, paytable: Paytable) -> None:
         self.paytable = paytable
         self._by_values: dict[tuple[int, int, int, int], BetResults] = {}
-        self._first_two = tuple(b for b in paytable.bets if _reads(b) != "values")
+        self._first_two = tuple(b for b in paytable.bets if reads(b) != {"values"})
         self._order = paytable.keys
 
     def settle(self, outcome: RoundOutcome) -> BetResults:
@@ -96,10 +96,3 @@ class Settler:
 def _entry(s: Settled) -> dict[str, object]:
     return {"outcome": s.result, "pays": json_number(s.pays)}
 
-
-def _reads(bet: Bet) -> str:
-    reads = KINDS[bet.kind].reads
-    if reads == "refs":
-        kinds = {_reads(r) for r in bet.refs}
-        return "values" if kinds == {"values"} else "first_two"
-    return reads

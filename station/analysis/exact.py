@@ -18,7 +18,7 @@ from fractions import Fraction
 from station.analysis.first_two import first_four_classes
 from station.analysis.tree import falling, index_key, round_weights
 from station.bets.model import LOSE, PUSH, WIN, Bet, Paytable
-from station.bets.registry import KINDS, Reads, settle_bet
+from station.bets.registry import Reads, reads, settle_bet
 from station.cards import Card, parse_card
 from station.errors import ConfigError
 from station.outcome import RoundOutcome, decide
@@ -89,10 +89,7 @@ def analyze(paytable: Paytable, decks: int = 8) -> PaytableAnalysis:
 
 
 def _reads(paytable: Paytable, bet: Bet) -> Reads:
-    reads = KINDS[bet.kind].reads
-    if reads != "refs":
-        return reads
-    kinds = {KINDS[r.kind].reads for r in bet.refs}
+    kinds = set(reads(bet))
     if len(kinds) != 1:
         raise ConfigError(
             f"{paytable.path}: bet {bet.key!r}: key 'bets': mixes bets on totals with bets on "

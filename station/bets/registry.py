@@ -165,6 +165,16 @@ KINDS: Final[dict[str, KindSpec]] = {
 }
 
 
+def reads(bet: Bet) -> frozenset[Reads]:
+    """The parts of a round ``bet`` depends on: ``values``, ``first_two``, or, for a bet made
+    of other bets, whatever those read. The exact analysis and the settlement cache both rely
+    on it, and tests/test_analysis_symmetry.py holds every kind to its declaration."""
+    spec = KINDS[bet.kind]
+    if spec.reads != "refs":
+        return frozenset((spec.reads,))
+    return frozenset(KINDS[r.kind].reads for r in bet.refs)
+
+
 def settle_bet(bet: Bet, outcome: RoundOutcome) -> Settled:
     """Settle one bet on one finished round: push conditions first, then the kind's rule."""
     if outcome.winner is Winner.TIE and (
