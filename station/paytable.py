@@ -11,6 +11,7 @@ the pure ``station.bets.model`` and are re-exported here for callers.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -66,6 +67,10 @@ def load_paytable(path: Path, variants: Sequence[str] = ()) -> Paytable:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the paytable: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {exc.start}); save the paytable as UTF-8"
+        ) from exc
     return parse_paytable(text, path, variants)
 
 
@@ -86,6 +91,8 @@ def _number(value: object) -> Fraction | None:
     """An exact payout from a YAML int or float (0.95 -> 19/20), else None."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # .nan, .inf or an overflowing 1e400: refused as not a payout
     return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
 
 

@@ -64,8 +64,7 @@ class Settler:
     is a two-card hand against a two-card hand with a total of 8 or 9). That is 400 cases,
     so their entries are settled once per case and reused; bets reading the first two cards'
     ranks and suits are settled each round. ``tests/test_settlement_fast.py`` holds this
-    against ``settle`` on many rounds. The per-bet entries are shared between the records
-    of rounds with the same values: a record is read-only once published.
+    against ``settle`` on many rounds.
     """
 
     def __init__(self, paytable: Paytable) -> None:
@@ -83,11 +82,12 @@ class Settler:
             for bet in self._first_two:
                 del cached[bet.key]
             self._by_values[key] = cached
+        # Fresh entry dicts for every record, so no record can change another's.
         if not self._first_two:
-            return dict(cached)
+            return {k: dict(v) for k, v in cached.items()}
         fresh = {b.key: _entry(settle_bet(b, outcome)) for b in self._first_two}
         # Keep paytable order, which the record promises.
-        return {k: cached[k] if k in cached else fresh[k] for k in self._order}
+        return {k: dict(cached[k]) if k in cached else fresh[k] for k in self._order}
 
     def refund_all(self) -> BetResults:
         return refund_all(self.paytable)

@@ -67,6 +67,9 @@ BET_ERRORS = [
         ["bet 'lucky_6'", "key 'pays.three_cards'", "positive"],
     ),
     ("three_cards: 20", "three_cards: 0", ["bet 'lucky_6'", "key 'pays.three_cards'"]),
+    ("three_cards: 20", "three_cards: .nan", ["bet 'lucky_6'", "key 'pays.three_cards'"]),
+    ("three_cards: 20", "three_cards: .inf", ["bet 'lucky_6'", "key 'pays.three_cards'"]),
+    ("three_cards: 20", "three_cards: 1.0e+400", ["bet 'lucky_6'", "key 'pays.three_cards'"]),
     ("three_cards: 20", "three_cards: lots", ["bet 'lucky_6'", "key 'pays.three_cards'"]),
     ("three_cards: 20", "four_cards: 20", ["bet 'lucky_6'", "key 'pays.four_cards'", "two_cards"]),
     ("{win: 0.95}", "{}", ["bet 'banker'", "key 'pays'"]),
@@ -169,4 +172,11 @@ def test_the_shipped_files_round_trip_through_yaml() -> None:
     assert files
     for path in files:
         assert isinstance(yaml.safe_load(path.read_text(encoding="utf-8")), dict)
+        load_paytable(path)
+
+
+def test_a_paytable_that_is_not_utf8_is_refused_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "table.yaml"
+    path.write_bytes(GOOD.encode("utf-8").replace("庄".encode(), b"\xff"))
+    with pytest.raises(ConfigError, match=r"table.yaml: not UTF-8 text"):
         load_paytable(path)

@@ -157,6 +157,14 @@ def test_bad_results_file_names_file_and_line(
     assert f"station roads: error: {path}{fault}" in err
 
 
+def test_results_line_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(json.dumps(rec(1, *BANKER)).encode() + b"\n\xff\xfe\n")
+    code, out, err = run(capsys, "--results", str(path), "--json")
+    assert (code, out) == (2, "")
+    assert f"{path}:2: not UTF-8 text" in err
+
+
 def test_missing_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "--results", str(tmp_path / "none.jsonl"))
     assert code == 2

@@ -132,3 +132,13 @@ def test_icon_from_a_real_settlement() -> None:
     outcome = decide(player, banker)
     rec = complete_record("s1", 1, outcome) | {"bets": settle(paytable, outcome)}
     assert round_from_record(rec) == Round("banker", banker_pair=True, icon="small_tiger")
+
+
+def test_bets_without_an_icon_on_the_seed_003_board_never_show() -> None:
+    # Seed 003's icon table has no tiger pair or all treasure icon: the next best one shows.
+    both_pairs = record("4S 4H", "9D 9C") | {
+        "bets": bets(tiger_pair=("win", 20), all_treasure=("win", 5), banker_pair=("win", 11),
+                     player_pair=("win", 11))
+    }
+    parsed = round_from_record(both_pairs)
+    assert parsed is not None and parsed.icon == "banker_pair"

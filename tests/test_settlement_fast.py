@@ -46,3 +46,12 @@ def test_settler_refunds_a_void_round(tmp_path: Path) -> None:
     refund = Settler(table).refund_all()
     assert set(refund) == set(table.keys)
     assert all(v == {"outcome": "push", "pays": 0} for v in refund.values())
+
+
+def test_records_never_share_their_bet_entries() -> None:
+    table = load_paytable(REPO / "config" / "paytables" / "seed000.yaml")
+    settler = Settler(table)
+    hand = (parse_card("9S"), parse_card("KD")), (parse_card("2C"), parse_card("3D"))
+    first, second = settler.settle(decide(*hand)), settler.settle(decide(*hand))
+    first["player"]["pays"] = 999
+    assert second["player"] == {"outcome": "win", "pays": 1}

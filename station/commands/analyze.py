@@ -40,7 +40,7 @@ def register(subparsers: Any) -> None:
             "Enumerate the shoe combinatorially (not Monte Carlo) and print every bet's win "
             "probability, house edge and return to player, best return first. House edge is "
             "minus the expected net result per unit staked, every round counted (a push counts "
-            "0). Bets returning under 70%% or over 100%% are reported on stderr."
+            "0). Bets returning under 70% or over 100% are reported on stderr."
         ),
     )
     parser.add_argument("paytable", type=Path, metavar="PAYTABLE", help="paytable YAML file")

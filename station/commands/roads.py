@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from station.errors import InputFileError
 from station.roads import (
@@ -97,9 +97,9 @@ def read_results(path: str, wanted: str | None) -> tuple[str | None, list[Round]
     last_round: dict[str | None, int] = {}
     try:
         if path == "-":
-            records = list(_records(sys.stdin, name))
+            records = list(_records(sys.stdin.buffer, name))
         else:
-            with open(path, encoding="utf-8") as handle:
+            with open(path, "rb") as handle:
                 records = list(_records(handle, name))
     except OSError as exc:
         raise InputFileError(f"{name}: cannot read: {exc.strerror}") from None
@@ -138,8 +138,13 @@ def read_results(path: str, wanted: str | None) -> tuple[str | None, list[Round]
     return shoe, shoes[shoe]
 
 
-def _records(handle: TextIO, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    for line_no, line in enumerate(handle, start=1):
+def _records(handle: Iterable[bytes], name: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    # Bytes in, decoded line by line, so a damaged line is reported with its number.
+    for line_no, raw in enumerate(handle, start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputFileError(f"{name}:{line_no}: not UTF-8 text") from None
         if not line.strip():
             continue
         try:

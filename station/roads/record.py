@@ -14,6 +14,10 @@ from station.roads.model import Result, Round
 MAIN_BETS: Final = frozenset({"player", "banker", "tie"})
 """Bets whose win is already the bead's colour, so they never become an icon."""
 
+NO_ICON: Final = frozenset({"tiger_pair", "all_treasure"})
+"""Side bets seed 003's icon table (图形 | 标示) does not list: they have no icon to show, so
+the next-highest winning bet's icon is shown instead."""
+
 _WINNERS: Final[dict[object, Result]] = {"banker": "banker", "player": "player", "tie": "tie"}
 _LETTERS: Final[dict[str, Result]] = {"B": "banker", "P": "player", "T": "tie"}
 
@@ -65,7 +69,7 @@ def _icon(bets: object) -> str | None:
         if outcome not in ("win", "push", "lose"):
             raise RecordError(f"bets[{key!r}].outcome is {outcome!r}, expected win/push/lose")
         pays = _payout(key, bet.get("pays"))
-        if outcome != "win" or key in MAIN_BETS:
+        if outcome != "win" or key in MAIN_BETS or key in NO_ICON:
             continue
         if best is None or pays > best[0] or (pays == best[0] and key < best[1]):
             best = (pays, str(key))
