@@ -87,7 +87,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     # The shoe's last round is over (fired by ``end_round``): the rest of the shoe is discarded.
     _t("last_round_ended", P.BETWEEN_ROUNDS, P.SHOE_CLOSED, before="close_shoe"),
     # The cut card (RULES.md 3): the round in progress is the last; outside a round, policy.
+    # One cut card per shoe: a second sighting (a sensor bounce) is only a notice.
     _t("cut_card_seen", list(IN_ROUND), None, before="mark_last_round"),
+    _t("cut_card_seen", [P.BETWEEN_ROUNDS, *BURN], None, conditions="cut_seen_before",
+       before="note_cut_card"),
     _t("cut_card_seen", P.BETWEEN_ROUNDS, P.SHOE_CLOSED, conditions="cut_closes_shoe_now",
        before=["note_cut_card", "close_shoe"]),
     _t("cut_card_seen", P.BETWEEN_ROUNDS, None, before="mark_next_round_last"),
@@ -102,13 +105,14 @@ TRANSITIONS: list[dict[str, Any]] = [
     # Supervisor actions. Void returns to between rounds, or closes the shoe when the voided
     # round was its last or the burn was abandoned.
     *[
-        _t("resumed", P.PAUSED, p, conditions=f"paused_from_{p.value}", before="set_strays_aside")
+        _t("resumed", P.PAUSED, p, conditions=f"paused_from_{p.value}", before="set_strays_aside",
+           after="close_if_pending")
         for p in RESUMABLE
     ],
     _t("voided", P.PAUSED, P.NO_SHOE, conditions="paused_from_no_shoe", before="void_round"),
     _t("voided", P.PAUSED, P.SHOE_CLOSED, conditions="void_closes_shoe",
        before=["void_round", "close_shoe"]),
-    _t("voided", P.PAUSED, P.BETWEEN_ROUNDS, before="void_round"),
+    _t("voided", P.PAUSED, P.BETWEEN_ROUNDS, before="void_round", after="close_if_pending"),
     _t("voided", list(IN_ROUND), P.SHOE_CLOSED, conditions="is_last_round",
        before=["void_round", "close_shoe"]),
     _t("voided", list(IN_ROUND), P.BETWEEN_ROUNDS, before="void_round"),
@@ -116,6 +120,8 @@ TRANSITIONS: list[dict[str, Any]] = [
 
 
 _PHASES = {p.value: p for p in Phase}
+_DRAWN_PAUSED = "drawn while paused:"
+_CUT_IN_BURN = "cut card came out during the burn: the shoe can give one more round"
 
 
 class Dealing:
@@ -152,10 +158,12 @@ class Dealing:
         self.banker: list[Card] = []
         self.last_round = False  # the round in progress (or the next one) closes the shoe
         self.cut_seen = False
+        self.close_on_resume = False  # close_shoe policy, cut card seen while paused between
         self.burn_left = 0
         self.burn_indicator: Card | None = None
         self.paused_from: Phase | None = None
         self.pause_reasons: list[str] = []
+        self.drawn_while_paused: list[str] = []
         self.last_result: dict[str, Any] | None = None
         self.published: list[dict[str, Any]] = []  # drained by the station after each event
         self.notices: list[str] = []
@@ -181,6 +189,7 @@ class Dealing:
         self.round_open = False
         self.last_round = False
         self.cut_seen = False
+        self.close_on_resume = False
         self.burn_indicator = None
         self.burn_left = 0
         self.last_result = None
@@ -280,6 +289,9 @@ class Dealing:
             self.notices.append("cut card seen again in this shoe: ignored (sensor bounce?)")
         self.cut_seen = True
 
+    def cut_seen_before(self) -> bool:
+        return self.cut_seen
+
     def cut_closes_shoe_now(self) -> bool:
         return self.cut_policy == "close_shoe"
 
@@ -291,22 +303,40 @@ class Dealing:
         self.notices.append("cut card seen with no shoe in play: ignored")
 
     def note_cut_card_while_paused(self) -> None:
+        # The same rules as outside a pause, applied to the phase the pause came from.
+        first = not self.cut_seen
         self.note_cut_card()
-        self.last_round = True
-        self.notices.append("cut card seen while paused: the current or next round is the last")
+        src = self.paused_from
+        if not first or src in (P.NO_SHOE, P.SHOE_CLOSED):
+            return
+        if src in BURN:
+            self.last_round = True
+            self.add_pause_reason(_CUT_IN_BURN)
+        elif src is P.BETWEEN_ROUNDS and self.cut_policy == "close_shoe":
+            self.close_on_resume = True
+            self.notices.append("cut card seen while paused: the shoe closes when cleared")
+        elif src is P.BETWEEN_ROUNDS:
+            self.last_round = True
+            self.notices.append("cut card seen while paused: the next round is the last")
+        else:
+            self.last_round = True
+            self.notices.append("cut card seen while paused: this round is the last")
+
+    def close_if_pending(self, actor: str) -> None:
+        if self.close_on_resume and self.state == P.BETWEEN_ROUNDS.value:
+            self.close_on_resume = False
+            self.last_round_ended()
 
     def pause_cut_card_in_burn(self) -> None:
         self.note_cut_card()
         self.last_round = True
-        self._pause(
-            "cut card came out during the burn: continue the shoe with one round (resume) "
-            "or abandon it (void)"
-        )
+        self._pause(_CUT_IN_BURN)
 
     # --- pauses ---------------------------------------------------------------------------
     def _pause(self, reason: str) -> None:
         self.paused_from = self.phase
         self.pause_reasons = [reason]
+        self.drawn_while_paused = []
 
     def pause_for(self, reason: str) -> None:
         self._pause(reason)
@@ -331,9 +361,13 @@ class Dealing:
         result = self.last_result
         if result is None or result["status"] != "complete":
             return "no round is open"
-        if len(result["player"]) == 2 and not result["natural"]:
-            return f"extra card: player stands on {result['player_total']}"
-        if len(result["banker"]) == 2 and not result["natural"]:
+        if result["natural"]:
+            return "extra card: a natural, no third cards"
+        p3, b3 = len(result["player"]) == 3, len(result["banker"]) == 3
+        if not p3 and not b3:
+            return (f"extra card: player stands on {result['player_total']}, banker stands on "
+                    f"{result['banker_total']}")
+        if p3 and not b3:
             return "extra card to banker: banker stands"
         return "extra card: the round is over"
 
@@ -343,7 +377,12 @@ class Dealing:
 
     def set_aside_card_while_paused(self, card: Card) -> None:
         self._set_aside(card)
-        self.add_pause_reason(f"card {card.code} drawn while paused; set it aside")
+        self.drawn_while_paused.append(card.code)
+        # One reason listing every such card, so two identical strays read as two.
+        self.pause_reasons = [r for r in self.pause_reasons if not r.startswith(_DRAWN_PAUSED)]
+        n = len(self.drawn_while_paused)
+        cards = " ".join(self.drawn_while_paused)
+        self.add_pause_reason(f"{_DRAWN_PAUSED} {n} card{'s' * (n > 1)} ({cards}); set aside")
 
     def set_strays_aside(self, actor: str) -> None:
         if self.shoe is not None:

@@ -31,6 +31,20 @@ from station.rules import BANKER_DRAWS
 
 CUT_POLICIES = ("next_round_last", "close_shoe")
 
+# What each supervisor action will do, by the phase the pause came from: shown with the
+# pause so the supervisor decides knowing the consequence.
+_IN_ROUND_CHOICE = "supervisor: resume continues the round, void refunds it"
+_SUPERVISOR_CHOICES: dict[Phase | None, str] = {
+    Phase.BURN_INDICATOR: "supervisor: resume continues the burn, void abandons the shoe",
+    Phase.BURNING: "supervisor: resume continues the burn, void abandons the shoe",
+    Phase.BETWEEN_ROUNDS: "supervisor: resume or void sets the card aside and goes on",
+    Phase.NO_SHOE: "supervisor: resume or void sets the card aside",
+    Phase.SHOE_CLOSED: "supervisor: resume or void sets the card aside",
+    **{p: _IN_ROUND_CHOICE for p in (Phase.BETTING_OPEN, Phase.PLAYER_1, Phase.BANKER_1,
+                                     Phase.PLAYER_2, Phase.BANKER_2, Phase.PLAYER_3,
+                                     Phase.BANKER_3)},
+}
+
 
 @dataclass(frozen=True, slots=True)
 class TableRules:
@@ -64,10 +78,13 @@ class Station:
     """One table's source of truth. Call ``apply`` from one thread only."""
 
     def __init__(self, rules: TableRules, paytable: Paytable | None = None, *,
-                 prompts: bool = True) -> None:
+                 prompts: bool = True, session: str = "") -> None:
         """``prompts=False`` builds no ``Prompt`` outputs: for a run with no display (a fast
-        simulation), where composing the dealer's text for every card would be wasted."""
+        simulation), where composing the dealer's text for every card would be wasted.
+        ``session`` goes into every shoe id, so two daemon starts within the same second
+        never publish the same round key; a recording keeps it for replay."""
         self.rules = rules
+        self.session = session
         self._prompts = prompts
         self.paytable = paytable
         self.dealing = Dealing(rules.table, rules.decks, rules.cut_card_between_rounds,
@@ -113,7 +130,7 @@ class Station:
             return out
         # The prompt is a function of these facts only; building it on every event would cost
         # a tenth of the per-card budget, so it is rebuilt only when one of them changed.
-        key = (d.state, d.burn_left, d.round_no, d.last_round, len(d.pause_reasons),
+        key = (d.state, d.burn_left, d.round_no, d.last_round, tuple(d.pause_reasons),
                id(d.last_result))
         if key != self._prompt_key:
             self._prompt_key = key
@@ -127,7 +144,9 @@ class Station:
     def _on_card(self, ev: CardRead) -> None:
         last = self._last_read.get(ev.source)
         self._last_read[ev.source] = (ev.code, ev.ts)
-        if last is not None and last[0] == ev.code and 0.0 <= ev.ts - last[1] <= self._dedupe_s:
+        # abs(): a wall clock stepped back (NTP) must not turn a bounce into a second card.
+        if (last is not None and last[0] == ev.code and self._dedupe_s > 0.0
+                and abs(ev.ts - last[1]) <= self._dedupe_s):
             self._out.append(
                 Notice(
                     f"double read of {ev.code!r} from {ev.source} within "
@@ -172,6 +191,11 @@ class Station:
                 getattr(self.dealing, trigger)()
             else:
                 getattr(self.dealing, trigger)(arg)
+            if ev.action == "void" and self._lost:
+                # A void refunds the round but must not let the table deal without its
+                # devices: the device-lost pause is latched again until they are back.
+                for source, reason in sorted(self._lost.items()):
+                    self.dealing.fault(self._lost_reason(source, reason))
         except MachineError:
             self._out.append(
                 Notice(
@@ -181,15 +205,21 @@ class Station:
             )
 
     def _shoe_id(self, ts: float) -> str:
-        stamp = datetime.fromtimestamp(ts, UTC).strftime("%Y%m%dT%H%M%SZ")
-        return f"{self.rules.table}-{stamp}-{self.dealing.shoes_started + 1}"
+        try:
+            stamp = datetime.fromtimestamp(ts, UTC).strftime("%Y%m%dT%H%M%SZ")
+        except (OverflowError, ValueError, OSError):
+            stamp = "badtime"  # recordings are checked on load; a live clock never gets here
+        session = f"{self.session}-" if self.session else ""
+        return f"{self.rules.table}-{stamp}-{session}{self.dealing.shoes_started + 1}"
 
     # --- devices --------------------------------------------------------------------------
     def _on_lost(self, ev: DeviceLost) -> None:
         self._lost[ev.source] = ev.reason
-        self.dealing.fault(
-            f"{ev.source} lost ({ev.reason}): check its cable and power"
-        )
+        self.dealing.fault(self._lost_reason(ev.source, ev.reason))
+
+    @staticmethod
+    def _lost_reason(source: str, reason: str) -> str:
+        return f"{source} lost ({reason}): check its cable and power"
 
     def _on_restored(self, ev: DeviceRestored) -> None:
         if self._lost.pop(ev.source, None) is not None:
@@ -202,14 +232,16 @@ class Station:
         name = d.state
         if phase is Phase.PAUSED:
             return Prompt(
-                name, "PAUSED: " + "; ".join(d.pause_reasons) + " - call supervisor", "",
-                paused=True,
+                name, "PAUSED: " + "; ".join(d.pause_reasons) + " - call supervisor",
+                _SUPERVISOR_CHOICES.get(d.paused_from, ""), paused=True,
             )
         if phase is Phase.NO_SHOE:
             return Prompt(name, "NEW SHOE: shuffle, insert the cut card, press NEW SHOE")
         if phase is Phase.SHOE_CLOSED:
+            after = f"after round {d.round_no}" if d.round_no else "before any round"
             return Prompt(
-                name, f"SHOE CLOSED after round {d.round_no}: discard the rest, start a NEW SHOE"
+                name, f"SHOE CLOSED {after}: discard the rest, start a NEW SHOE",
+                self._result_detail(),
             )
         if phase is Phase.BURN_INDICATOR:
             return Prompt(name, "BURN: draw and show the first card")

@@ -113,8 +113,9 @@ def test_card_while_betting_is_open_pauses_and_void_refunds() -> None:
     t.cmd("open_betting")
     t.card("9H")
     assert t.phase == "paused"
-    assert t.prompt == ("PAUSED: card not due: 9H (betting is still open); set it aside "
-                        "- call supervisor")
+    assert t.station.prompt.text == ("PAUSED: card not due: 9H (betting is still open); set it "
+                                     "aside - call supervisor")
+    assert t.station.prompt.detail == "supervisor: resume continues the round, void refunds it"
     t.cmd("void", actor="supervisor:ann")
     (r,) = t.records
     assert r["status"] == "void" and r["round"] == 1 and r["winner"] is None
@@ -283,11 +284,12 @@ def test_cards_drawn_while_paused_are_set_aside_with_the_reason() -> None:
     t.cmd("open_betting")
     t.card("9H")
     t.card("8H")
-    assert "card 8H drawn while paused" in t.prompt
+    t.card("8H")  # two identical strays read as two
+    assert "drawn while paused: 2 cards (8H 8H); set aside" in t.prompt
     t.cmd("resume", actor="supervisor:ann")
     assert t.phase == "betting_open"
     shoe = t.station.dealing.shoe
-    assert shoe is not None and [c.code for c in shoe.discarded] == ["9H", "8H"]
+    assert shoe is not None and [c.code for c in shoe.discarded] == ["9H", "8H", "8H"]
 
 
 def test_end_shoe_closes_between_rounds() -> None:
@@ -308,3 +310,134 @@ def test_every_counted_card_is_classed_once() -> None:
     assert shoe is not None
     assert len(shoe.burned) + shoe.dealt + len(shoe.discarded) + len(shoe.stray) == shoe.drawn
     assert shoe.drawn == 4 + 4 + 1 + 5 and shoe.remaining == 416 - 14
+
+
+def test_cut_card_seen_while_paused_in_a_round_makes_it_the_last() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S", "3H")
+    t.card("??")  # unreadable: paused mid-round
+    t.cut()
+    assert "this round is the last" in t.notices[-1]
+    t.cmd("resume", actor="supervisor:ann")
+    t.cards("5D", "2C")
+    assert t.phase == "shoe_closed"
+
+
+def test_voiding_a_paused_last_round_closes_the_shoe() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S", "3H")
+    t.cut()
+    t.card("??")
+    t.cmd("void", actor="supervisor:ann")
+    assert t.records[-1]["status"] == "void"
+    assert t.phase == "shoe_closed", "the cut card's round was voided: no round may follow"
+
+
+def test_a_second_cut_card_sighting_is_only_a_notice() -> None:
+    t = Table(cut_card_between_rounds="close_shoe")
+    t.cmd("new_shoe")
+    t.card("3S")
+    t.cut()  # in the burn: paused; the supervisor lets the shoe give its one round
+    t.cmd("resume", actor="supervisor:ann")
+    t.cards("2C", "2D", "2H")
+    t.cut()  # the sensor bounces between rounds
+    assert t.notices[-1] == "cut card seen again in this shoe: ignored (sensor bounce?)"
+    assert t.phase == "between_rounds" and "LAST ROUND" in t.prompt
+
+
+def test_close_shoe_policy_applies_to_a_cut_card_seen_while_paused_between_rounds() -> None:
+    t = Table(cut_card_between_rounds="close_shoe")
+    t.new_shoe()
+    t.round("4S", "3H", "5D", "2C")
+    t.card("9H")  # not due: paused between rounds
+    t.cut()
+    t.cmd("resume", actor="supervisor:ann")
+    assert t.phase == "shoe_closed"
+
+
+def test_cut_card_in_the_burn_while_already_paused_reaches_the_reason() -> None:
+    t = Table()
+    t.cmd("new_shoe")
+    t.card("4S")
+    t.card("??")  # paused in the burn
+    t.cut()
+    assert "cut card came out during the burn" in t.prompt
+    t.cmd("resume", actor="supervisor:ann")
+    t.cards("2C", "2D", "2H", "3C")
+    assert "LAST ROUND" in t.prompt
+
+
+def test_void_does_not_get_round_a_lost_reader() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.lost()
+    t.cmd("void", actor="supervisor:ann")
+    assert t.records[-1]["status"] == "void"
+    assert t.phase == "paused" and "scanner lost" in t.prompt
+    t.cmd("open_betting")
+    assert t.phase == "paused"
+    t.restored()
+    t.cmd("resume", actor="supervisor:ann")
+    assert t.phase == "between_rounds"
+
+
+def test_banker_third_card_reason_lists_the_rule_page_values() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("AS", "2H", "2D", "2C", "2S")  # player 3 draws 2; banker 4 draws on 2-7
+    assert t.prompt == ("DEAL BANKER THIRD CARD (ROUND 1: banker 4 draws on player third card "
+                        "2 (draws on 2,3,4,5,6,7))")
+
+
+def test_every_read_refreshes_the_dedupe_window() -> None:
+    t = Table(dedupe_ms=150)
+    t.new_shoe()
+    t.round("4S")
+    for _ in range(5):  # a card left under the scanner, read every 100 ms
+        t.card("4S", dt=0.1)
+    assert t.phase == "banker_1" and len(t.notices) == 5
+
+
+def test_a_clock_stepped_back_does_not_make_a_bounce_a_card() -> None:
+    t = Table(dedupe_ms=150)
+    t.new_shoe()
+    t.round("4S")
+    t.card("4S", dt=-0.01)
+    assert t.phase == "banker_1" and "double read" in t.notices[-1]
+
+
+def test_dedupe_zero_is_off_even_for_equal_timestamps() -> None:
+    t = Table(dedupe_ms=0)
+    t.new_shoe()
+    t.round("4S")
+    t.card("4S", dt=0.0)
+    assert t.phase == "player_2"
+
+
+@pytest.mark.parametrize(
+    ("deal", "why"),
+    [
+        (("3S", "2D", "4H", "4C"), "player stands on 7, banker stands on 6"),
+        (("2S", "TH", "3D", "3C", "8C"), "extra card to banker: banker stands"),
+        (("3S", "2D", "4H", "3C", "4S"), "extra card: the round is over"),
+        (("4S", "3H", "5D", "2C"), "extra card: a natural, no third cards"),
+    ],
+)
+def test_the_extra_card_reason_names_what_was_not_due(deal: tuple[str, ...], why: str) -> None:
+    t = Table()
+    t.new_shoe()
+    t.round(*deal)
+    t.card("9H")
+    assert why in t.prompt
+
+
+def test_shoe_closed_before_any_round_says_so() -> None:
+    t = Table()
+    t.cmd("new_shoe")
+    t.card("3S")
+    t.cut()
+    t.cmd("void", actor="supervisor:ann")
+    assert t.prompt.startswith("SHOE CLOSED before any round")
