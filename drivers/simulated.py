@@ -13,6 +13,7 @@ the draw number of a card in the shoe (1 = the burn indicator) or to a finished 
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
@@ -24,6 +25,8 @@ from typing import Any
 
 from drivers.base import EventSource
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
+
+log = logging.getLogger(__name__)
 
 CUT = "CUT"
 RANKS = "A23456789TJQK"
@@ -162,7 +165,10 @@ class SimulatedDealer:
 
     def _open_betting(self) -> list[Step]:
         if self._faults and self._fault("not_due", after_round=self._rounds_opened):
-            drawn = self._draw()
+            drawn: list[Step] = []
+            if self._tokens and self._tokens[0] == CUT:
+                drawn.extend(self._draw())  # the cut card comes out ahead of the stray card
+            drawn.extend(self._draw())
             if drawn:
                 return drawn
         if not any(t != CUT for t in self._tokens):
@@ -259,6 +265,7 @@ class SimulatedTable(EventSource):
         self._cond = threading.Condition()
         self._due: Due | None = None
         self._acked = False
+        self._said_finished = False
 
     def station_changed(self, due: Any) -> None:
         with self._cond:
@@ -282,7 +289,12 @@ class SimulatedTable(EventSource):
                 due, self._due = self._due, None
             if due is None:
                 return
-            for delay, event in self.dealer.steps(due):
+            steps = self.dealer.steps(due)
+            if not steps and self.dealer.finished and not self._said_finished:
+                self._said_finished = True
+                log.info("simulated table: nothing more to deal (%s); waiting for a stop",
+                         "the shoes are played" if due is Due.NEW_SHOE else f"station {due.value}")
+            for delay, event in steps:
                 if self.stopping.wait(delay):
                     return
                 with self._cond:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import secrets
 import signal
 import threading
 import time
@@ -24,6 +25,7 @@ from drivers.events import InputEvent
 from drivers.simulated import SimulatedDealer, SimulatedTable, random_shoes
 from station.config import StationConfig
 from station.display import ConsoleDisplay
+from station.errors import ConfigError
 from station.outputs import Announced, Output, Published
 from station.recording import Recorder
 from station.simulation import DUE
@@ -38,17 +40,19 @@ _STOP = object()
 class Daemon:
     def __init__(self, config: StationConfig, sources: list[EventSource],
                  display: ConsoleDisplay | None, results: ResultsWriter,
-                 recording: IO[str] | None) -> None:
+                 recording: IO[str] | None, *, session: str = "") -> None:
         self.config = config
-        self.station = Station(config.rules, config.paytable)
+        self.station = Station(config.rules, config.paytable, session=session)
         self.sources = sources
         self.display = display
         self.results = results
         self.recorder = (
-            Recorder(recording, config.rules, config.paytable, flush_each=True)
+            Recorder(recording, config.rules, config.paytable, flush_each=True, session=session)
             if recording else None
         )
-        self._queue: queue.Queue[Any] = queue.Queue()
+        # SimpleQueue: its put() is safe to call from a signal handler, which a Queue's is not
+        # (the handler could wait on the lock the interrupted get() holds).
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.events_applied = 0
 
     def post(self, source: EventSource, event: InputEvent) -> None:
@@ -113,17 +117,41 @@ def build_daemon(config: StationConfig) -> tuple[Daemon, IO[str] | None]:
     )
     sources: list[EventSource] = [SimulatedTable(dealer)]
     display = ConsoleDisplay(stamp=True) if config.display_type == "console" else None
-    if config.results_path != "-":
-        Path(config.results_path).parent.mkdir(parents=True, exist_ok=True)
-    results = ResultsWriter(config.results_path, flush_each=True, append=True)
+    # A per-start tag in every shoe id: two starts in the same second never reuse a key.
+    session = secrets.token_hex(2)
+    results = _open_results(config)
     recording: IO[str] | None = None
     if config.recording_dir is not None:
-        folder = Path(config.recording_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        recording = (folder / f"{config.rules.table}-{stamp}.jsonl").open("w", encoding="utf-8")
-    log.info("simulated table seed %d", seed)
-    return Daemon(config, sources, display, results, recording), recording
+        try:
+            recording = _open_recording(Path(config.recording_dir), config.rules.table, session)
+        except OSError as exc:
+            results.close()
+            raise ConfigError(
+                f"{config.path}: recording.dir: cannot write a recording in "
+                f"{config.recording_dir} ({exc.strerror}); make it writable by the station's "
+                "user, or set it to null"
+            ) from exc
+    log.info("simulated table seed %d, session %s", seed, session)
+    return Daemon(config, sources, display, results, recording, session=session), recording
+
+
+def _open_results(config: StationConfig) -> ResultsWriter:
+    try:
+        if config.results_path != "-":
+            Path(config.results_path).parent.mkdir(parents=True, exist_ok=True)
+        return ResultsWriter(config.results_path, flush_each=True, append=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"{config.path}: results.path: cannot append to {config.results_path} "
+            f"({exc.strerror}); make it writable by the station's user, or use -"
+        ) from exc
+
+
+def _open_recording(folder: Path, table: str, session: str) -> IO[str]:
+    """A new recording file; never overwrites one (mode 'x')."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return (folder / f"{table}-{stamp}-{session}.jsonl").open("x", encoding="utf-8")
 
 
 def install_signal_handlers(daemon: Daemon) -> None:

@@ -8,7 +8,9 @@ crash costs at most the line being written, which the reader reports rather than
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -17,9 +19,10 @@ import orjson
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
 from station.errors import ConfigError, InputFileError
 from station.paytable import Paytable, parse_paytable
-from station.station import CUT_POLICIES, TableRules
+from station.station import CUT_POLICIES, Station, TableRules
 
 FORMAT = "dealer-station-recording"
+LATEST_TS = 4_102_444_800.0  # 2100-01-01: anything later is a corrupt timestamp
 VERSION = 1
 
 
@@ -39,6 +42,8 @@ def event_from_json(obj: dict[str, Any]) -> InputEvent:
     """Rebuild an event; raises ``KeyError``/``TypeError``/``ValueError`` on a malformed one."""
     kind = obj["e"]
     ts = float(obj["t"])
+    if not (math.isfinite(ts) and 0.0 <= ts < LATEST_TS):
+        raise ValueError(f"timestamp t={obj['t']!r} is not a time between 1970 and 2100")
     if kind == "card":
         return CardRead(str(obj["code"]), str(obj["src"]), ts)
     if kind == "cut":
@@ -56,10 +61,12 @@ class Recorder:
     """Appends events to ``stream``; ``flush_each`` makes every line durable at once (daemon)."""
 
     def __init__(self, stream: IO[str], rules: TableRules, paytable: Paytable | None = None,
-                 flush_each: bool = False) -> None:
+                 flush_each: bool = False, session: str = "") -> None:
         self._stream = stream
         self._flush_each = flush_each
         header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "rules": rules.to_json()}
+        if session:
+            header["session"] = session
         if paytable is not None:
             # The paytable's own text: a replay settles with the payouts of the session even
             # if the file has been edited since.
@@ -74,8 +81,22 @@ class Recorder:
             self._stream.flush()
 
 
-def read_recording(path: Path) -> tuple[TableRules, Paytable | None, Iterator[InputEvent]]:
-    """Open a recording: its table rules, its paytable and a lazy iterator over its events.
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """What a recording's header says about the station that wrote it, and its events."""
+
+    rules: TableRules
+    paytable: Paytable | None
+    session: str
+    events: Iterator[InputEvent]
+
+    def station(self) -> Station:
+        """A fresh station exactly as the recorded one started."""
+        return Station(self.rules, self.paytable, session=self.session)
+
+
+def read_recording(path: Path) -> Recording:
+    """Open a recording: its table rules, paytable, session and a lazy iterator over events.
 
     Raises ``InputFileError`` naming the file and the line for anything malformed; the
     iterator raises it too, at the bad line, after yielding every good event before it.
@@ -106,7 +127,7 @@ def read_recording(path: Path) -> tuple[TableRules, Paytable | None, Iterator[In
             f"{path}, line 1: bad recording header ({exc}); a recording starts with the header "
             "line a station writes"
         ) from exc
-    return rules, paytable, _events(path, stream)
+    return Recording(rules, paytable, str(header.get("session", "")), _events(path, stream))
 
 
 def _rules_from_json(obj: dict[str, Any]) -> TableRules:

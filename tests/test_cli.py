@@ -195,3 +195,34 @@ def test_a_recording_carries_its_paytable(tmp_path: Path) -> None:
     assert station("replay", str(rec), "--out", str(again)).returncode == 0
     assert again.read_bytes() == out.read_bytes()
     assert "bets" in lines(again.read_text())[0]
+
+
+def test_unwritable_outputs_are_usage_errors(tmp_path: Path) -> None:
+    res = station("simulate", "--out", str(tmp_path / "no" / "x.jsonl"))
+    assert res.returncode == 2 and "--out" in res.stderr and "cannot write" in res.stderr
+    res = station("simulate", "--record", str(tmp_path))
+    assert res.returncode == 2 and "--record" in res.stderr and "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("bad", ["1e300", "NaN", "-1e15"])
+def test_a_recording_with_an_impossible_time_names_the_line(tmp_path: Path, bad: str) -> None:
+    rec = tmp_path / "rec.jsonl"
+    station("simulate", "--shoe-file", str(SHOES / "short.txt"), "--record", str(rec))
+    text = rec.read_text().splitlines()
+    first = json.loads(text[1])
+    first["t"] = float(bad)
+    text[1] = json.dumps(first)
+    rec.write_text("\n".join(text) + "\n")
+    res = station("replay", str(rec))
+    assert res.returncode == 2, res.stderr
+    assert "rec.jsonl, line 2: bad event (timestamp" in res.stderr
+
+
+def test_a_not_due_card_behind_the_cut_card_still_comes(tmp_path: Path) -> None:
+    faults = tmp_path / "f.yaml"
+    faults.write_text("- {kind: not_due, after_round: 3}\n")
+    res = station("simulate", "--shoe-file", str(SHOES / "short.txt"), "--faults", str(faults),
+                  "--out", "-")
+    assert res.returncode == 0
+    assert "stopped PAUSED: card not due: 4S" in res.stderr
+    assert len(lines(res.stdout)) == 3

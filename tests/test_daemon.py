@@ -101,3 +101,38 @@ def test_run_with_a_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 2
     assert "station.yaml: reader.dedup_ms: unknown key (did you mean 'dedupe_ms'?)" in err
+
+
+@pytest.mark.parametrize(
+    ("section", "key"),
+    [({"results": {"path": "{tmp}/file/results.jsonl"}}, "results.path: cannot append to"),
+     ({"recording": {"dir": "{tmp}/file/rec"}}, "recording.dir: cannot write a recording in")],
+)
+def test_unwritable_outputs_exit_2_naming_the_key(tmp_path: Path, section: dict[str, object],
+                                                  key: str) -> None:
+    (tmp_path / "file").write_text("a file where a folder should be")
+    data = config_dict(tmp_path)
+    for name, value in section.items():
+        assert isinstance(value, dict)
+        data[name] = {k: v.replace("{tmp}", str(tmp_path)) for k, v in value.items()}
+    cfg = tmp_path / "station.yaml"
+    cfg.write_text(yaml.safe_dump(data))
+    proc = station_proc(["run", "-c", str(cfg)], tmp_path)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 2, err
+    assert key in err and "Traceback" not in err
+
+
+def test_two_starts_never_share_a_recording_or_a_round_key(tmp_path: Path) -> None:
+    cfg = parse_config(tmp_path / "s.yaml", config_dict(tmp_path, shoes=1))
+    keys: list[str] = []
+    for _ in range(2):
+        daemon, recording = build_daemon(cfg)
+        assert recording is not None
+        with recording:
+            daemon.run(until=lambda d=daemon: d.station.dealing.round_no >= 2  # type: ignore[misc]
+                       and d.station.phase.value == "between_rounds")
+    rounds = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
+    keys = [r["key"] for r in rounds]
+    assert len(keys) == len(set(keys)) == 4
+    assert len(list((tmp_path / "rec").iterdir())) == 2

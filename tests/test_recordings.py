@@ -9,7 +9,6 @@ import pytest
 
 from station.outputs import Published
 from station.recording import read_recording
-from station.station import Station
 from tests.conftest import REPO
 
 RECORDINGS = sorted(
@@ -26,10 +25,10 @@ def test_there_are_recordings_including_paused_ones() -> None:
 
 @pytest.mark.parametrize("recording", RECORDINGS, ids=lambda p: p.stem)
 def test_recording_replays_exactly(recording: Path) -> None:
-    rules, paytable, events = read_recording(recording)
-    station = Station(rules, paytable)
+    opened = read_recording(recording)
+    station = opened.station()
     published: list[dict[str, object]] = []
-    for event in events:
+    for event in opened.events:
         published.extend(o.record for o in station.apply(event) if isinstance(o, Published))
     expected_file = recording.with_name(recording.stem + ".results.jsonl")
     expected = [json.loads(x) for x in expected_file.read_text().splitlines() if x.strip()]

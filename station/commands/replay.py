@@ -12,7 +12,6 @@ from station.display import ConsoleDisplay
 from station.outputs import Published
 from station.recording import read_recording
 from station.sinks import ResultsWriter
-from station.station import Station
 
 
 def register(sub: Any) -> None:
@@ -28,8 +27,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rules, paytable, events = read_recording(args.recording)
-    station = Station(rules, paytable)
+    recording = read_recording(args.recording)
+    station = recording.station()
+    events = recording.events
     rounds = voids = count = 0
     with ExitStack() as stack:
         sink = stack.enter_context(ResultsWriter(args.out)) if args.out else None

@@ -25,6 +25,9 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # transitions logs every state change at INFO: the station's own display and recording
+    # already say all of it, and journald should not get a line per card twice over.
+    logging.getLogger("transitions").setLevel(logging.WARNING)
     path: Path = args.config or default_config_path()
     config = load_config(path)
     daemon, recording = build_daemon(config)

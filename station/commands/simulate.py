@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from drivers.simulated import Fault, SimulatedDealer, random_shoes
 from station.analysis import analyze
@@ -24,6 +25,7 @@ from station.station import Station, TableRules
 from station.stats import BetStats, format_summary
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
+T = TypeVar("T")
 
 
 def register(sub: Any) -> None:
@@ -96,11 +98,16 @@ def run(args: argparse.Namespace) -> int:
     station = Station(rules, paytable, prompts=args.display)
     stats = BetStats() if args.stats else None
     with ExitStack() as stack:
-        sink = stack.enter_context(ResultsWriter(args.out)) if args.out else None
+        sink = None
+        if args.out:
+            sink = stack.enter_context(_writable("--out", args.out, ResultsWriter))
         display = ConsoleDisplay(sys.stderr) if args.display else None
         record = None
         if args.record is not None:
-            stream: IO[str] = stack.enter_context(args.record.open("w", encoding="utf-8"))
+            stream: IO[str] = stack.enter_context(
+                # The ExitStack closes it.
+                _writable("--record", args.record, lambda p: open(p, "w", encoding="utf-8"))  # noqa: SIM115
+            )
             record = Recorder(stream, rules, paytable).write
 
         def on_outputs(outputs: list[Output]) -> None:
@@ -122,6 +129,14 @@ def run(args: argparse.Namespace) -> int:
     if stats is not None and paytable is not None:
         print(format_summary(stats, analyze(paytable, rules.decks)), file=sys.stderr)
     return 0
+
+
+def _writable(option: str, path: str | Path, opener: Callable[[str], T]) -> T:
+    """Open an output before anything is dealt; a bad path is a usage error, not a crash."""
+    try:
+        return opener(str(path))
+    except OSError as exc:
+        raise InputFileError(f"{option} {path}: cannot write ({exc.strerror})") from exc
 
 
 def _read_faults(path: Path) -> tuple[Fault, ...]:
