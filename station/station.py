@@ -191,6 +191,10 @@ class Station:
                 getattr(self.dealing, trigger)()
             else:
                 getattr(self.dealing, trigger)(arg)
+            if ev.action in ("resume", "void"):
+                # Who cleared a pause is on the display and in the journal, not only in logs.
+                past = "resumed" if ev.action == "resume" else "voided"
+                self._out.append(Notice(f"{past} by {ev.actor}"))
             if ev.action == "void" and self._lost:
                 # A void refunds the round but must not let the table deal without its
                 # devices: the device-lost pause is latched again until they are back.

@@ -135,6 +135,7 @@ def test_extra_card_after_the_round_names_the_third_card_not_due() -> None:
     assert t.phase == "paused"
     assert "extra card to banker: banker stands" in t.prompt
     t.cmd("resume", actor="supervisor:ann")
+    assert t.notices[-1] == "resumed by supervisor:ann"
     assert t.phase == "between_rounds" and len(t.records) == 1
     shoe = t.station.dealing.shoe
     assert shoe is not None and [c.code for c in shoe.discarded] == ["5H"] and not shoe.stray
