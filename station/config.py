@@ -41,6 +41,7 @@ class StationConfig:
     simulation: SimulationConfig
     display_type: str
     results_path: str
+    announcements_path: str | None
     recording_dir: str | None
 
 
@@ -136,7 +137,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         ),
     )
     display = top.sub("display", ("type",))
-    results = top.sub("results", ("path",))
+    results = top.sub("results", ("path", "announcements_path"))
     recording = top.sub("recording", ("dir",))
     return StationConfig(
         path=path,
@@ -149,6 +150,9 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         display_type=display.choice("type", "console", ("console", "none")),
         results_path=results.str_("path", "var/results.jsonl", "a file path, or - for stdout")
         or "-",
+        announcements_path=results.str_(
+            "announcements_path", "var/announcements.jsonl", "a file path, - or null for none"
+        ),
         recording_dir=recording.str_("dir", "var/recordings", "a directory, or null for none"),
     )
 

@@ -40,12 +40,14 @@ _STOP = object()
 class Daemon:
     def __init__(self, config: StationConfig, sources: list[EventSource],
                  display: ConsoleDisplay | None, results: ResultsWriter,
-                 recording: IO[str] | None, *, session: str = "") -> None:
+                 recording: IO[str] | None, *, session: str = "",
+                 announcements: ResultsWriter | None = None) -> None:
         self.config = config
         self.station = Station(config.rules, config.paytable, session=session)
         self.sources = sources
         self.display = display
         self.results = results
+        self.announcements = announcements
         self.recorder = (
             Recorder(recording, config.rules, config.paytable, flush_each=True, session=session)
             if recording else None
@@ -88,6 +90,8 @@ class Daemon:
             for s in self.sources:
                 s.stop()
             self.results.close()
+            if self.announcements is not None:
+                self.announcements.close()
 
     def _apply(self, event: InputEvent) -> None:
         if self.recorder is not None:
@@ -97,8 +101,8 @@ class Daemon:
         for o in outputs:
             if isinstance(o, Published):
                 self.results.write(o.record)
-            elif isinstance(o, Announced):
-                log.debug("announce %s", o.message)
+            elif isinstance(o, Announced) and self.announcements is not None:
+                self.announcements.write(o.message)
         if self.display is not None and outputs:
             self.display.show(outputs)
 
@@ -119,31 +123,38 @@ def build_daemon(config: StationConfig) -> tuple[Daemon, IO[str] | None]:
     display = ConsoleDisplay(stamp=True) if config.display_type == "console" else None
     # A per-start tag in every shoe id: two starts in the same second never reuse a key.
     session = secrets.token_hex(2)
-    results = _open_results(config)
+    results = _open_results(config, "path", config.results_path)
+    announcements = None
+    if config.announcements_path is not None:
+        announcements = _open_results(config, "announcements_path", config.announcements_path)
     recording: IO[str] | None = None
     if config.recording_dir is not None:
         try:
             recording = _open_recording(Path(config.recording_dir), config.rules.table, session)
         except OSError as exc:
             results.close()
+            if announcements is not None:
+                announcements.close()
             raise ConfigError(
                 f"{config.path}: recording.dir: cannot write a recording in "
                 f"{config.recording_dir} ({exc.strerror}); make it writable by the station's "
                 "user, or set it to null"
             ) from exc
     log.info("simulated table seed %d, session %s", seed, session)
-    return Daemon(config, sources, display, results, recording, session=session), recording
+    daemon = Daemon(config, sources, display, results, recording, session=session,
+                    announcements=announcements)
+    return daemon, recording
 
 
-def _open_results(config: StationConfig) -> ResultsWriter:
+def _open_results(config: StationConfig, key: str, path: str) -> ResultsWriter:
     try:
-        if config.results_path != "-":
-            Path(config.results_path).parent.mkdir(parents=True, exist_ok=True)
-        return ResultsWriter(config.results_path, flush_each=True, append=True)
+        if path != "-":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return ResultsWriter(path, flush_each=True, append=True)
     except OSError as exc:
         raise ConfigError(
-            f"{config.path}: results.path: cannot append to {config.results_path} "
-            f"({exc.strerror}); make it writable by the station's user, or use -"
+            f"{config.path}: results.{key}: cannot append to {path} ({exc.strerror}); make it "
+            "writable by the station's user, or use -"
         ) from exc
 
 

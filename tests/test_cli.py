@@ -226,3 +226,15 @@ def test_a_not_due_card_behind_the_cut_card_still_comes(tmp_path: Path) -> None:
     assert res.returncode == 0
     assert "stopped PAUSED: card not due: 4S" in res.stderr
     assert len(lines(res.stdout)) == 3
+
+
+def test_betting_open_announcements_carry_the_open_bets(tmp_path: Path) -> None:
+    out, said = tmp_path / "r.jsonl", tmp_path / "a.jsonl"
+    res = station("simulate", "--seed", "4", "--out", str(out), "--announcements", str(said))
+    assert res.returncode == 0, res.stderr
+    rounds, announced = lines(out.read_text()), lines(said.read_text())
+    assert [a["key"] for a in announced] == [r["key"] for r in rounds]
+    assert all(a["open_bets"] == r["open_bets"] for a, r in zip(announced, rounds, strict=True))
+    late = [a for a in announced if a["round"] > 60]
+    assert late and all("player_pair" not in a["open_bets"] for a in late)  # seed 000: 60
+    assert all("either_pair" in a["open_bets"] for a in announced if a["round"] <= 50)

@@ -14,6 +14,7 @@ import yaml
 
 from station.config import parse_config
 from station.daemon import build_daemon
+from tests.conftest import REPO
 
 FAST_PACE = {"card_s": 0.002, "open_betting_s": 0.002, "betting_s": 0.002,
              "new_shoe_s": 0.002, "supervisor_s": 0.01}
@@ -21,10 +22,11 @@ FAST_PACE = {"card_s": 0.002, "open_betting_s": 0.002, "betting_s": 0.002,
 
 def config_dict(tmp: Path, **simulation: object) -> dict[str, object]:
     return {
-        "table": {"id": "t9"},
+        "table": {"id": "t9", "paytable": str(REPO / "config" / "paytables" / "seed000.yaml")},
         "simulation": {"seed": 11, "pace": FAST_PACE, **simulation},
         "display": {"type": "none"},
-        "results": {"path": str(tmp / "results.jsonl")},
+        "results": {"path": str(tmp / "results.jsonl"),
+                    "announcements_path": str(tmp / "announcements.jsonl")},
         "recording": {"dir": str(tmp / "rec")},
     }
 
@@ -41,6 +43,11 @@ def test_daemon_deals_through_faults_and_stops_its_threads(tmp_path: Path) -> No
     rounds = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert [r["round"] for r in rounds] == list(range(1, 9))
     assert all(r["status"] == "complete" for r in rounds)  # the supervisor resumed each pause
+    said = [json.loads(x) for x in (tmp_path / "announcements.jsonl").read_text().splitlines()]
+    by_key = {a["key"]: a for a in said}
+    for r in rounds:  # every round was announced, with the open bets it records
+        assert by_key[r["key"]]["type"] == "betting_open"
+        assert by_key[r["key"]]["open_bets"] == r["open_bets"]
 
 
 def station_proc(args: list[str], cwd: Path) -> subprocess.Popen[str]:
@@ -106,6 +113,8 @@ def test_run_with_a_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("section", "key"),
     [({"results": {"path": "{tmp}/file/results.jsonl"}}, "results.path: cannot append to"),
+     ({"results": {"path": "{tmp}/r.jsonl", "announcements_path": "{tmp}/file/a.jsonl"}},
+      "results.announcements_path: cannot append to"),
      ({"recording": {"dir": "{tmp}/file/rec"}}, "recording.dir: cannot write a recording in")],
 )
 def test_unwritable_outputs_exit_2_naming_the_key(tmp_path: Path, section: dict[str, object],

@@ -15,7 +15,7 @@ from station.analysis import analyze
 from station.config import SUPERVISOR_POLICIES, load_config, parse_faults
 from station.display import ConsoleDisplay
 from station.errors import InputFileError
-from station.outputs import Output, Published
+from station.outputs import Announced, Output, Published
 from station.paytable import Paytable, load_paytable
 from station.recording import Recorder
 from station.shoefile import read_shoe_file
@@ -40,6 +40,8 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=1, help="shuffle seed (default 1)")
     p.add_argument("--out", help="write rounds as JSON Lines to FILE, or - for stdout")
     p.add_argument("--record", type=Path, help="write every input event to FILE for replay")
+    p.add_argument("--announcements", metavar="FILE",
+                   help="write each betting-open announcement (with its open bets) to FILE")
     p.add_argument("--faults", type=Path, help="YAML list of faults to inject (see README)")
     p.add_argument("--supervisor", choices=SUPERVISOR_POLICIES, default="none",
                    help="what the simulated supervisor does on a pause (default: none, "
@@ -101,6 +103,11 @@ def run(args: argparse.Namespace) -> int:
         sink = None
         if args.out:
             sink = stack.enter_context(_writable("--out", args.out, ResultsWriter))
+        announce = None
+        if args.announcements:
+            announce = stack.enter_context(
+                _writable("--announcements", args.announcements, ResultsWriter)
+            )
         display = ConsoleDisplay(sys.stderr) if args.display else None
         record = None
         if args.record is not None:
@@ -117,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
                         sink.write(o.record)
                     if stats is not None:
                         stats.add(o.record)
+                elif announce is not None and type(o) is Announced:
+                    announce.write(o.message)
             if display is not None:
                 display.show(outputs)
 
