@@ -34,7 +34,7 @@ SUITS = "SHDC"
 CODES = tuple(r + s for s in SUITS for r in RANKS)
 EPOCH = 1_767_225_600.0  # 2026-01-01T00:00:00Z: virtual time starts here, for reproducible ids
 
-FAULT_KINDS = ("garbled", "double", "lost", "delay", "not_due")
+FAULT_KINDS = ("garbled", "double", "lost", "delay", "not_due", "cut")
 
 
 class Due(Enum):
@@ -56,6 +56,8 @@ class Fault:
     - ``lost``: the reader is lost just before card ``card`` and back ``seconds`` later.
     - ``delay``: the dealer waits ``seconds`` before card ``card``.
     - ``not_due``: after round ``after_round`` the dealer draws a card when none is due.
+    - ``cut``: the cut card lies just before card ``card`` (1: before the burn indicator),
+      instead of where the shuffle or the shoe file put it.
     ``shoe`` is the shoe number (1-based) the fault applies to.
     """
 
@@ -157,11 +159,21 @@ class SimulatedDealer:
         # and checks of a new shoe take ``new_shoe_s`` between shoes.
         delay = self.pace.new_shoe_s if self.shoe_no else self.pace.open_betting_s
         self.shoe_no += 1
-        self._tokens = deque(shoe)
+        self._tokens = deque(self._place_cut(shoe))
         self._drawn = 0
         self._rounds_opened = 0
         self._in_hand = None
         return [self._command(delay, "new_shoe", self.actor)]
+
+    def _place_cut(self, shoe: Sequence[str]) -> list[str]:
+        placed = next((f for f in self._faults if f.kind == "cut" and f.shoe == self.shoe_no),
+                      None)
+        if placed is None or placed.card is None:
+            return list(shoe)
+        self._faults.remove(placed)
+        cards = [t for t in shoe if t != CUT]
+        cards.insert(min(placed.card - 1, len(cards)), CUT)
+        return cards
 
     def _open_betting(self) -> list[Step]:
         if self._faults and self._fault("not_due", after_round=self._rounds_opened):

@@ -238,3 +238,18 @@ def test_betting_open_announcements_carry_the_open_bets(tmp_path: Path) -> None:
     late = [a for a in announced if a["round"] > 60]
     assert late and all("player_pair" not in a["open_bets"] for a in late)  # seed 000: 60
     assert all("either_pair" in a["open_bets"] for a in announced if a["round"] <= 50)
+
+
+# short.txt: cards 1-4 are the burn, round 1 is cards 5-8, round 2 9-13, round 3 14-18.
+@pytest.mark.parametrize(("card", "rounds", "ends"),
+                         [(3, 0, "stopped PAUSED: cut card"), (9, 2, "2 rounds complete"),
+                          (15, 3, "3 rounds complete")])
+def test_fault_script_places_the_cut_card(tmp_path: Path, card: int, rounds: int,
+                                          ends: str) -> None:
+    faults = tmp_path / "f.yaml"
+    faults.write_text(f"- {{kind: cut, card: {card}}}\n")
+    res = station("simulate", "--shoe-file", str(SHOES / "short.txt"), "--faults", str(faults),
+                  "--out", "-")
+    assert res.returncode == 0, res.stderr
+    assert len(lines(res.stdout)) == rounds
+    assert ends in res.stderr
