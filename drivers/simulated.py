@@ -19,7 +19,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
@@ -34,6 +34,7 @@ SUITS = "SHDC"
 CODES = tuple(r + s for s in SUITS for r in RANKS)
 EPOCH = 1_767_225_600.0  # 2026-01-01T00:00:00Z: virtual time starts here, for reproducible ids
 
+SUPERVISOR_POLICIES = ("none", "resume", "void")
 FAULT_KINDS = ("garbled", "double", "lost", "delay", "not_due", "cut")
 
 
@@ -111,7 +112,7 @@ class SimulatedDealer:
         actor: str = "dealer:sim",
         start_ts: float = EPOCH,
     ) -> None:
-        if supervisor not in ("none", "resume", "void"):
+        if supervisor not in SUPERVISOR_POLICIES:
             raise ValueError(f"supervisor must be none, resume or void, not {supervisor!r}")
         self._shoes = shoes
         self._faults = list(faults)
@@ -311,19 +312,9 @@ class SimulatedTable(EventSource):
                     return
                 with self._cond:
                     self._acked = False
-                self.post(_restamp(event, self._clock()))
+                # Frozen events: the same event, stamped with the wall clock of the post.
+                self.post(replace(event, ts=self._clock()))
                 with self._cond:
                     while not self._acked and not self.stopping.is_set():
                         self._cond.wait()
 
-
-def _restamp(event: InputEvent, ts: float) -> InputEvent:
-    if isinstance(event, CardRead):
-        return CardRead(event.code, event.source, ts)
-    if isinstance(event, CutCardSeen):
-        return CutCardSeen(event.source, ts)
-    if isinstance(event, DeviceLost):
-        return DeviceLost(event.source, event.reason, ts)
-    if isinstance(event, DeviceRestored):
-        return DeviceRestored(event.source, ts)
-    return Command(event.action, event.actor, ts)

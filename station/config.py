@@ -14,13 +14,12 @@ from typing import Any, NoReturn
 
 import yaml
 
-from drivers.simulated import FAULT_KINDS, Fault, Pace
+from drivers.simulated import FAULT_KINDS, SUPERVISOR_POLICIES, Fault, Pace
 from station.errors import ConfigError
 from station.paytable import Paytable, load_paytable
 from station.station import CUT_POLICIES, TableRules
 
 READER_TYPES = ("simulated",)
-SUPERVISOR_POLICIES = ("none", "resume", "void")
 
 
 @dataclass(frozen=True, slots=True)

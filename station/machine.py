@@ -152,19 +152,12 @@ class Dealing:
         self.cut_policy = cut_card_between_rounds
         self.shoe: ShoeCounts | None = None
         self.shoes_started = 0
-        self.round_no = 0
-        self.round_open = False
         self.player: list[Card] = []
         self.banker: list[Card] = []
-        self.last_round = False  # the round in progress (or the next one) closes the shoe
-        self.cut_seen = False
-        self.close_on_resume = False  # close_shoe policy, cut card seen while paused between
-        self.burn_left = 0
-        self.burn_indicator: Card | None = None
+        self._reset_shoe_state()
         self.paused_from: Phase | None = None
         self.pause_reasons: list[str] = []
         self.drawn_while_paused: list[str] = []
-        self.last_result: dict[str, Any] | None = None
         self.published: list[dict[str, Any]] = []  # drained by the station after each event
         self.notices: list[str] = []
         self.published_keys: set[str] = set()
@@ -185,14 +178,18 @@ class Dealing:
     def start_shoe(self, shoe_id: str) -> None:
         self.shoes_started += 1
         self.shoe = ShoeCounts(shoe_id, self.decks)
+        self._reset_shoe_state()
+
+    def _reset_shoe_state(self) -> None:
+        """What every new shoe starts from: one place, so a new field cannot be missed."""
         self.round_no = 0
         self.round_open = False
-        self.last_round = False
+        self.last_round = False  # the round in progress (or the next one) closes the shoe
         self.cut_seen = False
-        self.close_on_resume = False
-        self.burn_indicator = None
+        self.close_on_resume = False  # close_shoe policy, cut card seen while paused between
+        self.burn_indicator: Card | None = None
         self.burn_left = 0
-        self.last_result = None
+        self.last_result: dict[str, Any] | None = None
 
     def show_burn_indicator(self, card: Card) -> None:
         # RULES.md 3 (seeds 000, 003): the shown card's value (A=1, 10/J/Q/K=10) is how many

@@ -10,9 +10,9 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from drivers.simulated import Fault, SimulatedDealer, random_shoes
+from drivers.simulated import SUPERVISOR_POLICIES, Fault, SimulatedDealer, random_shoes
 from station.analysis import analyze
-from station.config import SUPERVISOR_POLICIES, load_config, parse_faults
+from station.config import load_config, parse_faults
 from station.display import ConsoleDisplay
 from station.errors import InputFileError
 from station.outputs import Announced, Output, Published
