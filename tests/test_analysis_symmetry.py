@@ -8,6 +8,7 @@ cards. If a new kind breaks either, the analysis would be silently wrong: this f
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from hypothesis import example, given, settings
@@ -68,13 +69,17 @@ RARE = [
 ]
 
 
+
+def with_rare_cases(test: Callable[[list[Card]], None]) -> Callable[[list[Card]], None]:
+    """Always try the RARE deals too, whatever hypothesis draws."""
+    for cards in RARE:
+        test = example(cards)(test)
+    return test
+
+
 @settings(max_examples=400, deadline=None)
 @given(six_cards)
-@example(RARE[0])
-@example(RARE[1])
-@example(RARE[2])
-@example(RARE[3])
-@example(RARE[4])
+@with_rare_cases
 def test_value_bets_see_only_totals_and_card_counts(cards: list[Card]) -> None:
     outcome = deal(cards)
     index = key_index(
@@ -88,11 +93,7 @@ def test_value_bets_see_only_totals_and_card_counts(cards: list[Card]) -> None:
 
 @settings(max_examples=400, deadline=None)
 @given(six_cards)
-@example(RARE[0])
-@example(RARE[1])
-@example(RARE[2])
-@example(RARE[3])
-@example(RARE[4])
+@with_rare_cases
 def test_first_two_bets_see_only_canonical_first_four_cards(cards: list[Card]) -> None:
     outcome = deal(cards)
     first = cards[:4]
