@@ -12,14 +12,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-import yaml
-
 from drivers.simulated import FAULT_KINDS, SUPERVISOR_POLICIES, Fault, Pace
+from station.cards import DECK_SIZE
 from station.errors import ConfigError
+from station.limits import (
+    DECKS_MAX,
+    DECKS_MIN,
+    DEDUPE_MS_MAX,
+    SEED_MAX,
+    SHOES_MAX,
+    seconds_problem,
+    short,
+    table_id_problem,
+    whole_problem,
+)
 from station.paytable import Paytable, load_paytable
 from station.station import CUT_POLICIES, TableRules
+from station.textfile import describe_path
+from station.yamlload import load_yaml
 
 READER_TYPES = ("simulated",)
+MAX_PATH_CHARS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,47 +66,61 @@ class _Section:
         if data is None:
             data = {}
         if not isinstance(data, dict):
-            self.fail(prefix or "(top level)", "must be a mapping of keys to values")
+            self.fail(prefix or "(top level)",
+                      f"must be a mapping of keys to values, got {short(data)}")
         for key in data:
             if key not in allowed:
-                near = difflib.get_close_matches(str(key), allowed, n=1)
+                near = difflib.get_close_matches(str(key)[:100], allowed, n=1)
                 hint = f"did you mean '{near[0]}'?" if near else f"known keys: {', '.join(allowed)}"
-                self.fail(self.key(str(key)), f"unknown key ({hint})")
+                self.fail(self.key(short(key)[1:-1] if isinstance(key, str) else short(key)),
+                          f"unknown key ({hint})")
         self.data: dict[str, Any] = data
 
     def key(self, name: str) -> str:
         return f"{self.prefix}.{name}" if self.prefix else name
 
     def fail(self, key: str, message: str) -> NoReturn:
-        raise ConfigError(f"{self.path}: {key}: {message}")
+        raise ConfigError(f"{describe_path(self.path)}: {key}: {message}")
 
-    def int_(self, name: str, default: int | None, minimum: int, fix: str) -> int | None:
+    def int_(self, name: str, default: int | None, minimum: int, fix: str,
+             maximum: int) -> int | None:
         value = self.data.get(name, default)
         if value is None and default is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            self.fail(self.key(name), f"expected a whole number >= {minimum}, got {value!r}; {fix}")
-        return value
+        problem = whole_problem(value, minimum, maximum)
+        if problem is not None:
+            self.fail(self.key(name), f"{problem}; {fix}")
+        return value if isinstance(value, int) else None
 
     def float_(self, name: str, default: float, fix: str) -> float:
         value = self.data.get(name, default)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            self.fail(self.key(name), f"expected a number of seconds >= 0, got {value!r}; {fix}")
+        problem = seconds_problem(value)
+        if problem is not None:
+            self.fail(self.key(name), f"{problem}; {fix}")
         return float(value)
 
     def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
         value = self.data.get(name, default)
-        if value not in choices:
-            self.fail(self.key(name), f"{value!r} is not one of: {', '.join(choices)}")
-        return str(value)
+        if not isinstance(value, str) or value not in choices:
+            self.fail(self.key(name), f"{short(value)} is not one of: {', '.join(choices)}")
+        return value
 
     def str_(self, name: str, default: str | None, fix: str) -> str | None:
         value = self.data.get(name, default)
         if value is None:
             return None
         if not isinstance(value, str) or not value.strip():
-            self.fail(self.key(name), f"expected a non-empty text, got {value!r}; {fix}")
-        return str(value)
+            self.fail(self.key(name), f"expected a non-empty text, got {short(value)}; {fix}")
+        return value
+
+    def path_(self, name: str, default: str | None, fix: str) -> str | None:
+        """A file or folder name: text without control characters, of a sane length."""
+        value = self.str_(name, default, fix)
+        if value is not None and (len(value) > MAX_PATH_CHARS
+                                  or any(ord(c) < 32 for c in value)):
+            self.fail(self.key(name), f"{short(value)} is not a usable path (control "
+                      f"characters, or longer than {MAX_PATH_CHARS}); {fix}")
+        return value
 
     def sub(self, name: str, allowed: tuple[str, ...]) -> _Section:
         return _Section(self.path, self.key(name), self.data.get(name), allowed)
@@ -101,19 +128,7 @@ class _Section:
 
 def load_config(path: Path) -> StationConfig:
     """Load and validate ``path``; raises ``ConfigError`` naming file, key and fix."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(
-            f"{path}: cannot read config ({exc.strerror}); pass an existing file with -c"
-        ) from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "somewhere"
-        raise ConfigError(f"{path}: {where}: not valid YAML ({exc}); fix the syntax") from exc
-    return parse_config(path, data)
+    return parse_config(path, load_yaml(path, "config"))
 
 
 def parse_config(path: Path, data: Any) -> StationConfig:
@@ -124,12 +139,16 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants")
     )
     reader = top.sub("reader", ("type", "dedupe_ms"))
+    table_id = table.data.get("id", "table-1")
+    problem = table_id_problem(table_id)
+    if problem is not None:
+        table.fail(table.key("id"), problem)
     rules = TableRules(
-        table=table.str_("id", "table-1", "name the table, e.g. 'baccarat-07'") or "table-1",
-        decks=table.int_("decks", 8, 1, "a baccarat shoe has 8 decks") or 8,
+        table=table_id,
+        decks=table.int_("decks", 8, DECKS_MIN, "a baccarat shoe has 8 decks", DECKS_MAX) or 8,
         dedupe_ms=reader.int_(
             "dedupe_ms", 150, 0, "the window in which a second identical read from the same "
-            "reader is a double read, e.g. 150",
+            "reader is a double read, e.g. 150", DEDUPE_MS_MAX,
         ) or 0,
         cut_card_between_rounds=table.choice(
             "cut_card_between_rounds", "next_round_last", CUT_POLICIES
@@ -137,6 +156,8 @@ def parse_config(path: Path, data: Any) -> StationConfig:
     )
     display = top.sub("display", ("type",))
     results = top.sub("results", ("path", "announcements_path"))
+    if "path" in results.data and results.data["path"] is None:
+        results.fail(results.key("path"), "null is not a place for results; use - for stdout")
     recording = top.sub("recording", ("dir",))
     return StationConfig(
         path=path,
@@ -145,42 +166,50 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         reader_type=reader.choice("type", "simulated", READER_TYPES),
         simulation=_simulation(top.sub(
             "simulation", ("seed", "shoes", "supervisor", "pace", "faults")
-        )),
+        ), rules.decks),
         display_type=display.choice("type", "console", ("console", "none")),
-        results_path=results.str_("path", "var/results.jsonl", "a file path, or - for stdout")
+        results_path=results.path_("path", "var/results.jsonl", "a file path, or - for stdout")
         or "-",
-        announcements_path=results.str_(
+        announcements_path=results.path_(
             "announcements_path", "var/announcements.jsonl", "a file path, - or null for none"
         ),
-        recording_dir=recording.str_("dir", "var/recordings", "a directory, or null for none"),
+        recording_dir=recording.path_("dir", "var/recordings", "a directory, or null for none"),
     )
 
 
 def _paytable(table: _Section) -> Paytable | None:
     """``table.paytable``: a paytable file, relative to the config file's folder."""
-    name = table.str_("paytable", None, "a paytable file such as paytables/seed000.yaml")
+    name = table.path_("paytable", None, "a paytable file such as paytables/seed000.yaml")
     variants = table.data.get("paytable_variants", [])
     if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
         table.fail(table.key("paytable_variants"),
-                   f"expected a list of variant names, got {variants!r}; e.g. [no_commission]")
+                   f"expected a list of variant names, got {short(variants)}; "
+                   "e.g. [no_commission]")
     if name is None:
         if variants:
             table.fail(table.key("paytable_variants"), "variants need table.paytable")
         return None
     path = table.path.parent / name
-    if not path.is_file():
-        table.fail(table.key("paytable"),
-                   f"{path} is not a file; name a paytable relative to this config's folder")
+    try:
+        found = path.is_file()
+    except OSError as exc:
+        table.fail(table.key("paytable"), f"{describe_path(path)} cannot be read "
+                   f"({exc.strerror or exc}); name a paytable relative to this config's folder")
+    if not found:
+        table.fail(table.key("paytable"), f"{describe_path(path)} is not a file; name a "
+                   "paytable relative to this config's folder")
     return load_paytable(path, variants)
 
 
-def _simulation(sec: _Section) -> SimulationConfig:
+def _simulation(sec: _Section, decks: int) -> SimulationConfig:
     pace = sec.sub("pace", ("card_s", "open_betting_s", "betting_s", "new_shoe_s",
                                   "supervisor_s"))
     d = Pace()
+    shoes = sec.int_("shoes", None, 1, "how many shoes to play, or null for no end", SHOES_MAX)
     return SimulationConfig(
-        seed=sec.int_("seed", None, 0, "any whole number, or null for a new shoe order each run"),
-        shoes=sec.int_("shoes", None, 1, "how many shoes to play, or null for no end"),
+        seed=sec.int_("seed", None, 0, "any whole number, or null for a new shoe order each run",
+                      SEED_MAX),
+        shoes=shoes,
         supervisor=sec.choice("supervisor", "resume", SUPERVISOR_POLICIES),
         pace=Pace(
             card_s=pace.float_("card_s", d.card_s, "e.g. 1.5"),
@@ -189,35 +218,55 @@ def _simulation(sec: _Section) -> SimulationConfig:
             new_shoe_s=pace.float_("new_shoe_s", d.new_shoe_s, "e.g. 45"),
             supervisor_s=pace.float_("supervisor_s", d.supervisor_s, "e.g. 20"),
         ),
-        faults=parse_faults(sec.path, sec.data.get("faults"), sec.key("faults")),
+        faults=parse_faults(sec.path, sec.data.get("faults"), sec.key("faults"),
+                            decks=decks, shoes=shoes),
     )
 
 
-def parse_faults(path: Path, data: Any, prefix: str = "faults") -> tuple[Fault, ...]:
-    """A fault script: a list of ``{kind, card | after_round, seconds, shoe}`` mappings."""
+def load_faults(path: Path, *, decks: int = DECKS_MAX, shoes: int | None = None
+                ) -> tuple[Fault, ...]:
+    """Read the fault script ``path`` for a shoe of ``decks`` decks and a run of ``shoes``
+    shoes (None: no end). Raises ``ConfigError`` naming the file and the key."""
+    return parse_faults(path, load_yaml(path, "fault script"), "faults", decks=decks,
+                        shoes=shoes)
+
+
+def parse_faults(path: Path, data: Any, prefix: str = "faults", *, decks: int = DECKS_MAX,
+                 shoes: int | None = None) -> tuple[Fault, ...]:
+    """A fault script: a list of ``{kind, card | after_round, seconds, shoe}`` mappings.
+
+    A card past the shoe (``decks`` x 52 cards, plus one place for a cut card after the last)
+    or a shoe past ``shoes`` would never happen: refused, so a typo is not silently ignored.
+    """
     if data is None:
         return ()
     if not isinstance(data, list):
-        raise ConfigError(f"{path}: {prefix}: expected a list of faults, got {data!r}")
+        raise ConfigError(f"{describe_path(path)}: {prefix}: expected a list of faults, got "
+                          f"{short(data)}")
+    last_card = decks * DECK_SIZE + 1
     faults = []
     for i, item in enumerate(data):
         sec = _Section(path, f"{prefix}[{i}]", item, ("kind", "card", "after_round", "seconds",
                                                        "shoe"))
         kind = sec.choice("kind", "", FAULT_KINDS)
-        card = sec.int_("card", None, 1, "the draw number in the shoe, 1 = burn indicator")
-        after = sec.int_("after_round", None, 0, "the round after which it happens")
+        card = sec.int_("card", None, 1, f"the draw number in the shoe, 1 = burn indicator, "
+                        f"{last_card} = after the last card of {decks} decks", last_card)
+        after = sec.int_("after_round", None, 0, "the round after which it happens",
+                         decks * DECK_SIZE // 4)
         if kind == "not_due" and (after is None or card is not None):
             sec.fail(sec.key("after_round"), "a not_due fault needs after_round (and no card)")
         if kind != "not_due" and (card is None or after is not None):
             sec.fail(sec.key("card"), f"a {kind} fault needs card (and no after_round)")
         default_s = {"double": 0.04, "lost": 10.0, "delay": 5.0}.get(kind, 0.0)
+        last_shoe = SHOES_MAX if shoes is None else shoes
         faults.append(
             Fault(
                 kind=kind,
                 card=card,
                 after_round=after,
                 seconds=sec.float_("seconds", default_s, "e.g. 0.04 for a double read"),
-                shoe=sec.int_("shoe", 1, 1, "the shoe number, 1 = the first") or 1,
+                shoe=sec.int_("shoe", 1, 1, f"the shoe number, 1 = the first, at most "
+                              f"{last_shoe} (the shoes played)", last_shoe) or 1,
             )
         )
     return tuple(faults)

@@ -12,7 +12,7 @@ from typing import IO, Any, TypeVar
 
 from drivers.simulated import SUPERVISOR_POLICIES, Fault, SimulatedDealer, random_shoes
 from station.analysis import analyze
-from station.config import load_config, parse_faults
+from station.config import load_config, load_faults
 from station.display import ConsoleDisplay
 from station.errors import InputFileError
 from station.outputs import Announced, Output, Published
@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         what = f"{count} shoe(s), seed {args.seed}"
     faults: tuple[Fault, ...] = ()
     if args.faults is not None:
-        faults = _read_faults(args.faults)
+        faults = load_faults(args.faults, decks=rules.decks,
+                             shoes=1 if args.shoe_file is not None else args.shoes or 1)
     dealer = SimulatedDealer(shoes, faults, supervisor=args.supervisor)
     station = Station(rules, paytable, prompts=args.display)
     stats = BetStats() if args.stats else None
@@ -146,16 +147,6 @@ def _writable(option: str, path: str | Path, opener: Callable[[str], T]) -> T:
         return opener(str(path))
     except OSError as exc:
         raise InputFileError(f"{option} {path}: cannot write ({exc.strerror})") from exc
-
-
-def _read_faults(path: Path) -> tuple[Fault, ...]:
-    import yaml  # noqa: PLC0415 - only this option needs it
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise InputFileError(f"{path}: cannot read fault script: {exc}") from exc
-    return parse_faults(path, data)
 
 
 def _summary(what: str, end: SimulationEnd, elapsed: float) -> None:
