@@ -126,6 +126,7 @@ class SimulatedDealer:
         self._drawn = 0  # cards drawn from the current shoe, the burn indicator being 1
         self._rounds_opened = 0
         self._in_hand: str | None = None  # a card out of the shoe whose read did not count
+        self._rescan: str | None = None  # a garbled card, to scan again while paused
         self._pending: list[Step] = []
         self.exhausted_mid_round = False
         self.finished = False
@@ -144,6 +145,12 @@ class SimulatedDealer:
             return [self._command(self.pace.betting_s, "close_betting", self.actor)]
         if due is Due.NEW_SHOE:
             return self._new_shoe()
+        if self._rescan is not None:
+            # As the display says: show the unreadable card face up and scan it again while
+            # paused; the station holds it and deals it when the supervisor resumes.
+            code, self._rescan = self._rescan, None
+            self._in_hand = None
+            return [self._read(self.pace.card_s, code)]
         if self.supervisor == "none":
             self.finished = True
             return []
@@ -164,6 +171,7 @@ class SimulatedDealer:
         self._drawn = 0
         self._rounds_opened = 0
         self._in_hand = None
+        self._rescan = None
         return [self._command(delay, "new_shoe", self.actor)]
 
     def _place_cut(self, shoe: Sequence[str]) -> list[str]:
@@ -212,23 +220,30 @@ class SimulatedDealer:
     def _draw_with_faults(self, code: str, n: int) -> list[Step]:
         out: list[Step] = []
         delay = self._fault("delay", card=n)
-        if delay is not None:
-            self.now += delay.seconds
+        # Part of the step's own delay, so the realistic driver waits it too (not only the
+        # virtual clock).
+        wait = delay.seconds if delay is not None else 0.0
         lost = self._fault("lost", card=n)
         if lost is not None:
-            out.append(self._at(0.0, lambda t: DeviceLost(self.source, "no answer", t)))
+            out.append(self._at(wait, lambda t: DeviceLost(self.source, "no answer", t)))
             self._pending.append(self._at(lost.seconds, lambda t: DeviceRestored(self.source, t)))
             self._in_hand = code
             return out
         if self._fault("garbled", card=n) is not None:
             self._in_hand = code
-            out.append(self._read(self.pace.card_s, "\x15?" + code[:1]))
+            self._rescan = code
+            out.append(self._read(wait + self.pace.card_s, "\x15?" + code[:1]))
             return out
-        out.append(self._read(self.pace.card_s, code))
+        out.append(self._read(wait + self.pace.card_s, code))
         double = self._fault("double", card=n)
         if double is not None:
             out.append(self._read(double.seconds, code))
         return out
+
+    def unused_faults(self) -> list[Fault]:
+        """Faults that never happened (a card past the shoe, a shoe never reached, a round
+        never played): the caller says so, so a fault script never fails silently."""
+        return list(self._faults)
 
     # --- helpers --------------------------------------------------------------------------
     def _fault(self, kind: str, card: int | None = None, after_round: int | None = None

@@ -136,7 +136,7 @@ class Dealing:
     shoe_ended: Callable[[str], bool]
     betting_opened: Callable[[], bool]
     betting_closed: Callable[[], bool]
-    fault: Callable[[str], bool]
+    fault: Callable[[str, str], bool]
     resumed: Callable[[str], bool]
     voided: Callable[[str], bool]
     last_round_ended: Callable[[], bool]
@@ -156,7 +156,10 @@ class Dealing:
         self.banker: list[Card] = []
         self._reset_shoe_state()
         self.paused_from: Phase | None = None
+        # What happened (goes upstream as a void's reason) and, apart, what the people at the
+        # table must do about it (the display only): an instruction is never a reason.
         self.pause_reasons: list[str] = []
+        self.pause_actions: list[str] = []
         self.drawn_while_paused: list[str] = []
         self.published: list[dict[str, Any]] = []  # drained by the station after each event
         self.notices: list[str] = []
@@ -330,21 +333,28 @@ class Dealing:
         self._pause(_CUT_IN_BURN)
 
     # --- pauses ---------------------------------------------------------------------------
-    def _pause(self, reason: str) -> None:
+    def _pause(self, reason: str, action: str = "") -> None:
         self.paused_from = self.phase
         self.pause_reasons = [reason]
+        self.pause_actions = [action] if action else []
         self.drawn_while_paused = []
 
-    def pause_for(self, reason: str) -> None:
-        self._pause(reason)
+    def pause_for(self, reason: str, action: str = "") -> None:
+        self._pause(reason, action)
 
-    def add_pause_reason(self, reason: str) -> None:
+    def add_pause_reason(self, reason: str, action: str = "") -> None:
         if reason not in self.pause_reasons:
             self.pause_reasons.append(reason)
+        if action and action not in self.pause_actions:
+            self.pause_actions.append(action)
+
+    def replace_pause_action(self, old: str, new: str) -> None:
+        """Change one instruction once it has been followed (a re-scan received)."""
+        self.pause_actions = [new if a == old else a for a in self.pause_actions]
 
     def pause_card_not_due(self, card: Card) -> None:
         self._set_aside(card)
-        self._pause(f"card not due: {card.code} ({self._why_not_due()}); set it aside")
+        self._pause(f"card not due: {card.code} ({self._why_not_due()})", "set it aside")
 
     def _why_not_due(self) -> str:
         phase = self.phase
@@ -379,13 +389,15 @@ class Dealing:
         self.pause_reasons = [r for r in self.pause_reasons if not r.startswith(_DRAWN_PAUSED)]
         n = len(self.drawn_while_paused)
         cards = " ".join(self.drawn_while_paused)
-        self.add_pause_reason(f"{_DRAWN_PAUSED} {n} card{'s' * (n > 1)} ({cards}); set aside")
+        self.add_pause_reason(f"{_DRAWN_PAUSED} {n} card{'s' * (n > 1)} ({cards})",
+                              "set the cards drawn while paused aside")
 
     def set_strays_aside(self, actor: str) -> None:
         if self.shoe is not None:
             self.shoe.discarded.extend(self.shoe.stray)
             self.shoe.stray.clear()
         self.pause_reasons = []
+        self.pause_actions = []
 
     def void_round(self, actor: str) -> None:
         reason = "; ".join(self.pause_reasons) or "voided by supervisor"

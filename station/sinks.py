@@ -19,11 +19,18 @@ class ResultsWriter:
     second.
     """
 
-    def __init__(self, path: str, flush_each: bool = False, append: bool = False) -> None:
-        self.path = path
+    def __init__(self, path: str | IO[str], flush_each: bool = False,
+                 append: bool = False) -> None:
+        """``path`` may be an open stream, which the caller owns (``station.outfiles``)."""
         self._flush_each = flush_each
+        if not isinstance(path, str):
+            self.path = getattr(path, "name", "-")
+            self._own = False
+            self._stream: IO[str] = path
+            return
+        self.path = path
         self._own = path != "-"
-        self._stream: IO[str] = (
+        self._stream = (
             # Closed by close(): the writer outlives any one block in the daemon.
             Path(path).open("a" if append else "w", encoding="utf-8") if self._own else sys.stdout  # noqa: SIM115
         )

@@ -24,12 +24,17 @@ from drivers.events import (
     InputEvent,
 )
 from station.bets.model import Paytable
-from station.cards import try_parse_card
-from station.machine import Dealing, Phase
+from station.cards import Card, try_parse_card
+from station.machine import BURN, DEALING, Dealing, Phase
 from station.outputs import Announced, Notice, Output, Prompt, Published
 from station.rules import BANKER_DRAWS
 
 CUT_POLICIES = ("next_round_last", "close_shoe")
+
+_CARD_DUE = (*BURN, *DEALING)
+_RESCAN = "show the card face up and scan it again"
+_CHECK_DEVICE = "check its cable and power"
+_CUT_OUT = "CUT CARD OUT: this round is the last"
 
 # What each supervisor action will do, by the phase the pause came from: shown with the
 # pause so the supervisor decides knowing the consequence.
@@ -90,7 +95,9 @@ class Station:
         self.dealing = Dealing(rules.table, rules.decks, rules.cut_card_between_rounds,
                                paytable)
         self._dedupe_s = rules.dedupe_ms / 1000.0
-        self._last_read: dict[str, tuple[str, float]] = {}
+        self._last_read: dict[str, tuple[object, float]] = {}
+        self._rescan_wanted = False  # paused on an unreadable card that was due
+        self._held: Card | None = None  # its re-scan, dealt on resume
         self._lost: dict[str, str] = {}
         self._out: list[Output] = []
         self.prompt = self._prompt()
@@ -131,7 +138,7 @@ class Station:
         # The prompt is a function of these facts only; building it on every event would cost
         # a tenth of the per-card budget, so it is rebuilt only when one of them changed.
         key = (d.state, d.burn_left, d.round_no, d.last_round, tuple(d.pause_reasons),
-               id(d.last_result))
+               tuple(d.pause_actions), id(d.last_result))
         if key != self._prompt_key:
             self._prompt_key = key
             prompt = self._prompt()
@@ -142,10 +149,15 @@ class Station:
 
     # --- reads ----------------------------------------------------------------------------
     def _on_card(self, ev: CardRead) -> None:
+        card = try_parse_card(ev.code)
+        # A double read is the same card twice, whatever its spelling: '4S' then '4s', '4S\r'
+        # or 'TS' then '10S' 50 ms apart are one card. By time, never by value alone: two
+        # identical cards in a row are legal in an 8-deck shoe.
+        ident: object = card if card is not None else ev.code.strip()
         last = self._last_read.get(ev.source)
-        self._last_read[ev.source] = (ev.code, ev.ts)
+        self._last_read[ev.source] = (ident, ev.ts)
         # abs(): a wall clock stepped back (NTP) must not turn a bounce into a second card.
-        if (last is not None and last[0] == ev.code and self._dedupe_s > 0.0
+        if (last is not None and last[0] == ident and self._dedupe_s > 0.0
                 and abs(ev.ts - last[1]) <= self._dedupe_s):
             self._out.append(
                 Notice(
@@ -154,24 +166,58 @@ class Station:
                 )
             )
             return
-        card = try_parse_card(ev.code)
         d = self.dealing
         if card is None:
-            d.fault(
-                f"unreadable code {ev.code!r} from {ev.source}: not a card; "
-                "set the card face up for the supervisor and re-scan it"
-            )
+            self._on_unreadable(ev)
+            return
+        if d.state == "paused" and self._rescan_wanted and self._held is None:
+            self._on_rescan(card)
             return
         shoe = d.shoe
         if shoe is not None and d.state != "no_shoe":
             if not shoe.can_take(card):
                 d.fault(
                     f"{card.code} would be copy {shoe.counts[card.index] + 1} in a "
-                    f"{shoe.decks}-deck shoe: foreign card or misread; set it aside"
+                    f"{shoe.decks}-deck shoe: foreign card or misread", "set it aside"
                 )
                 return
             shoe.take(card)
         d.card_read(card)
+
+    def _on_unreadable(self, ev: CardRead) -> None:
+        """A code that is not a card. Where a card is due, the dealer shows it face up and
+        scans it again while paused; the station holds that re-scan and deals it as the due
+        card when the supervisor resumes, so following the display never counts it twice."""
+        d = self.dealing
+        reason = f"unreadable code {ev.code!r} from {ev.source}: not a card"
+        due = d.phase in _CARD_DUE or (d.state == "paused" and d.paused_from in _CARD_DUE)
+        if not due:
+            d.fault(reason + " (no card is due)", "set the card aside")
+            return
+        if self._held is not None:
+            # The card is already identified: a second garbled read changes nothing.
+            d.fault(reason, "")
+            return
+        self._rescan_wanted = True
+        d.fault(reason, _RESCAN)
+
+    def _on_rescan(self, card: Card) -> None:
+        d = self.dealing
+        shoe = d.shoe
+        assert shoe is not None  # a card-due phase has a shoe
+        if not shoe.can_take(card):
+            d.fault(
+                f"{card.code} would be copy {shoe.counts[card.index] + 1} in a "
+                f"{shoe.decks}-deck shoe: foreign card or misread", "set it aside"
+            )
+            return
+        shoe.take(card)
+        self._held = card
+        d.replace_pause_action(
+            _RESCAN, f"re-scanned as {card.code}: keep it face up; resume deals it as the due "
+            "card, void sets it aside",
+        )
+        self._out.append(Notice(f"re-scan read {card.code}: held for the supervisor"))
 
     # --- people ---------------------------------------------------------------------------
     def _on_command(self, ev: Command) -> None:
@@ -186,11 +232,20 @@ class Station:
             )
             return
         arg = self._shoe_id(ev.ts) if ev.action == "new_shoe" else ev.actor
+        held = self._held
+        d = self.dealing
         try:
+            if ev.action == "void" and held is not None and d.shoe is not None:
+                d.shoe.stray.append(held)  # voided with its round: set aside, never dealt
             if trigger in ("betting_opened", "betting_closed"):
-                getattr(self.dealing, trigger)()
+                getattr(d, trigger)()
             else:
-                getattr(self.dealing, trigger)(arg)
+                getattr(d, trigger)(arg)
+            if ev.action in ("resume", "void"):
+                self._rescan_wanted = False
+                self._held = None
+                if ev.action == "resume" and held is not None:
+                    d.card_read(held)  # the re-scanned card, identified while paused
             if ev.action in ("resume", "void"):
                 # Who cleared a pause is on the display and in the journal, not only in logs.
                 past = "resumed" if ev.action == "resume" else "voided"
@@ -199,8 +254,10 @@ class Station:
                 # A void refunds the round but must not let the table deal without its
                 # devices: the device-lost pause is latched again until they are back.
                 for source, reason in sorted(self._lost.items()):
-                    self.dealing.fault(self._lost_reason(source, reason))
+                    self.dealing.fault(self._lost_reason(source, reason), _CHECK_DEVICE)
         except MachineError:
+            if ev.action == "void" and held is not None and d.shoe is not None:
+                d.shoe.stray.remove(held)
             self._out.append(
                 Notice(
                     f"{ev.action.replace('_', ' ')} refused from {ev.actor}: not possible "
@@ -219,11 +276,11 @@ class Station:
     # --- devices --------------------------------------------------------------------------
     def _on_lost(self, ev: DeviceLost) -> None:
         self._lost[ev.source] = ev.reason
-        self.dealing.fault(self._lost_reason(ev.source, ev.reason))
+        self.dealing.fault(self._lost_reason(ev.source, ev.reason), _CHECK_DEVICE)
 
     @staticmethod
     def _lost_reason(source: str, reason: str) -> str:
-        return f"{source} lost ({reason}): check its cable and power"
+        return f"{source} lost ({reason})"
 
     def _on_restored(self, ev: DeviceRestored) -> None:
         if self._lost.pop(ev.source, None) is not None:
@@ -235,10 +292,10 @@ class Station:
         phase = d.phase
         name = d.state
         if phase is Phase.PAUSED:
-            return Prompt(
-                name, "PAUSED: " + "; ".join(d.pause_reasons) + " - call supervisor",
-                _SUPERVISOR_CHOICES.get(d.paused_from, ""), paused=True,
-            )
+            todo = "; ".join(d.pause_actions)
+            text = "PAUSED: " + "; ".join(d.pause_reasons)
+            text += f" - {todo}; call supervisor" if todo else " - call supervisor"
+            return Prompt(name, text, _SUPERVISOR_CHOICES.get(d.paused_from, ""), paused=True)
         if phase is Phase.NO_SHOE:
             return Prompt(name, "NEW SHOE: shuffle, insert the cut card, press NEW SHOE")
         if phase is Phase.SHOE_CLOSED:
@@ -254,11 +311,13 @@ class Station:
             return Prompt(name, f"BURN {d.burn_left} MORE FACE DOWN", f"{shown} shown")
         nxt = d.round_no + 1
         if phase is Phase.BETWEEN_ROUNDS:
-            last = " (LAST ROUND OF SHOE)" if d.last_round else ""
-            return Prompt(name, f"ROUND {nxt}{last}: OPEN BETTING", self._result_detail())
-        round_tag = f"ROUND {d.round_no}" + (" LAST" if d.last_round else "")
+            last = f" - {_CUT_OUT}" if d.last_round else ""
+            return Prompt(name, f"ROUND {nxt}: OPEN BETTING{last}", self._result_detail())
+        round_tag = f"ROUND {d.round_no}" + (f" - {_CUT_OUT}" if d.last_round else "")
         if phase is Phase.BETTING_OPEN:
-            return Prompt(name, f"{round_tag}: BETTING OPEN - do not deal")
+            # Says how betting ends, so the dealer is never left waiting for nothing.
+            return Prompt(name, f"ROUND {d.round_no}: BETTING OPEN - do not deal; press CLOSE "
+                          "BETTING when bets are in", _CUT_OUT if d.last_round else "")
         return self._deal_prompt(name, phase, round_tag)
 
     def _deal_prompt(self, name: str, phase: Phase, round_tag: str) -> Prompt:

@@ -113,8 +113,8 @@ def test_card_while_betting_is_open_pauses_and_void_refunds() -> None:
     t.cmd("open_betting")
     t.card("9H")
     assert t.phase == "paused"
-    assert t.station.prompt.text == ("PAUSED: card not due: 9H (betting is still open); set it "
-                                     "aside - call supervisor")
+    assert t.station.prompt.text == ("PAUSED: card not due: 9H (betting is still open) - set it "
+                                     "aside; call supervisor")
     assert t.station.prompt.detail == "supervisor: resume continues the round, void refunds it"
     t.cmd("void", actor="supervisor:ann")
     (r,) = t.records
@@ -142,15 +142,89 @@ def test_extra_card_after_the_round_names_the_third_card_not_due() -> None:
 
 
 def test_unreadable_code_pauses_and_a_rescan_after_resume_continues() -> None:
+    # The supervisor resumes without a re-scan: the station asks for the due card again.
     t = Table()
     t.new_shoe()
     t.round("4S", "3H")
     t.card("\x15?Q")
-    assert t.phase == "paused" and "unreadable code" in t.prompt and "re-scan" in t.prompt
+    assert t.phase == "paused" and "unreadable code" in t.prompt
+    assert "show the card face up and scan it again" in t.prompt
     t.cmd("resume", actor="supervisor:ann")
     assert t.phase == "player_2"
     t.cards("5D", "2C")
     assert t.records[0]["player"] == ["4S", "5D"]
+
+
+def test_following_the_unreadable_card_instruction_literally_deals_it_once() -> None:
+    # The display says: show the card face up and scan it again. Doing exactly that while
+    # paused identifies the card; resume deals it as the due card, and it is counted once.
+    t = Table()
+    t.new_shoe()
+    t.round("4S", "3H")
+    t.card("\x15?Q")
+    t.card("5D")  # the re-scan, while still paused
+    assert t.phase == "paused"
+    assert "re-scanned as 5D" in t.prompt and "resume deals it as the due card" in t.prompt
+    assert "scan it again" not in t.prompt
+    t.cmd("resume", actor="supervisor:ann")
+    assert t.phase == "banker_2", t.prompt
+    t.card("2C")
+    r = t.records[0]
+    assert r["player"] == ["4S", "5D"] and r["banker"] == ["3H", "2C"]
+    shoe = t.station.dealing.shoe
+    assert shoe is not None
+    assert shoe.counts[parse_card("5D").index] == 1 and not shoe.stray and not shoe.discarded
+
+
+def test_a_rescanned_card_is_set_aside_when_the_round_is_voided() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S", "3H")
+    t.card("\x15?Q")
+    t.card("5D")
+    t.cmd("void", actor="supervisor:ann")
+    r = t.records[0]
+    assert r["status"] == "void" and r["player"] == ["4S"]
+    # The reason upstream is what happened, never the dealer's instruction.
+    assert r["void_reason"] == "unreadable code '\\x15?Q' from scanner: not a card"
+    shoe = t.station.dealing.shoe
+    assert shoe is not None and [c.code for c in shoe.discarded] == ["5D", "4S", "3H"]
+    assert t.phase == "between_rounds"
+
+
+def test_only_one_rescan_is_held_a_second_card_is_a_stray() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S", "3H")
+    t.card("\x15?Q")
+    t.card("5D")
+    t.card("6D")  # a second card while paused: drawn, set aside
+    assert "drawn while paused: 1 card (6D)" in t.prompt
+    t.cmd("resume", actor="supervisor:ann")
+    assert t.phase == "banker_2"
+    t.card("2C")
+    assert t.records[0]["player"] == ["4S", "5D"]
+
+
+def test_unreadable_code_when_no_card_is_due_says_set_it_aside() -> None:
+    t = Table()
+    t.new_shoe()
+    t.card("\x15?Q")  # between rounds
+    assert "no card is due" in t.prompt and "set the card aside" in t.prompt
+    assert "scan it again" not in t.prompt
+    t.card("5D")  # a card while paused is drawn and set aside, as any card not due
+    assert "drawn while paused: 1 card (5D)" in t.prompt
+
+
+@pytest.mark.parametrize("first,second", [("4S", "4s"), ("4S", "4S\r"), ("TS", "10S"),
+                                          ("10H", "th ")])
+def test_a_double_read_is_the_same_card_whatever_its_spelling(first: str, second: str) -> None:
+    t = Table()
+    t.new_shoe()
+    t.round()
+    t.card(first)
+    t.card(second, dt=0.05)
+    assert t.phase == "banker_1" and any("double read" in n for n in t.notices)
 
 
 def test_a_ninth_copy_is_refused_and_never_counted() -> None:
@@ -189,7 +263,7 @@ def test_cut_card_in_a_round_makes_it_the_last() -> None:
     t.new_shoe()
     t.round("4S", "3H")
     t.cut()
-    assert "LAST" in t.prompt
+    assert "CUT CARD OUT: this round is the last" in t.prompt
     t.cards("5D", "2C")
     assert t.phase == "shoe_closed"
     assert t.prompt.startswith("SHOE CLOSED after round 1")
@@ -204,7 +278,7 @@ def test_cut_card_between_rounds_default_policy_next_round_is_last() -> None:
     t.new_shoe()
     t.round("4S", "3H", "5D", "2C")
     t.cut()
-    assert t.phase == "between_rounds" and "(LAST ROUND OF SHOE)" in t.prompt
+    assert t.phase == "between_rounds" and "CUT CARD OUT: this round is the last" in t.prompt
     t.round("4S", "3H", "5D", "2C")
     assert t.phase == "shoe_closed" and len(t.records) == 2
 
@@ -240,7 +314,7 @@ def test_cut_card_during_the_burn_pauses(action: str) -> None:
         return
     assert t.phase == "burning"
     t.cards("2C", "2D", "2H")
-    assert "LAST ROUND" in t.prompt
+    assert "CUT CARD OUT: this round is the last" in t.prompt
     t.round("4S", "3H", "5D", "2C")
     assert t.phase == "shoe_closed"
 
@@ -286,7 +360,8 @@ def test_cards_drawn_while_paused_are_set_aside_with_the_reason() -> None:
     t.card("9H")
     t.card("8H")
     t.card("8H")  # two identical strays read as two
-    assert "drawn while paused: 2 cards (8H 8H); set aside" in t.prompt
+    assert "drawn while paused: 2 cards (8H 8H)" in t.prompt
+    assert "set the cards drawn while paused aside" in t.prompt
     t.cmd("resume", actor="supervisor:ann")
     assert t.phase == "betting_open"
     shoe = t.station.dealing.shoe
@@ -345,7 +420,7 @@ def test_a_second_cut_card_sighting_is_only_a_notice() -> None:
     t.cards("2C", "2D", "2H")
     t.cut()  # the sensor bounces between rounds
     assert t.notices[-1] == "cut card seen again in this shoe: ignored (sensor bounce?)"
-    assert t.phase == "between_rounds" and "LAST ROUND" in t.prompt
+    assert t.phase == "between_rounds" and "CUT CARD OUT: this round is the last" in t.prompt
 
 
 def test_close_shoe_policy_applies_to_a_cut_card_seen_while_paused_between_rounds() -> None:
@@ -367,7 +442,7 @@ def test_cut_card_in_the_burn_while_already_paused_reaches_the_reason() -> None:
     assert "cut card came out during the burn" in t.prompt
     t.cmd("resume", actor="supervisor:ann")
     t.cards("2C", "2D", "2H", "3C")
-    assert "LAST ROUND" in t.prompt
+    assert "CUT CARD OUT: this round is the last" in t.prompt
 
 
 def test_void_does_not_get_round_a_lost_reader() -> None:

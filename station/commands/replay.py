@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from station.display import ConsoleDisplay
+from station.outfiles import Outputs
 from station.outputs import Published
 from station.recording import read_recording
 from station.sinks import ResultsWriter
@@ -27,12 +27,16 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The recording is the incident's evidence: --out may never name it (station.outfiles).
+    outs = Outputs([args.recording])
+    outs.claim("--out", args.out)
     recording = read_recording(args.recording)
     station = recording.station()
     events = recording.events
     rounds = voids = count = 0
-    with ExitStack() as stack:
-        sink = stack.enter_context(ResultsWriter(args.out)) if args.out else None
+    with outs:
+        out_stream = outs["--out"]
+        sink = ResultsWriter(out_stream) if out_stream is not None else None
         display = ConsoleDisplay(sys.stderr) if args.display else None
         if display is not None:
             display.show([station.prompt])

@@ -5,16 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
-from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import Any
 
 from drivers.simulated import SUPERVISOR_POLICIES, Fault, SimulatedDealer, random_shoes
 from station.analysis import analyze
 from station.config import load_config, load_faults
 from station.display import ConsoleDisplay
 from station.errors import InputFileError
+from station.outfiles import Outputs
 from station.outputs import Announced, Output, Published
 from station.paytable import Paytable, load_paytable
 from station.recording import Recorder
@@ -25,7 +24,6 @@ from station.station import Station, TableRules
 from station.stats import BetStats, format_summary
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
-T = TypeVar("T")
 
 
 def register(sub: Any) -> None:
@@ -100,23 +98,22 @@ def run(args: argparse.Namespace) -> int:
     dealer = SimulatedDealer(shoes, faults, supervisor=args.supervisor)
     station = Station(rules, paytable, prompts=args.display)
     stats = BetStats() if args.stats else None
-    with ExitStack() as stack:
-        sink = None
-        if args.out:
-            sink = stack.enter_context(_writable("--out", args.out, ResultsWriter))
-        announce = None
-        if args.announcements:
-            announce = stack.enter_context(
-                _writable("--announcements", args.announcements, ResultsWriter)
-            )
+    # Every output is checked against the inputs and the other outputs before anything is
+    # written, and replaced only when the simulation finishes (station.outfiles).
+    outs = Outputs([args.shoe_file, args.faults, args.config, args.paytable,
+                    paytable.path if paytable is not None else None])
+    outs.claim("--out", args.out)
+    outs.claim("--announcements", args.announcements)
+    outs.claim("--record", args.record)
+    with outs:
+        out_stream, announce_stream, record_stream = (
+            outs["--out"], outs["--announcements"], outs["--record"])
+        sink = ResultsWriter(out_stream) if out_stream is not None else None
+        announce = ResultsWriter(announce_stream) if announce_stream is not None else None
         display = ConsoleDisplay(sys.stderr) if args.display else None
         record = None
-        if args.record is not None:
-            stream: IO[str] = stack.enter_context(
-                # The ExitStack closes it.
-                _writable("--record", args.record, lambda p: open(p, "w", encoding="utf-8"))  # noqa: SIM115
-            )
-            record = Recorder(stream, rules, paytable).write
+        if record_stream is not None:
+            record = Recorder(record_stream, rules, paytable).write
 
         def on_outputs(outputs: list[Output]) -> None:
             for o in outputs:
@@ -136,17 +133,13 @@ def run(args: argparse.Namespace) -> int:
         end = simulate(station, dealer, on_outputs, record)
         elapsed = time.perf_counter() - started
     _summary(what, end, elapsed)
+    for f in dealer.unused_faults():
+        where = f"card {f.card}" if f.card is not None else f"after round {f.after_round}"
+        print(f"fault {f.kind} at {where} of shoe {f.shoe} never happened: the simulation "
+              "did not get that far (check the fault script)", file=sys.stderr)
     if stats is not None and paytable is not None:
         print(format_summary(stats, analyze(paytable, rules.decks)), file=sys.stderr)
     return 0
-
-
-def _writable(option: str, path: str | Path, opener: Callable[[str], T]) -> T:
-    """Open an output before anything is dealt; a bad path is a usage error, not a crash."""
-    try:
-        return opener(str(path))
-    except OSError as exc:
-        raise InputFileError(f"{option} {path}: cannot write ({exc.strerror})") from exc
 
 
 def _summary(what: str, end: SimulationEnd, elapsed: float) -> None:
