@@ -19,11 +19,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final
 
-import yaml
-
 from station.bets.model import PUSH_CONDITIONS, Bet, Paytable, open_bets
 from station.bets.registry import KINDS, KindSpec
 from station.errors import ConfigError
+from station.limits import payout_problem, short
+from station.textfile import describe_path, read_text
+from station.yamlload import MAX_YAML_BYTES, parse_yaml
 
 TOP_KEYS: Final = ("name", "title", "source", "bets", "variants")
 BET_REQUIRED: Final = ("key", "label", "kind", "pays", "push", "cutoff_round")
@@ -37,40 +38,15 @@ _KEY_RE: Final = re.compile(r"^[a-z][a-z0-9_]*$")
 __all__ = ["Paytable", "load_paytable", "open_bets", "parse_paytable"]
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """A YAML loader that refuses a key given twice in one mapping (PyYAML keeps the last)."""
-
-
-def _no_duplicates(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"key {key!r} is given twice", key_node.start_mark
-            )
-        seen.add(key)
-    return loader.construct_mapping(node)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
-
-
 def load_paytable(path: Path, variants: Sequence[str] = ()) -> Paytable:
     """Load and validate the paytable file at ``path`` with ``variants`` applied in order.
 
     Raises ``ConfigError`` (naming the file, the bet, the key and the fix) for an unreadable
     file, bad YAML, an unknown key, an unknown bet kind or variant, a payout that is not a
-    positive number, a missing ``cutoff_round`` or ``push``, and every other mistake.
+    positive number up to 10,000, a missing ``cutoff_round`` or ``push``, and every other
+    mistake.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the paytable: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{path}: not UTF-8 text (byte {exc.start}); save the paytable as UTF-8"
-        ) from exc
+    text = read_text(path, "the paytable", ConfigError, MAX_YAML_BYTES)
     return parse_paytable(text, path, variants)
 
 
@@ -80,10 +56,7 @@ def parse_paytable(text: str, path: Path, variants: Sequence[str] = ()) -> Payta
     A recording carries the text of the paytable in force, so a replay settles with exactly
     the payouts of the session even if the file has changed since.
     """
-    try:
-        doc = yaml.load(text, Loader=_StrictLoader)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    doc = parse_yaml(text, describe_path(path))
     return replace(_Builder(path).build(doc, tuple(variants)), text=text)
 
 
@@ -103,7 +76,7 @@ class _Builder:
         self.path = path
 
     def fail(self, where: str, problem: str, fix: str) -> ConfigError:
-        return ConfigError(f"{self.path}: {where}: {problem}; {fix}")
+        return ConfigError(f"{describe_path(self.path)}: {where}: {problem}; {fix}")
 
     def build(self, doc: object, chosen: tuple[str, ...]) -> Paytable:
         if not isinstance(doc, dict):
@@ -111,8 +84,11 @@ class _Builder:
         for k in doc:
             if k not in TOP_KEYS:
                 raise self.fail(
-                    f"key {k!r}", "unknown top-level key", f"use only {', '.join(TOP_KEYS)}"
+                    f"key {short(k)}", "unknown top-level key", f"use only {', '.join(TOP_KEYS)}"
                 )
+        for k in ("title", "source"):
+            if doc.get(k) is not None and not isinstance(doc[k], str):
+                raise self.fail(f"key {k!r}", f"{short(doc[k])} is not text", "quote it")
         name = doc.get("name")
         if not isinstance(name, str) or not name:
             raise self.fail("key 'name'", "missing or not a string", "add 'name: <text>'")
@@ -143,8 +119,8 @@ class _Builder:
         if not isinstance(raw, dict):
             raise self.fail(where, "is not a mapping", "write each bet as 'key: ...' lines")
         key = raw.get("key")
-        if isinstance(key, str):
-            where = f"bet {key!r}"
+        if isinstance(key, str) and _KEY_RE.match(key):
+            where = f"bet {short(key)}"
         for field in BET_REQUIRED:
             if field not in raw:
                 raise self.fail(
@@ -155,13 +131,14 @@ class _Builder:
                 )
         if not isinstance(key, str) or not _KEY_RE.match(key):
             raise self.fail(
-                f"{where}: key 'key'", f"{key!r} is not a bet key", "use lower_snake_case English"
+                f"{where}: key 'key'", f"{short(key)} is not a bet key",
+                "use lower_snake_case English"
             )
         kind = raw["kind"]
-        if kind not in KINDS:
+        if not isinstance(kind, str) or kind not in KINDS:
             raise self.fail(
                 f"{where}: key 'kind'",
-                f"unknown bet kind {kind!r}",
+                f"unknown bet kind {short(kind)}",
                 f"use one of {', '.join(sorted(KINDS))}",
             )
         spec = KINDS[kind]
@@ -173,7 +150,8 @@ class _Builder:
                     if field in PARAMS
                     else f"allowed keys are {', '.join(allowed)}"
                 )
-                raise self.fail(f"{where}: key {field!r}", "unknown key", f"remove it ({hint})")
+                raise self.fail(f"{where}: key {short(field)}", "unknown key",
+                                f"remove it ({hint})")
         for param in spec.params:
             if param not in raw:
                 raise self.fail(
@@ -202,14 +180,17 @@ class _Builder:
         for name, value in raw.items():
             if name not in spec.pay_names:
                 raise self.fail(
-                    f"{where}: key 'pays.{name}'", "unknown payout for this kind", f"use {names}"
+                    f"{where}: key 'pays.{short(name)[1:-1] if isinstance(name, str) else name}'",
+                    "unknown payout for this kind", f"use {names}"
                 )
             x = _number(value)
-            if x is None or x <= 0:
+            problem = "is not a positive payout" if x is None else payout_problem(x)
+            if x is None or problem is not None:
                 raise self.fail(
                     f"{where}: key 'pays.{name}'",
-                    f"{value!r} is not a positive payout",
-                    "write X of 'X to 1' as a positive number (0.95, 3.5, 11); a refund is a push",
+                    f"{short(value)} {problem}",
+                    "write X of 'X to 1' as a positive number up to 10000 (0.95, 3.5, 11); "
+                    "a refund is a push",
                 )
             out[str(name)] = x
         missing = [n for n in spec.pays_required if n not in out]
@@ -230,7 +211,7 @@ class _Builder:
             if cond not in PUSH_CONDITIONS:
                 raise self.fail(
                     f"{where}: key 'push'",
-                    f"unknown push condition {cond!r}",
+                    f"unknown push condition {short(cond)}",
                     f"use {', '.join(PUSH_CONDITIONS)}",
                 )
             if cond not in spec.pushes:
@@ -247,7 +228,7 @@ class _Builder:
         if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
             raise self.fail(
                 f"{where}: key 'cutoff_round'",
-                f"{raw!r} is not a round number",
+                f"{short(raw)} is not a round number",
                 "give the last round N that accepts the bet (N >= 1) or null for no cut-off",
             )
         return raw
@@ -257,13 +238,14 @@ class _Builder:
         if "side" in spec.params:
             if raw["side"] not in spec.sides:
                 raise self.fail(
-                    f"{where}: key 'side'", f"{raw['side']!r} is not a side", f"use {spec.sides}"
+                    f"{where}: key 'side'", f"{short(raw['side'])} is not a side",
+                    f"use {spec.sides}"
                 )
             out["side"] = raw["side"]
         if "total" in spec.params:
             t = raw["total"]
             if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= 9:
-                raise self.fail(f"{where}: key 'total'", f"{t!r} is not a total", "use 0..9")
+                raise self.fail(f"{where}: key 'total'", f"{short(t)} is not a total", "use 0..9")
             out["total"] = t
         if "totals" in spec.params:
             ts = raw["totals"]
@@ -274,7 +256,7 @@ class _Builder:
             ):
                 raise self.fail(
                     f"{where}: key 'totals'",
-                    f"{ts!r} is not a list of totals",
+                    f"{short(ts)} is not a list of totals",
                     "use e.g. [7, 8, 9]",
                 )
             out["totals"] = tuple(ts)
@@ -282,7 +264,7 @@ class _Builder:
             if raw["colour"] not in COLOURS:
                 raise self.fail(
                     f"{where}: key 'colour'",
-                    f"{raw['colour']!r} is not a colour",
+                    f"{short(raw['colour'])} is not a colour",
                     "use red or black",
                 )
             out["colour"] = raw["colour"]
@@ -306,7 +288,8 @@ class _Builder:
             for e in entries:
                 if e["key"] in seen:
                     raise self.fail(
-                        f"bet {e['key']!r}: key 'key'", "is used twice", "give each bet its own key"
+                        f"bet {short(e['key'])}: key 'key'", "is used twice",
+                        "give each bet its own key"
                     )
                 seen.add(e["key"])
         parsed = {str(v): self.variant(str(v), body, by_key) for v, body in raw.items()}
@@ -315,7 +298,7 @@ class _Builder:
             if vname not in parsed:
                 known = ", ".join(parsed) or "none"
                 raise self.fail(
-                    f"variant {vname!r}", "is not in this file", f"choose one of: {known}"
+                    f"variant {short(vname)}", "is not in this file", f"choose one of: {known}"
                 )
             for bkey, over in parsed[vname].items():
                 for field, value in over.items():
@@ -332,20 +315,21 @@ class _Builder:
         self, vname: str, body: object, by_key: Mapping[str, Any]
     ) -> dict[str, dict[str, Any]]:
         """Validate every variant of the file, chosen or not, so a typo is caught early."""
-        where = f"variant {vname!r}"
+        where = f"variant {short(vname)}"
         if not isinstance(body, dict):
             raise self.fail(where, "is not a mapping", "give it 'note:' and 'bets:'")
         for k in body:
             if k not in VARIANT_KEYS:
                 raise self.fail(
-                    f"{where}: key {k!r}", "unknown key", f"use only {', '.join(VARIANT_KEYS)}"
+                    f"{where}: key {short(k)}", "unknown key",
+                    f"use only {', '.join(VARIANT_KEYS)}"
                 )
         overrides = body.get("bets") or {}
         if not isinstance(overrides, dict):
             raise self.fail(f"{where}: key 'bets'", "is not a mapping", "map bet keys to changes")
         out: dict[str, dict[str, Any]] = {}
         for bkey, over in overrides.items():
-            bwhere = f"{where}: bet {bkey!r}"
+            bwhere = f"{where}: bet {short(bkey)}"
             if bkey not in by_key:
                 raise self.fail(bwhere, "is not a bet of this file", "check the bet key")
             if not isinstance(over, dict):
@@ -363,7 +347,7 @@ class _Builder:
                     parsed[field] = value
                 else:
                     raise self.fail(
-                        f"{bwhere}: key {field!r}",
+                        f"{bwhere}: key {short(field)}",
                         "a variant cannot set it",
                         f"change only {', '.join(OVERRIDABLE)} (note as text), or add a bet",
                     )
@@ -383,7 +367,7 @@ class _Builder:
                     problem = (
                         "refers to itself or to another combined bet"
                         if any(x["key"] == r for x in entries)
-                        else f"refers to {r!r}, which is not a bet of this file"
+                        else f"refers to {short(r)}, which is not a bet of this file"
                     )
                     raise self.fail(
                         f"bet {e['key']!r}: key 'bets'", problem, "list keys of plain bets only"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +19,16 @@ import orjson
 
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
 from station.errors import ConfigError, InputFileError
+from station.limits import (
+    MAX_LINE_BYTES,
+    decks_problem,
+    dedupe_ms_problem,
+    short,
+    table_id_problem,
+)
 from station.paytable import Paytable, parse_paytable
 from station.station import CUT_POLICIES, Station, TableRules
+from station.textfile import decode, describe_path, parse_json
 
 FORMAT = "dealer-station-recording"
 LATEST_TS = 4_102_444_800.0  # 2100-01-01: anything later is a corrupt timestamp
@@ -38,23 +47,41 @@ def event_to_json(event: InputEvent) -> dict[str, Any]:
     return {"t": event.ts, "e": "cmd", "action": event.action, "actor": event.actor}
 
 
-def event_from_json(obj: dict[str, Any]) -> InputEvent:
-    """Rebuild an event; raises ``KeyError``/``TypeError``/``ValueError`` on a malformed one."""
-    kind = obj["e"]
-    ts = float(obj["t"])
-    if not (math.isfinite(ts) and 0.0 <= ts < LATEST_TS):
-        raise ValueError(f"timestamp t={obj['t']!r} is not a time between 1970 and 2100")
+def event_from_json(obj: object) -> InputEvent:
+    """Rebuild an event from its JSON object; raises ``ValueError`` saying what is wrong.
+
+    Every field is type-checked: a recording is evidence, and one that does not hold exactly
+    what a station writes is refused rather than guessed at.
+    """
+    if not isinstance(obj, dict):
+        raise ValueError(f"expected a JSON object, got {short(obj)}")
+    kind = obj.get("e")
+    t = obj.get("t")
+    if isinstance(t, bool) or not isinstance(t, int | float) or not (
+        math.isfinite(t) and 0.0 <= t < LATEST_TS
+    ):
+        raise ValueError(f"timestamp t={short(t)} is not a time between 1970 and 2100")
+    ts = float(t)
     if kind == "card":
-        return CardRead(str(obj["code"]), str(obj["src"]), ts)
+        return CardRead(_text(obj, "code"), _text(obj, "src"), ts)
     if kind == "cut":
-        return CutCardSeen(str(obj["src"]), ts)
+        return CutCardSeen(_text(obj, "src"), ts)
     if kind == "lost":
-        return DeviceLost(str(obj["src"]), str(obj["reason"]), ts)
+        return DeviceLost(_text(obj, "src"), _text(obj, "reason"), ts)
     if kind == "restored":
-        return DeviceRestored(str(obj["src"]), ts)
+        return DeviceRestored(_text(obj, "src"), ts)
     if kind == "cmd":
-        return Command(str(obj["action"]), str(obj["actor"]), ts)
-    raise ValueError(f"unknown event type {kind!r} (expected card, cut, lost, restored, cmd)")
+        return Command(_text(obj, "action"), _text(obj, "actor"), ts)
+    raise ValueError(
+        f"unknown event type {short(kind)} (expected card, cut, lost, restored, cmd)"
+    )
+
+
+def _text(obj: dict[str, Any], key: str) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"{key!r} is {short(value)}, expected a string")
+    return value
 
 
 class Recorder:
@@ -96,59 +123,119 @@ class Recording:
 
 
 def read_recording(path: Path) -> Recording:
-    """Open a recording: its table rules, paytable, session and a lazy iterator over events.
+    """Open a recording: its table rules, paytable, session and an iterator over events.
 
-    Raises ``InputFileError`` naming the file and the line for anything malformed; the
-    iterator raises it too, at the bad line, after yielding every good event before it.
+    Raises ``InputFileError`` naming the file and the line for anything malformed. Every line
+    is checked here, before the caller opens any output, so a bad recording is refused
+    whole (the iterator then reads the file again, lazily). The header's rules are checked
+    with the same bounds as a config's (station.limits).
     """
+    name = describe_path(path)
+    with _open(path, name) as stream:
+        lines = _lines(stream, name)
+        _, first = next(lines, (1, b""))
+        text = decode(first, name, InputFileError, ", line 1")
+        try:
+            header = parse_json(text)
+            if not isinstance(header, dict):
+                raise ValueError("not a JSON object")
+            if header.get("format") != FORMAT:
+                raise ValueError(f"not a {FORMAT} file")
+            if header.get("version") != VERSION:
+                raise ValueError(
+                    f"version {short(header.get('version'))}; this station reads {VERSION}"
+                )
+            rules = _rules_from_json(header.get("rules"))
+            session = header.get("session", "")
+            if not isinstance(session, str) or SESSION_RE.fullmatch(session) is None:
+                raise ValueError(f"session {short(session)} is not a session tag")
+            paytable = _paytable(header.get("paytable"), name)
+        except ValueError as exc:
+            raise InputFileError(
+                f"{name}, line 1: bad recording header ({exc}); a recording starts with the "
+                "header line a station writes"
+            ) from None
+        for line_no, line in lines:
+            _event(line, line_no, name)
+    return Recording(rules, paytable, session, _events(path, name))
+
+
+SESSION_RE = re.compile(r"[A-Za-z0-9._-]{0,64}")
+
+
+def _open(path: Path, name: str) -> IO[bytes]:
     try:
-        stream = path.open(encoding="utf-8")
+        return open(path, "rb")
     except OSError as exc:
-        raise InputFileError(f"{path}: cannot open recording: {exc.strerror}") from exc
-    first = stream.readline()
+        raise InputFileError(f"{name}: cannot open recording: {exc.strerror or exc}") from None
+    except ValueError:  # a NUL byte in the path
+        raise InputFileError(f"{name}: cannot open recording (not a usable file name)") from None
+
+
+def _lines(stream: IO[bytes], name: str) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) for every line that is not blank; a line longer than any a
+    station writes is refused without reading it whole."""
+    line_no = 0
+    while True:
+        line = stream.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        line_no += 1
+        if len(line) > MAX_LINE_BYTES:
+            raise InputFileError(f"{name}, line {line_no}: longer than "
+                                 f"{MAX_LINE_BYTES // 1024} KiB; not a line a station writes")
+        if line.strip():
+            yield line_no, line
+
+
+def _event(line: bytes, line_no: int, name: str) -> InputEvent:
+    text = decode(line, name, InputFileError, f", line {line_no}")
     try:
-        header = json.loads(first)
-        if header.get("format") != FORMAT:
-            raise ValueError(f"not a {FORMAT} file")
-        if header.get("version") != VERSION:
-            raise ValueError(f"version {header.get('version')!r}; this station reads {VERSION}")
-        rules = _rules_from_json(header["rules"])
-        paytable = None
-        if "paytable" in header:
-            pt = header["paytable"]
-            paytable = parse_paytable(str(pt["text"]), Path(str(pt["path"])),
-                                      [str(v) for v in pt["variants"]])
+        return event_from_json(parse_json(text))
+    except ValueError as exc:
+        hint = "" if line.endswith(b"\n") else (
+            " (the last line is cut short: a crash? delete that line to replay the rest)")
+        raise InputFileError(f"{name}, line {line_no}: bad event ({exc}){hint}") from None
+
+
+def _paytable(pt: object, name: str) -> Paytable | None:
+    if pt is None:
+        return None
+    if not isinstance(pt, dict):
+        raise ValueError(f"paytable is {short(pt)}, expected an object")
+    text, where, variants = pt.get("text"), pt.get("path"), pt.get("variants")
+    if not isinstance(text, str) or not isinstance(where, str) or not isinstance(
+        variants, list
+    ) or not all(isinstance(v, str) for v in variants):
+        raise ValueError("paytable needs 'text', 'path' and a list of 'variants'")
+    if "\0" in where:
+        raise ValueError("the paytable's path holds a NUL")
+    try:
+        return parse_paytable(text, Path(where), variants)
     except ConfigError as exc:
-        stream.close()
-        raise InputFileError(f"{path}, line 1: the recorded paytable is invalid: {exc}") from exc
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        stream.close()
-        raise InputFileError(
-            f"{path}, line 1: bad recording header ({exc}); a recording starts with the header "
-            "line a station writes"
-        ) from exc
-    return Recording(rules, paytable, str(header.get("session", "")), _events(path, stream))
+        raise InputFileError(f"{name}, line 1: the recorded paytable is invalid: {exc}"
+                             ) from None
 
 
-def _rules_from_json(obj: dict[str, Any]) -> TableRules:
-    rules = TableRules(
-        table=str(obj["table"]),
-        decks=int(obj["decks"]),
-        dedupe_ms=int(obj["dedupe_ms"]),
-        cut_card_between_rounds=str(obj["cut_card_between_rounds"]),
-    )
-    if rules.cut_card_between_rounds not in CUT_POLICIES:
-        raise ValueError(f"unknown cut card policy {rules.cut_card_between_rounds!r}")
-    return rules
+def _rules_from_json(obj: object) -> TableRules:
+    """The header's table rules, checked as a config's are (one definition of the bounds)."""
+    if not isinstance(obj, dict):
+        raise ValueError(f"rules is {short(obj)}, expected an object")
+    for key, check in (("table", table_id_problem), ("decks", decks_problem),
+                       ("dedupe_ms", dedupe_ms_problem)):
+        problem = check(obj.get(key))
+        if problem is not None:
+            raise ValueError(f"rules.{key}: {problem}")
+    policy = obj.get("cut_card_between_rounds")
+    if not isinstance(policy, str) or policy not in CUT_POLICIES:
+        raise ValueError(f"unknown cut card policy {short(policy)}")
+    return TableRules(table=obj["table"], decks=obj["decks"], dedupe_ms=obj["dedupe_ms"],
+                      cut_card_between_rounds=policy)
 
 
-def _events(path: Path, stream: IO[str]) -> Iterator[InputEvent]:
-    with stream:
-        for line_no, line in enumerate(stream, start=2):
-            if not line.strip():
-                continue
-            try:
-                yield event_from_json(json.loads(line))
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                hint = "" if line.endswith("\n") else " (the last line is cut short: a crash?)"
-                raise InputFileError(f"{path}, line {line_no}: bad event ({exc}){hint}") from exc
+def _events(path: Path, name: str) -> Iterator[InputEvent]:
+    with _open(path, name) as stream:
+        lines = _lines(stream, name)
+        next(lines, None)  # the header
+        for line_no, line in lines:
+            yield _event(line, line_no, name)

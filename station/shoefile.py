@@ -12,18 +12,20 @@ from pathlib import Path
 from drivers.simulated import CUT
 from station.cards import try_parse_card
 from station.errors import InputFileError
+from station.limits import short
+from station.textfile import describe_path, read_text
 
 
 def read_shoe_file(path: Path, decks: int = 8) -> list[str]:
     """Return the shoe's tokens as canonical codes and ``CUT``.
 
     Raises ``InputFileError`` naming the file, the line and the fault: a code that is not a
-    card, a card beyond ``decks`` copies, a second cut card, or no card at all.
+    card, a card beyond ``decks`` copies, a second cut card, or no card at all; and for a
+    file that cannot be read, is not UTF-8 or is too large. A leading byte order mark is
+    accepted.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(f"{path}: cannot read shoe file: {exc}") from exc
+    text = read_text(path, "shoe file", InputFileError)
+    name = describe_path(path)
     tokens: list[str] = []
     copies: dict[str, int] = {}
     cut_line = 0
@@ -32,7 +34,7 @@ def read_shoe_file(path: Path, decks: int = 8) -> list[str]:
             if raw.upper() == CUT:
                 if cut_line:
                     raise InputFileError(
-                        f"{path}, line {line_no}: a second CUT (the first is on line "
+                        f"{name}, line {line_no}: a second CUT (the first is on line "
                         f"{cut_line}); a shoe has one cut card"
                     )
                 cut_line = line_no
@@ -41,17 +43,17 @@ def read_shoe_file(path: Path, decks: int = 8) -> list[str]:
             card = try_parse_card(raw)
             if card is None:
                 raise InputFileError(
-                    f"{path}, line {line_no}: {raw!r} is not a card code; write a rank "
+                    f"{name}, line {line_no}: {short(raw)} is not a card code; write a rank "
                     "A,2-9,T(or 10),J,Q,K then a suit S,H,D,C (e.g. AS, TD, QH) or CUT"
                 )
             n = copies.get(card.code, 0) + 1
             if n > decks:
                 raise InputFileError(
-                    f"{path}, line {line_no}: {card.code} appears {n} times; a {decks}-deck "
+                    f"{name}, line {line_no}: {card.code} appears {n} times; a {decks}-deck "
                     f"shoe holds each card {decks} times"
                 )
             copies[card.code] = n
             tokens.append(card.code)
     if not copies:
-        raise InputFileError(f"{path}: no card codes in the file; nothing to deal")
+        raise InputFileError(f"{name}: no card codes in the file; nothing to deal")
     return tokens

@@ -8,7 +8,11 @@ is not UTF-8, or it starts with a byte order mark (accepted: editors on Windows 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 from station.errors import StationError
 from station.limits import MAX_FILE_BYTES, short
@@ -29,7 +33,7 @@ def read_text(path: Path, what: str, error: type[StationError],
               limit: int = MAX_FILE_BYTES) -> str:
     """The text of ``path``; raises ``error`` naming the file and what is wrong.
 
-    ``what`` names the file's role in the message ("config", "shoe file").
+    ``what`` names the file's role in the messages ("config", "shoe file").
     """
     name = describe_path(path)
     try:
@@ -42,8 +46,8 @@ def read_text(path: Path, what: str, error: type[StationError],
         raise error(f"{name}: cannot read {what} (not a usable file name); "
                     "check the path") from None
     if len(data) > limit:
-        raise error(f"{name}: the {what} is larger than {limit // 1024} KiB; "
-                    f"this is not a {what} (check the path)")
+        raise error(f"{name}: cannot read {what} (larger than {limit // 1024} KiB, more than "
+                    "any real one); check the path")
     return decode(data, name, error)
 
 
@@ -57,3 +61,35 @@ def decode(data: bytes, name: str, error: type[StationError], where: str = "") -
         raise error(
             f"{name}{where}: not UTF-8 text (byte {exc.start + skip}); save it as UTF-8"
         ) from None
+
+
+MAX_INT_DIGITS = 30
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits) > MAX_INT_DIGITS:
+        raise ValueError(f"a number of {len(digits)} digits is too long")
+    return int(digits)
+
+
+def parse_json(text: str) -> Any:
+    """One JSON value, without the standard module's traps: orjson refuses nesting deeper
+    than 1024 and reads numbers as at most a double, where ``json`` recursed until
+    ``RecursionError`` or built a 400-digit integer. Raises ``ValueError`` saying what is
+    wrong.
+
+    ``NaN`` and ``Infinity`` (which ``json.dumps`` writes and orjson refuses) are read by
+    the standard module instead, with whole numbers bounded, so the caller's range check can
+    name the field at fault.
+    """
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        if "depth limit" in str(exc):
+            raise ValueError("nested more than 1024 levels deep") from None
+    try:
+        return json.loads(text, parse_int=_bounded_int)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc.msg} at column {exc.colno}") from None

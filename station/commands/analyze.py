@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from station.analysis import PaytableAnalysis, analyze
+from station.limits import DECKS_MAX, DECKS_MIN, short
 from station.paytable import Paytable, load_paytable
 
 # Issue 3: a live table's bet returning less than 70% or more than 100% is almost surely a
@@ -23,12 +24,14 @@ EXIT_IMPLAUSIBLE: Final = 1
 
 
 def _decks(text: str) -> int:
+    """``--decks``: bounded as ``table.decks`` is (station.limits)."""
     try:
         n = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of decks") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n}: a shoe needs at least 1 deck")
+        raise argparse.ArgumentTypeError(f"{short(text)} is not a number of decks") from None
+    if not DECKS_MIN <= n <= DECKS_MAX:
+        raise argparse.ArgumentTypeError(
+            f"{n}: a shoe has {DECKS_MIN} to {DECKS_MAX} decks")
     return n
 
 

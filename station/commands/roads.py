@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from station.errors import InputFileError
+from station.limits import MAX_LINE_BYTES, ROUND_MAX, short
 from station.roads import (
     RecordError,
     Round,
@@ -24,6 +26,7 @@ from station.roads import (
 )
 from station.roads.svg import render_svg
 from station.roads.text import roads_text
+from station.textfile import decode, describe_path, parse_json
 
 
 def register(subparsers: Any) -> None:
@@ -55,6 +58,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.svg not in (None, "-") and args.results not in (None, "-") and _same_file(
+        args.svg, args.results
+    ):
+        raise InputFileError(
+            f"--svg {describe_path(args.svg)}: is the --results input; name another file"
+        )
     if args.sequence is not None:
         if args.shoe is not None:
             raise InputFileError("--shoe only applies to --results")
@@ -76,8 +85,10 @@ def run(args: argparse.Namespace) -> int:
         else:
             try:
                 Path(args.svg).write_text(drawing, encoding="utf-8")
-            except OSError as exc:
-                raise InputFileError(f"{args.svg}: cannot write: {exc.strerror}") from None
+            except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+                reason = getattr(exc, "strerror", None) or "not a usable file name"
+                raise InputFileError(
+                    f"--svg {describe_path(args.svg)}: cannot write ({reason})") from None
     if not args.json and args.svg is None:
         sys.stdout.write(roads_text(roads))
     return 0
@@ -91,7 +102,7 @@ def read_results(path: str, wanted: str | None) -> tuple[str | None, list[Round]
     same content (at-least-once delivery) is kept once; rounds must otherwise increase.
     Raises ``InputFileError`` naming the file and line.
     """
-    name = "<stdin>" if path == "-" else path
+    name = "<stdin>" if path == "-" else describe_path(path)
     shoes: dict[str | None, list[Round]] = {}
     seen: dict[tuple[str | None, int], dict[str, Any]] = {}
     last_round: dict[str | None, int] = {}
@@ -102,22 +113,29 @@ def read_results(path: str, wanted: str | None) -> tuple[str | None, list[Round]
             with open(path, "rb") as handle:
                 records = list(_records(handle, name))
     except OSError as exc:
-        raise InputFileError(f"{name}: cannot read: {exc.strerror}") from None
+        raise InputFileError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    except ValueError:  # a NUL byte in the path
+        raise InputFileError(f"{name}: cannot read (not a usable file name)") from None
     for line_no, record in records:
         where = f"{name}:{line_no}"
         shoe = record.get("shoe")
         number = record.get("round")
         if shoe is not None and not isinstance(shoe, str):
-            raise InputFileError(f"{where}: 'shoe' is {shoe!r}, expected a string")
+            raise InputFileError(f"{where}: 'shoe' is {short(shoe)}, expected a string")
         if isinstance(number, bool) or not isinstance(number, int):
-            raise InputFileError(f"{where}: 'round' is {number!r}, expected an integer")
+            raise InputFileError(f"{where}: 'round' is {short(number)}, expected an integer")
+        if not 1 <= number <= ROUND_MAX:
+            raise InputFileError(
+                f"{where}: 'round' is {short(number)}, expected a round from 1 to {ROUND_MAX}")
         if (shoe, number) in seen:
             if seen[shoe, number] != record:
-                raise InputFileError(f"{where}: round {number} of shoe {shoe} differs from before")
+                raise InputFileError(
+                    f"{where}: round {number} of shoe {short(shoe)} differs from before")
             continue
         if number <= last_round.get(shoe, 0):
             raise InputFileError(
-                f"{where}: round {number} comes after round {last_round[shoe]} of shoe {shoe}"
+                f"{where}: round {number} comes after round {last_round[shoe]} of shoe "
+                f"{short(shoe)}"
             )
         seen[shoe, number] = record
         last_round[shoe] = number
@@ -130,7 +148,7 @@ def read_results(path: str, wanted: str | None) -> tuple[str | None, list[Round]
             rounds.append(parsed)
     if wanted is not None:
         if wanted not in shoes:
-            raise InputFileError(f"{name}: no rounds of shoe {wanted!r}")
+            raise InputFileError(f"{name}: no rounds of shoe {short(wanted)}")
         return wanted, shoes[wanted]
     if not shoes:
         return None, []
@@ -138,19 +156,32 @@ def read_results(path: str, wanted: str | None) -> tuple[str | None, list[Round]
     return shoe, shoes[shoe]
 
 
-def _records(handle: Iterable[bytes], name: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    # Bytes in, decoded line by line, so a damaged line is reported with its number.
-    for line_no, raw in enumerate(handle, start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputFileError(f"{name}:{line_no}: not UTF-8 text") from None
+def _records(handle: IO[bytes], name: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    # Bytes in, decoded line by line, so a damaged line is reported with its number; a line
+    # longer than any record is refused without being read whole.
+    line_no = 0
+    while True:
+        raw = handle.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        line_no += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise InputFileError(f"{name}:{line_no}: longer than {MAX_LINE_BYTES // 1024} KiB; "
+                                 "not a result record")
+        line = decode(raw, name, InputFileError, f":{line_no}")
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputFileError(f"{name}:{line_no}: not JSON: {exc.msg}") from None
+            record = parse_json(line)
+        except ValueError as exc:
+            raise InputFileError(f"{name}:{line_no}: not JSON: {exc}") from None
         if not isinstance(record, dict):
             raise InputFileError(f"{name}:{line_no}: expected a JSON object")
         yield line_no, record
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False

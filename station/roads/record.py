@@ -5,10 +5,12 @@ Pure: the caller reads the file and adds the file name and line number to a ``Re
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
+from station.limits import PAYOUT_MAX, short
 from station.roads.model import Result, Round
 
 MAIN_BETS: Final = frozenset({"player", "banker", "tie"})
@@ -20,6 +22,8 @@ the next-highest winning bet's icon is shown instead."""
 
 _WINNERS: Final[dict[object, Result]] = {"banker": "banker", "player": "player", "tie": "tie"}
 _LETTERS: Final[dict[str, Result]] = {"B": "banker", "P": "player", "T": "tie"}
+# "0.95", "3.5", "19/20": at most 12 digits a side, no exponent.
+_PAYS_TEXT: Final = re.compile(r"\s*\d{1,12}(\.\d{1,12})?(/\d{1,12})?\s*")
 
 
 class RecordError(ValueError):
@@ -35,17 +39,17 @@ def round_from_record(record: Mapping[str, Any]) -> Round | None:
     if status == "void":
         return None
     if status != "complete":
-        raise RecordError(f"'status' is {status!r}, expected 'complete' or 'void'")
+        raise RecordError(f"'status' is {short(status)}, expected 'complete' or 'void'")
     winner = _WINNERS.get(record.get("winner"))
     if winner is None:
         raise RecordError(
-            f"'winner' is {record.get('winner')!r}, expected 'banker', 'player' or 'tie'"
+            f"'winner' is {short(record.get('winner'))}, expected 'banker', 'player' or 'tie'"
         )
     pairs = []
     for key in ("banker_pair", "player_pair"):
         value = record.get(key)
         if not isinstance(value, bool):
-            raise RecordError(f"{key!r} is {value!r}, expected true or false")
+            raise RecordError(f"{key!r} is {short(value)}, expected true or false")
         pairs.append(value)
     return Round(winner, pairs[0], pairs[1], _icon(record.get("bets")))
 
@@ -60,14 +64,16 @@ def _icon(bets: object) -> str | None:
     if bets is None:
         return None
     if not isinstance(bets, Mapping):
-        raise RecordError(f"'bets' is {bets!r}, expected an object")
+        raise RecordError(f"'bets' is {short(bets)}, expected an object")
     best: tuple[Fraction, str] | None = None
     for key, bet in bets.items():
         if not isinstance(bet, Mapping):
-            raise RecordError(f"bets[{key!r}] is {bet!r}, expected an object")
+            raise RecordError(f"bets[{short(key)}] is {short(bet)}, expected an object")
         outcome = bet.get("outcome")
         if outcome not in ("win", "push", "lose"):
-            raise RecordError(f"bets[{key!r}].outcome is {outcome!r}, expected win/push/lose")
+            raise RecordError(
+                f"bets[{short(key)}].outcome is {short(outcome)}, expected win/push/lose"
+            )
         pays = _payout(key, bet.get("pays"))
         if outcome != "win" or key in MAIN_BETS or key in NO_ICON:
             continue
@@ -77,12 +83,32 @@ def _icon(bets: object) -> str | None:
 
 
 def _payout(key: object, pays: object) -> Fraction:
+    """``pays`` as an exact number from 0 to ``PAYOUT_MAX``.
+
+    A string is checked against a short decimal or fraction form before ``Fraction`` sees
+    it: ``Fraction("1e999999999")`` builds a billion-digit integer and never returns.
+    """
     try:
-        if isinstance(pays, bool) or not isinstance(pays, int | float | str):
+        if isinstance(pays, bool):
             raise ValueError
-        return Fraction(pays)
+        if isinstance(pays, str):
+            if _PAYS_TEXT.fullmatch(pays) is None:
+                raise ValueError
+            value = Fraction(pays)
+        elif isinstance(pays, int | float):
+            value = Fraction(pays)
+        else:
+            raise ValueError
     except (ValueError, ZeroDivisionError, OverflowError):
-        raise RecordError(f"bets[{key!r}].pays is {pays!r}, expected a number") from None
+        raise RecordError(
+            f"bets[{short(key)}].pays is {short(pays)}, expected a number"
+        ) from None
+    if not 0 <= value <= PAYOUT_MAX:
+        raise RecordError(
+            f"bets[{short(key)}].pays is {short(pays)}, expected a payout from 0 to "
+            f"{PAYOUT_MAX}"
+        )
+    return value
 
 
 def rounds_from_sequence(letters: str) -> list[Round]:
