@@ -7,13 +7,20 @@ forgets to stop a driver is caught by the leak check in tests/conftest.py.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any, final
 
 from drivers.events import InputEvent
 
+log = logging.getLogger(__name__)
+
 Post = Callable[["EventSource", InputEvent], None]
+Ended = Callable[["EventSource", BaseException | None], None]
+"""Called on the driver's thread when ``_run`` returns or raises without ``stop`` having
+been asked: ``None`` when the source has nothing more to give (a simulated table that played
+its shoes), the exception when it died. The owner must never be left waiting in silence."""
 
 
 class EventSource:
@@ -23,18 +30,32 @@ class EventSource:
 
     def __init__(self) -> None:
         self._post: Post | None = None
+        self._ended: Ended | None = None
         self._thread: threading.Thread | None = None
         self.stopping = threading.Event()
 
     @final
-    def start(self, post: Post) -> None:
-        """Begin producing events into ``post``. Call once, from the station's thread."""
+    def start(self, post: Post, ended: Ended | None = None) -> None:
+        """Begin producing events into ``post``; ``ended`` hears if the thread ends by
+        itself. Call once, from the station's thread."""
         if self._thread is not None:
             raise RuntimeError(f"{self.name} already started")
         self._post = post
-        self._thread = threading.Thread(target=self._run, name=f"driver-{self.name}",
+        self._ended = ended
+        self._thread = threading.Thread(target=self._main, name=f"driver-{self.name}",
                                         daemon=True)
         self._thread.start()
+
+    @final
+    def _main(self) -> None:
+        error: BaseException | None = None
+        try:
+            self._run()
+        except Exception as exc:  # a driver bug must reach the owner, not die with the thread
+            log.exception("%s: driver thread failed", self.name)
+            error = exc
+        if not self.stopping.is_set() and self._ended is not None:
+            self._ended(self, error)
 
     @final
     def stop(self, timeout_s: float = 5.0) -> None:

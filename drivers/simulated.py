@@ -293,7 +293,6 @@ class SimulatedTable(EventSource):
         self._cond = threading.Condition()
         self._due: Due | None = None
         self._acked = False
-        self._said_finished = False
 
     def station_changed(self, due: Any) -> None:
         with self._cond:
@@ -318,10 +317,16 @@ class SimulatedTable(EventSource):
             if due is None:
                 return
             steps = self.dealer.steps(due)
-            if not steps and self.dealer.finished and not self._said_finished:
-                self._said_finished = True
-                log.info("simulated table: nothing more to deal (%s); waiting for a stop",
+            if not steps and self.dealer.finished:
+                # Nothing more will ever happen at this table: end the thread, so the owner
+                # hears of it (drivers.base) instead of waiting on a frozen display.
+                log.info("simulated table: nothing more to deal (%s)",
                          "the shoes are played" if due is Due.NEW_SHOE else f"station {due.value}")
+                for f in self.dealer.unused_faults():
+                    where = f"card {f.card}" if f.card is not None else f"round {f.after_round}"
+                    log.warning("simulated table: fault %s at %s of shoe %d never happened",
+                                f.kind, where, f.shoe)
+                return
             for delay, event in steps:
                 if self.stopping.wait(delay):
                     return

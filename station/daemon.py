@@ -12,6 +12,7 @@ import logging
 import queue
 import secrets
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from types import FrameType
 from typing import IO, Any
 
 from drivers.base import EventSource
-from drivers.events import InputEvent
+from drivers.events import DeviceLost, InputEvent
 from drivers.simulated import SimulatedDealer, SimulatedTable, random_shoes
 from station.config import StationConfig
 from station.display import ConsoleDisplay
@@ -35,6 +36,7 @@ from station.station import Station
 log = logging.getLogger(__name__)
 
 _STOP = object()
+_ENDED = object()
 
 
 class Daemon:
@@ -56,6 +58,9 @@ class Daemon:
         # (the handler could wait on the lock the interrupted get() holds).
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.events_applied = 0
+        self.exit_code = 0
+        self.stop_reason = "stop requested"
+        self._ended: set[EventSource] = set()
 
     def post(self, source: EventSource, event: InputEvent) -> None:
         """Thread-safe: any driver thread may call it."""
@@ -64,12 +69,32 @@ class Daemon:
     def request_stop(self) -> None:
         self._queue.put(_STOP)
 
+    def source_ended(self, source: EventSource, error: BaseException | None) -> None:
+        """Thread-safe: a driver thread that ended by itself (``drivers.base.Ended``)."""
+        self._queue.put((_ENDED, source, error))
+
+    def _on_source_ended(self, source: EventSource, error: BaseException | None) -> bool:
+        """Whether the loop must stop. A dead driver pauses the table (recorded, so a replay
+        shows why) and stops the daemon with exit code 1, so systemd restarts it; a source
+        that has simply played everything it had ends the run once all have."""
+        if error is not None:
+            reason = f"driver failed: {type(error).__name__}: {error}"[:200]
+            self._apply(DeviceLost(source.name, reason, time.time()))
+            self.exit_code = 1
+            self.stop_reason = f"{source.name} {reason}; restart the station"
+            return True
+        self._ended.add(source)
+        if len(self._ended) == len(self.sources):
+            self.stop_reason = "the simulated table has nothing more to deal"
+            return True
+        return False
+
     def run(self, until: Callable[[], bool] | None = None) -> None:
         """Serve until a stop is requested (or ``until()`` is true after an event)."""
         if self.display is not None:
             self.display.show([self.station.prompt])
         for s in self.sources:
-            s.start(self.post)
+            s.start(self.post, self.source_ended)
         due = DUE[self.station.phase]
         for s in self.sources:
             s.station_changed(due)
@@ -78,6 +103,10 @@ class Daemon:
                 item = self._queue.get()
                 if item is _STOP:
                     break
+                if item[0] is _ENDED:
+                    if self._on_source_ended(item[1], item[2]):
+                        break
+                    continue
                 source, event = item
                 self._apply(event)
                 due = DUE[self.station.phase]
@@ -120,9 +149,19 @@ def build_daemon(config: StationConfig) -> tuple[Daemon, IO[str] | None]:
         start_ts=time.time(),
     )
     sources: list[EventSource] = [SimulatedTable(dealer)]
-    display = ConsoleDisplay(stamp=True) if config.display_type == "console" else None
+    # Round records on stdout are for a program to read: the display then goes to stderr so
+    # the two never mix on one stream.
+    to_stdout = "-" in (config.results_path, config.announcements_path)
+    display = (ConsoleDisplay(sys.stderr if to_stdout else None, stamp=True)
+               if config.display_type == "console" else None)
+    if (config.announcements_path not in (None, "-")
+            and Path(config.announcements_path).resolve() == Path(config.results_path).resolve()):
+        raise ConfigError(
+            f"{config.path}: results.announcements_path: the same file as results.path; "
+            "give announcements a file of their own, or null"
+        )
     # A per-start tag in every shoe id: two starts in the same second never reuse a key.
-    session = secrets.token_hex(2)
+    session = secrets.token_hex(6)  # 48 bits: two starts drawing the same tag is negligible
     results = _open_results(config, "path", config.results_path)
     announcements = None
     if config.announcements_path is not None:

@@ -2,7 +2,8 @@
 
 A shoe of ``decks`` decks holds each (rank, suit) exactly ``decks`` times; a card beyond that
 is foreign or misread and is never counted. Counted cards are classed as burned, dealt,
-stray (drawn when not due, awaiting the supervisor) or discarded.
+stray (drawn when not due, awaiting the supervisor), held (an unreadable card identified by
+its re-scan while paused, dealt when the supervisor resumes) or discarded.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ class ShoeCounts:
     burned: list[Card] = field(default_factory=list)
     dealt: int = 0
     stray: list[Card] = field(default_factory=list)
+    held: list[Card] = field(default_factory=list)
     discarded: list[Card] = field(default_factory=list)
 
     @property

@@ -97,7 +97,6 @@ class Station:
         self._dedupe_s = rules.dedupe_ms / 1000.0
         self._last_read: dict[str, tuple[object, float]] = {}
         self._rescan_wanted = False  # paused on an unreadable card that was due
-        self._held: Card | None = None  # its re-scan, dealt on resume
         self._lost: dict[str, str] = {}
         self._out: list[Output] = []
         self.prompt = self._prompt()
@@ -170,7 +169,7 @@ class Station:
         if card is None:
             self._on_unreadable(ev)
             return
-        if d.state == "paused" and self._rescan_wanted and self._held is None:
+        if d.state == "paused" and self._rescan_wanted and not (d.shoe and d.shoe.held):
             self._on_rescan(card)
             return
         shoe = d.shoe
@@ -194,7 +193,7 @@ class Station:
         if not due:
             d.fault(reason + " (no card is due)", "set the card aside")
             return
-        if self._held is not None:
+        if d.shoe is not None and d.shoe.held:
             # The card is already identified: a second garbled read changes nothing.
             d.fault(reason, "")
             return
@@ -212,7 +211,7 @@ class Station:
             )
             return
         shoe.take(card)
-        self._held = card
+        shoe.held.append(card)
         d.replace_pause_action(
             _RESCAN, f"re-scanned as {card.code}: keep it face up; resume deals it as the due "
             "card, void sets it aside",
@@ -232,38 +231,42 @@ class Station:
             )
             return
         arg = self._shoe_id(ev.ts) if ev.action == "new_shoe" else ev.actor
-        held = self._held
         d = self.dealing
+        shoe = d.shoe
+        # A re-scanned card held in a pause: resume deals it, void sets it aside with the round.
+        held = shoe.held.pop() if shoe and shoe.held and ev.action in ("resume", "void") else None
+        if held is not None and shoe is not None and ev.action == "void":
+            shoe.stray.append(held)
         try:
-            if ev.action == "void" and held is not None and d.shoe is not None:
-                d.shoe.stray.append(held)  # voided with its round: set aside, never dealt
             if trigger in ("betting_opened", "betting_closed"):
                 getattr(d, trigger)()
             else:
                 getattr(d, trigger)(arg)
-            if ev.action in ("resume", "void"):
-                self._rescan_wanted = False
-                self._held = None
-                if ev.action == "resume" and held is not None:
-                    d.card_read(held)  # the re-scanned card, identified while paused
-            if ev.action in ("resume", "void"):
-                # Who cleared a pause is on the display and in the journal, not only in logs.
-                past = "resumed" if ev.action == "resume" else "voided"
-                self._out.append(Notice(f"{past} by {ev.actor}"))
-            if ev.action == "void" and self._lost:
-                # A void refunds the round but must not let the table deal without its
-                # devices: the device-lost pause is latched again until they are back.
-                for source, reason in sorted(self._lost.items()):
-                    self.dealing.fault(self._lost_reason(source, reason), _CHECK_DEVICE)
         except MachineError:
-            if ev.action == "void" and held is not None and d.shoe is not None:
-                d.shoe.stray.remove(held)
+            if held is not None and shoe is not None:  # never while paused; kept consistent
+                shoe.held.append(held)
+                if ev.action == "void":
+                    shoe.stray.remove(held)
             self._out.append(
                 Notice(
                     f"{ev.action.replace('_', ' ')} refused from {ev.actor}: not possible "
                     f"while {self.phase.value.replace('_', ' ')}"
                 )
             )
+            return
+        if ev.action not in ("resume", "void"):
+            return
+        self._rescan_wanted = False
+        if held is not None and ev.action == "resume":
+            d.card_read(held)  # the re-scanned card, identified while paused
+        # Who cleared a pause is on the display and in the journal, not only in logs.
+        past = "resumed" if ev.action == "resume" else "voided"
+        self._out.append(Notice(f"{past} by {ev.actor}"))
+        if ev.action == "void" and self._lost:
+            # A void refunds the round but must not let the table deal without its devices:
+            # the device-lost pause is latched again until they are back.
+            for source, reason in sorted(self._lost.items()):
+                d.fault(self._lost_reason(source, reason), _CHECK_DEVICE)
 
     def _shoe_id(self, ts: float) -> str:
         try:

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 import yaml
 
+from drivers.base import EventSource
 from station.config import parse_config
-from station.daemon import build_daemon
+from station.daemon import Daemon, build_daemon
+from station.sinks import ResultsWriter
 from tests.conftest import REPO
 
 FAST_PACE = {"card_s": 0.002, "open_betting_s": 0.002, "betting_s": 0.002,
@@ -23,6 +27,9 @@ FAST_PACE = {"card_s": 0.002, "open_betting_s": 0.002, "betting_s": 0.002,
 def config_dict(tmp: Path, **simulation: object) -> dict[str, object]:
     return {
         "table": {"id": "t9", "paytable": str(REPO / "config" / "paytables" / "seed000.yaml")},
+        # The fast pace deals a card every 2 ms: a wider double-read window would (rightly)
+        # take two identical cards in a row for one bounce.
+        "reader": {"dedupe_ms": 1},
         "simulation": {"seed": 11, "pace": FAST_PACE, **simulation},
         "display": {"type": "none"},
         "results": {"path": str(tmp / "results.jsonl"),
@@ -87,18 +94,101 @@ def test_run_stops_cleanly_on_signal_and_its_recording_replays(tmp_path: Path,
     assert out.read_text() == (tmp_path / "results.jsonl").read_text()
 
 
+def wait_for_output(stream: IO[str], text: str, timeout_s: float = 60.0) -> list[str]:
+    """Read lines until one contains ``text`` (a daemon's first prompt: it is running)."""
+    seen: list[str] = []
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        line = stream.readline()
+        if not line:
+            break
+        seen.append(line)
+        if text in line:
+            return seen
+    raise AssertionError(f"no line with {text!r} in {timeout_s} s: {seen}")
+
+
 def test_run_with_no_config_is_the_simulated_table(tmp_path: Path) -> None:
     proc = station_proc(["run"], tmp_path)
     try:
-        time.sleep(2.0)
+        assert proc.stdout is not None
+        wait_for_output(proc.stdout, "NEW SHOE")  # up and showing the display, not importing
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
+        _out, err = proc.communicate(timeout=30)
     finally:
         proc.kill()
     assert proc.returncode == 0, err
     assert "table sim-table-1" in err
-    assert "NEW SHOE" in out
     assert (tmp_path / "var" / "recordings").is_dir()
+
+
+def test_run_stops_by_itself_when_the_simulated_shoes_are_played(tmp_path: Path) -> None:
+    data = config_dict(tmp_path, shoes=1)
+    data["results"] = {"path": "-", "announcements_path": None}
+    data["display"] = {"type": "console"}
+    cfg = tmp_path / "station.yaml"
+    cfg.write_text(yaml.safe_dump(data))
+    proc = station_proc(["run", "-c", str(cfg)], tmp_path)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "nothing more to deal" in err
+    # Results on stdout are pure JSON: the display went to stderr.
+    rounds = [json.loads(line) for line in out.splitlines()]
+    assert len(rounds) > 60 and rounds[-1]["status"] == "complete"
+    assert "SHOE CLOSED" in err
+
+
+class Crashing(EventSource):
+    name = "crashy"
+
+    def _run(self) -> None:
+        raise OSError(5, "Input/output error")
+
+
+def test_a_driver_that_dies_pauses_the_table_and_stops_the_daemon_with_1(tmp_path: Path) -> None:
+    cfg = parse_config(tmp_path / "s.yaml", config_dict(tmp_path))
+    rec = tmp_path / "rec.jsonl"
+    with rec.open("w") as stream:
+        daemon = Daemon(cfg, [Crashing()], None, ResultsWriter(str(tmp_path / "r.jsonl")),
+                        stream)
+        daemon.run()
+    assert daemon.exit_code == 1
+    assert daemon.station.phase.value == "paused"
+    assert "crashy lost (driver failed: OSError" in daemon.station.prompt.text
+    assert "restart the station" in daemon.stop_reason
+    last = json.loads(rec.read_text().splitlines()[-1])
+    assert last["e"] == "lost" and last["src"] == "crashy"  # the pause is in the recording
+
+
+def test_every_event_is_on_disk_before_the_next_one_is_applied(tmp_path: Path) -> None:
+    cfg = parse_config(tmp_path / "s.yaml", config_dict(tmp_path))
+    daemon, recording = build_daemon(cfg)
+    assert recording is not None
+    lag: list[int] = []
+
+    def check() -> bool:
+        # Read the file as another process would, while the daemon still holds it open.
+        lines = Path(recording.name).read_text().count("\n")
+        lag.append(daemon.events_applied + 1 - lines)  # +1: the header
+        return daemon.events_applied >= 200
+
+    with recording:
+        daemon.run(until=check)
+    assert len(lag) >= 200 and set(lag) == {0}
+
+
+def test_a_delay_fault_makes_the_live_dealer_wait(tmp_path: Path) -> None:
+    cfg = parse_config(tmp_path / "s.yaml",
+                       config_dict(tmp_path, faults=[{"kind": "delay", "card": 14,
+                                                      "seconds": 0.4}]))
+    daemon, recording = build_daemon(cfg)
+    assert recording is not None
+    with recording:
+        daemon.run(until=lambda: daemon.station.dealing.round_no >= 4)
+    events = [json.loads(x) for x in Path(recording.name).read_text().splitlines()[1:]]
+    cards = [e for e in events if e["e"] == "card"]
+    gaps = [b["t"] - a["t"] for a, b in itertools.pairwise(cards)]
+    assert max(gaps) >= 0.4 and gaps.index(max(gaps)) == 12  # before the 14th card
 
 
 def test_run_with_a_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:

@@ -39,5 +39,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if recording is not None:
             recording.close()
-    print(f"station: stopped after {daemon.events_applied} events", file=sys.stderr)
-    return 0
+    print(f"station: stopped after {daemon.events_applied} events ({daemon.stop_reason})",
+          file=sys.stderr)
+    return daemon.exit_code
