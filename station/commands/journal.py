@@ -1,0 +1,114 @@
+"""``station journal verify|export PATH``: check a journal, or write it out as a recording.
+
+Exit codes: 0 intact (export: written); 1 the journal fails verification (the message names
+the first bad record or page; nothing is written); 2 not a journal, unreadable, or bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from station.journal import JournalCorrupt, JournalError, export_journal, verify_journal
+from station.journal.files import companions
+from station.journal.verify import Report
+
+EXIT_CORRUPT = 1
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "journal", help="verify a journal, or export it as a recording",
+        description="Check or read the station's SQLite journal. Never changes it.",
+    )
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    v = actions.add_parser(
+        "verify", help="check the hash chain, the outbox rows, the head and SQLite's integrity",
+        description="Exit 0 if the journal is intact, 1 naming the first bad record if not, "
+        "2 if the file is not a journal or cannot be read.",
+    )
+    v.add_argument("journal", type=Path, metavar="PATH", help="the journal file")
+    v.set_defaults(func=run_verify)
+    e = actions.add_parser(
+        "export", help="write the journal in the JSON Lines recording format",
+        description="Verify the journal, then write it as a recording (header line, then one "
+        "event per line) that `station replay` reads. Nothing is written if verification "
+        "fails. An existing FILE is replaced only with --force; the journal and its own files "
+        "never are.",
+    )
+    e.add_argument("journal", type=Path, metavar="PATH", help="the journal file")
+    e.add_argument("--out", default="-", metavar="FILE",
+                   help="where to write the recording; - (the default) for stdout")
+    e.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    e.set_defaults(func=run_export)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    try:
+        report = verify_journal(args.journal)
+    except JournalCorrupt as exc:
+        print(f"station journal verify: FAILED: {exc}", file=sys.stderr)
+        return EXIT_CORRUPT
+    _notes(report)
+    outbox = f"{report.outbox_rows} outbox rows, {report.undelivered} not delivered"
+    print(f"{report.path}: intact: {report.records} records, last seq {report.last_seq}, "
+          f"head {report.head_hash.hex()}; {outbox}")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    journal: Path = args.journal
+    try:
+        if args.out == "-":
+            report = export_journal(journal, sys.stdout)
+            sys.stdout.flush()
+        else:
+            report = _export_to_file(journal, Path(args.out), args.force)
+    except JournalCorrupt as exc:
+        print(f"station journal export: FAILED, nothing written: {exc}", file=sys.stderr)
+        return EXIT_CORRUPT
+    _notes(report)
+    print(f"exported {report.records} events from {journal} to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _export_to_file(journal: Path, out: Path, force: bool) -> Report:
+    own = {journal.resolve(), *(p.resolve() for p in companions(journal))}
+    if out.resolve() in own or _same_file(out, journal):
+        raise JournalError(f"{out}: refusing to write over the journal or its own files; "
+                           "choose another --out")
+    if out.exists() and not force:
+        raise JournalError(f"{out}: exists; choose another --out, or add --force to replace it")
+    if out.is_dir():
+        raise JournalError(f"{out}: is a directory; name a file with --out")
+    # Written beside the target, then renamed over it: a failure never leaves a partial file.
+    tmp = out.with_name(f".{out.name}.partial-{os.getpid()}")
+    try:
+        with tmp.open("x", encoding="utf-8") as f:
+            report = export_journal(journal, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, out)
+        return report
+    except OSError as exc:
+        raise JournalError(f"{out}: cannot write the recording ({exc.strerror or exc}); check "
+                           "the directory exists, is writable and has space") from exc
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _notes(report: Report) -> None:
+    for note in report.notes:
+        print(f"note: {report.path}: {note}", file=sys.stderr)

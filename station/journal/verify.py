@@ -1,0 +1,237 @@
+"""Verification: everything a journal must satisfy, checked in one read transaction.
+
+Nothing here writes: the database is opened read-only (so SQLite keeps its WAL as found) and a
+damaged journal is reported, never repaired. ``JournalCorrupt`` names the first bad record
+(or page) and says what to do; ``JournalError`` means the file is not a journal at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from drivers.events import InputEvent
+from station.journal.chain import HASH_SIZE, outbox_digest, record_hash
+from station.journal.codec import JournalHeader, decode_event, parse_header
+from station.journal.errors import JournalCorrupt, JournalError
+from station.journal.files import WHAT_TO_DO, check_files, companions
+from station.journal.schema import AUTO_INDEXES, TABLES, connect
+from station.journal.witness import Witness, read_witness
+
+INTEGRITY_LINES = 5
+# SQLite result codes that mean "the bytes are wrong", as opposed to "cannot get at them".
+_DAMAGE_CODES = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_FORMAT", "SQLITE_MISMATCH")
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    seq: int
+    wall_ts: float  # time.time() when journaled
+    mono_ts: float  # time.monotonic() when journaled
+    event: InputEvent
+    hash: bytes  # H(seq)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    path: Path
+    header: JournalHeader
+    journal_id: bytes  # SHA-256 of the header: H(0)
+    records: int
+    last_seq: int
+    head_hash: bytes
+    outbox_rows: int
+    undelivered: int
+    notes: tuple[str, ...]  # things verification could not check, to show the operator
+
+
+def sqlite_failure(path: Path, exc: sqlite3.Error, where: str) -> JournalError:
+    """The exception to raise for an SQLite error met ``where``: damage or no access."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    if name.startswith(_DAMAGE_CODES):
+        return JournalCorrupt(f"{path}: {where}: the database is damaged ({exc}); {WHAT_TO_DO}")
+    return JournalError(f"{path}: {where}: cannot read the journal ({exc}); check that the "
+                        "file and its directory are readable and no other program locks it")
+
+
+def verify_journal(path: Path) -> Report:
+    """Check the files, the schema, the header, every record's hash and outbox rows, the head
+    row, the head file and SQLite's integrity check. Raises ``JournalCorrupt`` or
+    ``JournalError``; memory use does not grow with the journal."""
+    facts = check_files(path)
+    witness_path = companions(path)[2]
+    notes: list[str] = []
+    witness: Witness | None = None
+    try:
+        # Read before the database's snapshot: a station appending meanwhile writes the head
+        # file after its commit, so the file can only be behind what the snapshot shows.
+        witness = read_witness(witness_path)
+        if witness is None:
+            notes.append(f"no head file {witness_path.name}: a lost tail of records cannot be "
+                         "detected (the station writes it; copy it along with the journal)")
+    except ValueError as exc:
+        notes.append(f"the head file {witness_path.name} is unreadable ({exc}): a lost tail of "
+                     "records cannot be detected")
+    try:
+        conn = connect(path, readonly=True)
+    except sqlite3.Error as exc:
+        raise sqlite_failure(path, exc, "opening") from exc
+    checker = _Checker(path, conn)
+    try:
+        conn.execute("BEGIN")
+        return checker.run(witness, notes, facts.wal_note)
+    except sqlite3.Error as exc:
+        raise sqlite_failure(path, exc, checker.where) from exc
+    finally:
+        conn.close()
+
+
+def read_header(path: Path, conn: sqlite3.Connection) -> tuple[JournalHeader, bytes]:
+    """The parsed header and ``H(0)``; raises ``JournalCorrupt`` or ``sqlite3.Error``."""
+    rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    header, digest = rows.get(b"header"), rows.get(b"header_sha256")
+    if not isinstance(header, bytes) or not isinstance(digest, bytes) or len(rows) != 2:
+        raise JournalCorrupt(f"{path}: the header is missing or has extra entries; "
+                             f"{WHAT_TO_DO}")
+    if hashlib.sha256(header).digest() != digest:
+        raise JournalCorrupt(f"{path}: the header was changed (its SHA-256 no longer matches "
+                             f"the one stored at creation); {WHAT_TO_DO}")
+    try:
+        return parse_header(header), digest
+    except ValueError as exc:
+        raise JournalCorrupt(f"{path}: the header is unreadable: {exc}; {WHAT_TO_DO}") from exc
+
+
+def walk(path: Path, conn: sqlite3.Connection, journal_id: bytes,
+         witness: Witness | None = None) -> Iterator[Record]:
+    """Every record in order, each checked against the chain and its outbox rows before it is
+    yielded. Raises ``JournalCorrupt`` at the first bad one, or ``sqlite3.Error``."""
+    prev, expected = journal_id, 1
+    outbox = conn.execute("SELECT id, seq, topic, payload FROM outbox ORDER BY id")
+    row = outbox.fetchone()
+    events = conn.execute("SELECT seq, wall_ts, mono_ts, body, outbox_digest, hash "
+                          "FROM events ORDER BY seq")
+    for seq, wall, mono, body, digest, stored in events:
+        def bad(problem: str, seq: object = seq) -> JournalCorrupt:
+            return JournalCorrupt(f"{path}: record {seq}: {problem}; {WHAT_TO_DO}")
+        if seq != expected:
+            if isinstance(seq, int) and seq > expected:
+                raise bad(f"missing (the record after {expected - 1} is {seq})", expected)
+            raise bad(f"out of order (expected record {expected} here)")
+        if not (isinstance(wall, float) and isinstance(mono, float)
+                and isinstance(body, bytes) and isinstance(digest, bytes)
+                and isinstance(stored, bytes) and len(stored) == HASH_SIZE):
+            raise bad("a column has the wrong type (the row was edited)")
+        messages: list[tuple[str, bytes]] = []
+        while row is not None and isinstance(row[1], int) and row[1] <= seq:
+            out_id, out_seq, topic, payload = row
+            if out_seq != seq or not isinstance(topic, bytes) or not isinstance(payload, bytes):
+                raise bad(f"outbox row {out_id} (for record {out_seq}) is out of order or "
+                          "edited")
+            try:
+                messages.append((topic.decode(), payload))
+            except UnicodeDecodeError:
+                raise bad(f"outbox row {out_id} has a garbled topic") from None
+            row = outbox.fetchone()
+        if outbox_digest(messages) != digest:
+            raise bad("its outbox rows differ from those written with it (edited, moved or "
+                      "removed)")
+        digest_now = record_hash(prev, seq=seq, wall_ts=wall, mono_ts=mono, digest=digest,
+                                 body=body)
+        if digest_now != stored:
+            raise bad("its content does not match its hash (edited, or swapped with another "
+                      "record)")
+        if stored == prev:
+            raise bad("its hash repeats the previous one")
+        if witness is not None and witness.seq == seq and witness.hash != stored:
+            raise bad("differs from the record the station wrote (the head file holds "
+                      "another hash for it)")
+        try:
+            event = decode_event(body)
+        except ValueError as exc:
+            raise bad(f"not an event ({exc})") from None
+        yield Record(seq, wall, mono, event, stored)
+        prev, expected = stored, expected + 1
+    if row is not None:
+        raise JournalCorrupt(f"{path}: outbox row {row[0]} (for record {row[1]}) follows the "
+                             f"last record, {expected - 1}; {WHAT_TO_DO}")
+
+
+class _Checker:
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path, self.conn = path, conn
+        self.where = "reading the schema"
+
+    def fail(self, problem: str) -> JournalCorrupt:
+        return JournalCorrupt(f"{self.path}: {problem}; {WHAT_TO_DO}")
+
+    def run(self, witness: Witness | None, notes: list[str], wal_note: str) -> Report:
+        self.check_schema()
+        self.where = "reading the header"
+        header, journal_id = read_header(self.path, self.conn)
+        if witness is not None and witness.journal_id != journal_id:
+            raise self.fail(f"the head file {companions(self.path)[2].name} belongs to another "
+                            "journal (its journal id differs)")
+        last, prev, records = 0, journal_id, 0
+        for record in walk(self.path, self.conn, journal_id, witness):
+            self.where = f"reading the record after {record.seq}"
+            last, prev, records = record.seq, record.hash, records + 1
+        self.where = "reading the head row"
+        (head_seq, head_hash), = self.conn.execute("SELECT seq, hash FROM head").fetchall()
+        cut = f"; {wal_note}" if wal_note else ""
+        if head_seq != last:
+            if isinstance(head_seq, int) and head_seq > last:
+                raise self.fail(f"records {last + 1} to {head_seq} are missing: the head row "
+                                f"says {head_seq} were written, the last is {last}{cut}")
+            raise self.fail(f"record {head_seq + 1 if isinstance(head_seq, int) else '?'} on "
+                            f"was added without the head row (the head says {head_seq!r}, "
+                            f"the last record is {last})")
+        if head_hash != prev:
+            raise self.fail(f"record {last}: its hash differs from the head row's")
+        if witness is not None and witness.seq > last:
+            raise self.fail(f"records {last + 1} to {witness.seq} are missing: the head file "
+                            f"says record {witness.seq} was committed, the journal ends at "
+                            f"{last} (cut short?){cut}")
+        if witness is not None and witness.seq == 0 and witness.hash != journal_id:
+            raise self.fail("the head file's hash for record 0 is not the header's")
+        self.where = "running SQLite's integrity check"
+        self.integrity()
+        self.where = "counting the outbox"
+        total, undelivered = self.conn.execute(
+            "SELECT count(*), count(*) FILTER (WHERE delivered = 0) FROM outbox").fetchone()
+        return Report(self.path, header, journal_id, records, last, prev, total, undelivered,
+                      tuple(notes))
+
+    def check_schema(self) -> None:
+        found = {(_text(t), _text(n), None if s is None else _text(s))
+                 for t, n, s in self.conn.execute("SELECT type, name, sql FROM sqlite_schema")}
+        expected = set(TABLES) | {(t, n, None) for t, n in AUTO_INDEXES}
+        if found != expected:
+            extra = sorted(f"{t} {n}" for t, n, _ in found - expected)
+            missing = sorted(f"{t} {n}" for t, n, _ in expected - found)
+            raise self.fail(f"the schema is not a journal's (unexpected or altered: "
+                            f"{', '.join(extra) or 'none'}; missing: "
+                            f"{', '.join(missing) or 'none'})")
+
+    def integrity(self) -> None:
+        lines = [r[0].decode(errors="replace") for r in
+                 self.conn.execute(f"PRAGMA integrity_check({INTEGRITY_LINES})")]
+        if lines == ["ok"]:
+            return
+        roots = {str(root): _text(name) for name, root in
+                 self.conn.execute("SELECT name, rootpage FROM sqlite_schema")}
+        roots["1"] = "sqlite_schema"
+
+        def named(line: str) -> str:
+            return re.sub(r"\bTree (\d+)\b",
+                          lambda m: f"table {roots.get(m[1], '?')} (tree {m[1]})", line)
+        raise self.fail("SQLite's integrity check finds damage: "
+                        + "; ".join(named(x.strip()) for x in lines if x.strip()))
+
+
+def _text(value: object) -> str:
+    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
