@@ -131,6 +131,39 @@ class SimulatedDealer:
         self.exhausted_mid_round = False
         self.finished = False
 
+    def continue_shoe(self, shoe_no: int, drawn: int, cut_seen: bool, rounds_opened: int
+                      ) -> None:
+        """Pick up a physical shoe where a restarted station's journal says it stands: shoe
+        ``shoe_no`` (1-based; 0 = none started) with ``drawn`` cards already out of it (those
+        are gone), the cut card out if ``cut_seen``. Shoes before it are skipped. Call before
+        the first ``steps``."""
+        if shoe_no < 1:
+            return
+        for _ in range(shoe_no - 1):
+            if next(self._shoes, None) is None:
+                return
+        shoe = next(self._shoes, None)
+        if shoe is None:
+            return
+        self.shoe_no = shoe_no
+        left: deque[str] = deque()
+        taken = 0
+        for token in self._place_cut(shoe):
+            if token == CUT:
+                if not cut_seen and taken >= drawn:
+                    left.append(token)  # still in the shoe, ahead of the next card
+            elif taken < drawn:
+                taken += 1
+            else:
+                left.append(token)
+        self._tokens = left
+        self._drawn = drawn
+        self._rounds_opened = rounds_opened
+        # Faults of the cards already drawn happened before the restart.
+        self._faults = [f for f in self._faults
+                        if not (f.shoe < shoe_no or (f.shoe == shoe_no and f.card is not None
+                                                     and f.card <= drawn))]
+
     # --- what a person does ---------------------------------------------------------------
     def steps(self, due: Due) -> list[Step]:
         """The dealer's next actions for ``due``; empty when the simulation is over."""

@@ -180,6 +180,9 @@ class Dealing:
     # --- shoe -----------------------------------------------------------------------------
     def start_shoe(self, shoe_id: str) -> None:
         self.shoes_started += 1
+        # Keys hold the shoe id, so a key can only repeat within its shoe: keeping one shoe's
+        # keys keeps memory flat over months of uptime.
+        self.published_keys = set()
         self.shoe = ShoeCounts(shoe_id, self.decks)
         self._reset_shoe_state()
 

@@ -25,7 +25,7 @@ from drivers.events import (
 )
 from station.bets.model import Paytable
 from station.cards import Card, try_parse_card
-from station.machine import BURN, DEALING, Dealing, Phase
+from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.outputs import Announced, Notice, Output, Prompt, Published
 from station.rules import BANKER_DRAWS
 
@@ -35,6 +35,8 @@ _CARD_DUE = (*BURN, *DEALING)
 _RESCAN = "show the card face up and scan it again"
 _CHECK_DEVICE = "check its cable and power"
 _CUT_OUT = "CUT CARD OUT: this round is the last"
+_CHECK_TABLE = "check the cards on the table against those shown"
+RESTART = "restart"  # the Command a daemon journals after rebuilding the station on start
 
 # What each supervisor action will do, by the phase the pause came from: shown with the
 # pause so the supervisor decides knowing the consequence.
@@ -220,6 +222,9 @@ class Station:
 
     # --- people ---------------------------------------------------------------------------
     def _on_command(self, ev: Command) -> None:
+        if ev.action == RESTART:
+            self._on_restart()
+            return
         trigger = _COMMANDS.get(ev.action)
         if trigger is None:
             self._out.append(Notice(f"unknown command {ev.action!r} from {ev.actor}: ignored"))
@@ -267,6 +272,20 @@ class Station:
             # the device-lost pause is latched again until they are back.
             for source, reason in sorted(self._lost.items()):
                 d.fault(self._lost_reason(source, reason), _CHECK_DEVICE)
+
+    def _on_restart(self) -> None:
+        """The daemon restarted and rebuilt this station from its journal. Devices are opened
+        afresh (a lost one says so again); a round or burn in progress pauses, because what
+        happened at the table while the station was down is unknown."""
+        self._lost.clear()
+        d = self.dealing
+        phase = d.paused_from if d.phase is Phase.PAUSED else d.phase
+        if phase in BURN:
+            d.fault("station restarted during the burn", _CHECK_TABLE)
+        elif phase in IN_ROUND:
+            d.fault("station restarted mid-round", _CHECK_TABLE)
+        else:
+            self._out.append(Notice("station restarted; nothing was in progress"))
 
     def _shoe_id(self, ts: float) -> str:
         try:

@@ -517,3 +517,44 @@ def test_shoe_closed_before_any_round_says_so() -> None:
     t.cut()
     t.cmd("void", actor="supervisor:ann")
     assert t.prompt.startswith("SHOE CLOSED before any round")
+
+
+@pytest.mark.parametrize(
+    ("setup", "paused", "reason"),
+    [("burn", True, "station restarted during the burn"),
+     ("betting", True, "station restarted mid-round"),
+     ("dealing", True, "station restarted mid-round"),
+     ("between", False, ""),
+     ("no_shoe", False, "")],
+)
+def test_a_restart_pauses_what_was_in_progress(setup: str, paused: bool, reason: str) -> None:
+    t = Table()
+    if setup != "no_shoe":
+        t.cmd("new_shoe")
+        t.card("AS")
+    if setup in ("betting", "dealing", "between"):
+        t.card("KD")
+    if setup in ("betting", "dealing"):
+        t.cmd("open_betting")
+    if setup == "dealing":
+        t.cmd("close_betting")
+        t.card("4S")
+    before = t.phase
+    t.cmd("restart", actor="station")
+    assert (t.phase == "paused") is paused
+    if paused:
+        assert reason in t.prompt and "check the cards on the table" in t.prompt
+        t.cmd("resume", actor="supervisor:ann")
+        assert t.phase == before
+    else:
+        assert t.phase == before and "station restarted" in t.notices[-1]
+
+
+def test_a_restart_forgets_lost_devices_so_resume_is_possible() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.lost()
+    t.cmd("restart", actor="station")
+    t.cmd("resume", actor="supervisor:ann")
+    assert t.phase == "banker_1"
