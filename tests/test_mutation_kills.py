@@ -1,0 +1,163 @@
+"""Checks that a mutation run showed missing (issue 7, "Tests that could not fail").
+
+Each test here names the change to the code it is there to catch. Expected values are written
+out by hand from RULES.md and docs/roads.md, never printed by the code under test.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from drivers.events import CardRead, Command, InputEvent
+from station.cards import parse_card
+from station.outcome import decide
+from station.outputs import Published
+from station.results import complete_record
+from station.roads import Scoreboard
+from station.station import Station, TableRules
+
+R, U = "red", "blue"  # U for blUe, so B stays Banker in the sequences
+
+
+# -- Pair flags of the published record ------------------------------------------------------
+# A pair is the first two cards of one hand (RULES.md 5). Each round below has matching ranks
+# somewhere else: a hand's third card against its first or second, or one hand's cards against
+# the other's. A flag that compares any other two cards than [0] and [1] of its own hand is
+# wrong on at least one of them.
+# name: (player cards, banker cards, player_pair, banker_pair, perfect_pair)
+PAIR_ROUNDS: dict[str, tuple[str, str, bool, bool, bool]] = {
+    # Player 2+3 = 5 draws 2 (7); Banker K+4 = 4 draws on a 2 and gets a 4 (8). Third cards
+    # match a first (2S/2D) and a second (4C/4S) card: no pair anywhere.
+    "third_cards_match": ("2S 3H 2D", "KD 4C 4S", False, False, False),
+    # Player 2+3 = 5 draws K (5); Banker 2+3 = 5 stands on a 0 (5-5). Player's first card has
+    # the rank of Banker's first, second of second: no hand is a pair.
+    "hands_mirror_each_other": ("2S 3H KD", "2D 3C", False, False, False),
+    # The same with the Banker's cards crossed: its first card has the rank of the Player's
+    # second and its second the rank of the Player's first.
+    "hands_crossed": ("2S 3H KD", "3D 2C", False, False, False),
+    # Player 2+2 = 4 draws A (5); Banker K+3 = 3 draws a 3 (6): the Banker's second and third
+    # cards are both 3s, only the Player starts with a pair.
+    "player_pair_only": ("2S 2H AD", "KD 3C 3S", True, False, False),
+    # Player 2+5 = 7 stands; Banker 3+3 = 6 stands: only the Banker starts a pair, and no
+    # Player card shares its rank.
+    "banker_pair_only": ("2S 5H", "3D 3C", False, True, False),
+    # Player 9+9 = 8 and Banker 9+9 = 8, naturals: both pairs, the Banker's of one suit.
+    "both_pairs_banker_perfect": ("9H 9S", "9D 9D", True, True, True),
+    # Player 4S 4S natural 8 against Banker K+7: a perfect pair on the Player's side only.
+    "player_perfect": ("4S 4S", "KD 7C", True, False, True),
+}
+
+
+def _cards(codes: str) -> tuple[Any, ...]:
+    return tuple(parse_card(c) for c in codes.split())
+
+
+def _deal_order(player: str, banker: str) -> list[str]:
+    """Player, Banker, Player, Banker, then the third cards (RULES.md 2)."""
+    p, b = player.split(), banker.split()
+    return [p[0], b[0], p[1], b[1], *p[2:], *b[2:]]
+
+
+def _publish(player: str, banker: str) -> dict[str, Any]:
+    """Deal one round through a real Station and return its published record."""
+    station = Station(TableRules(dedupe_ms=0))
+    now = 1_800_000_000.0
+    events: list[InputEvent] = [Command("new_shoe", "dealer:t", now)]
+    codes = ["AS", "KD"]  # burn: an ace shows, one more face down
+    events += [CardRead(c, "scanner", now + i + 1) for i, c in enumerate(codes)]
+    events += [Command("open_betting", "dealer:t", now + 10), Command("close_betting",
+                                                                       "dealer:t", now + 11)]
+    events += [CardRead(c, "scanner", now + 20 + i) for i, c in enumerate(_deal_order(player,
+                                                                                      banker))]
+    records = [o.record for e in events for o in station.apply(e) if isinstance(o, Published)]
+    assert len(records) == 1, f"{player} / {banker} did not publish one round: {records}"
+    return records[0]
+
+
+@pytest.mark.parametrize("name", list(PAIR_ROUNDS))
+def test_published_pair_flags_read_the_first_two_cards_of_their_own_hand(name: str) -> None:
+    """Kills: ``banker[0].rank == banker[1].rank`` reading another card (``banker[2]``,
+    ``player[1]``, ...) in ``outcome.decide``, and the same for the player and suits."""
+    player, banker, p_pair, b_pair, perfect = PAIR_ROUNDS[name]
+    outcome = decide(_cards(player), _cards(banker))
+    assert (outcome.player_pair, outcome.banker_pair, outcome.perfect_pair) == (
+        p_pair, b_pair, perfect)
+    record = _publish(player, banker)
+    assert (record["player"], record["banker"]) == (player.split(), banker.split())
+    assert (record["player_pair"], record["banker_pair"], record["perfect_pair"]) == (
+        p_pair, b_pair, perfect)
+    assert complete_record("s", 1, outcome)["banker_pair"] is b_pair
+
+
+# -- Derived roads: a hand-worked shoe --------------------------------------------------------
+# Worked by hand from the rules in docs/roads.md (0-based columns c, rows r, offset k = 1, 2, 3):
+#   - nothing before (c = k, r = 1);
+#   - a new column (r = 0): red if L[c-1] == L[c-1-k], else blue;
+#   - going down (r >= 1): blue if L[c-k] == r (that column ends one row above), else red.
+# The shoe: T BB PPP T B P BBBB PP T B PPP BB; the ties add no entry, so the big road's logical
+# column lengths are L = 2 3 1 1 4 2 1 3 2.
+SHOE = "TBBPPPTBPBBBBPPTBPPPBB"
+LENGTHS = (2, 3, 1, 1, 4, 2, 1, 3, 2)
+# Big eye boy (k = 1), entry by entry:
+#   c1: r1 L0=2!=1 R, r2 L0=2==2 U; c2: L1=3!=L0=2 U; c3: L2=1!=L1=3 U;
+#   c4: L3=1==L2=1 R, r1 L3=1==1 U, r2 R, r3 R; c5: L4=4!=L3=1 U, r1 L4=4 R;
+#   c6: L5=2!=L4=4 U; c7: L6=1!=L5=2 U, r1 L6=1==1 U, r2 R; c8: L7=3!=L6=1 U, r1 L7=3 R.
+BIG_EYE_BOY = [[R], [U, U, U], [R], [U], [R, R], [U], [R], [U, U, U], [R], [U], [R]]
+# Small road (k = 2):
+#   c3: L2=1!=L0=2 U; c4: L3=1!=L1=3 U, r1 L2=1==1 U, r2 R, r3 R; c5: L4=4!=L2=1 U,
+#   r1 L3=1==1 U; c6: L5=2!=L3=1 U; c7: L6=1!=L4=4 U, r1 L5=2 R, r2 L5=2==2 U;
+#   c8: L7=3!=L5=2 U, r1 L6=1==1 U.
+SMALL_ROAD = [[U, U, U], [R, R], [U, U, U, U], [R], [U, U, U]]
+# Cockroach pig (k = 3):
+#   c4: L3=1!=L0=2 U, r1 L1=3 R, r2 L1=3 R, r3 L1=3==3 U; c5: L4=4!=L1=3 U, r1 L2=1==1 U;
+#   c6: L5=2!=L2=1 U; c7: L6=1==L3=1 R, r1 L4=4 R, r2 L4=4 R; c8: L7=3!=L4=4 U, r1 L5=2 R.
+COCKROACH_PIG = [[U], [R, R], [U, U, U, U], [R, R, R], [U], [R]]
+# Ask road after the shoe. Banker continues column 8 in row 2: k=1 L7=3 R, k=2 L6=1 R,
+# k=3 L5=2==2 U. Player starts column 9: k=1 L8=2!=L7=3 U, k=2 L8=2!=L6=1 U, k=3 L8=2==L5=2 R.
+ASK = {
+    "banker": {"big_eye_boy": R, "small_road": R, "cockroach_pig": U},
+    "player": {"big_eye_boy": U, "small_road": U, "cockroach_pig": R},
+}
+
+
+def test_hand_worked_derived_roads() -> None:
+    """Kills an offset mutant in ``roads.derived.mark`` (``column - 1 - offset`` reading one
+    column too far or too near, ``column - offset`` off by one, a start cell moved): the three
+    roads differ in offset only, and this shoe has columns of 1 to 4 entries, so every
+    comparison in it distinguishes neighbouring columns."""
+    roads = Scoreboard.from_records(SHOE).snapshot()
+    assert roads.lengths == LENGTHS
+    assert [list(c) for c in roads.derived["big_eye_boy"]] == BIG_EYE_BOY
+    assert [list(c) for c in roads.derived["small_road"]] == SMALL_ROAD
+    assert [list(c) for c in roads.derived["cockroach_pig"]] == COCKROACH_PIG
+    assert {side: dict(marks) for side, marks in roads.ask.items()} == ASK
+
+
+def test_hand_worked_derived_roads_recomputed_from_scratch() -> None:
+    """The batch construction (``compute_roads``) must give the same hand-worked roads, not
+    merely agree with the incremental one."""
+    roads = Scoreboard.from_records(SHOE).recompute()
+    assert [list(c) for c in roads.derived["big_eye_boy"]] == BIG_EYE_BOY
+    assert [list(c) for c in roads.derived["small_road"]] == SMALL_ROAD
+    assert [list(c) for c in roads.derived["cockroach_pig"]] == COCKROACH_PIG
+
+
+@pytest.mark.parametrize(
+    ("prefix", "name", "expected"),
+    [
+        # The first marks of each road, entry by entry, from the same shoe.
+        ("TBBPP", "big_eye_boy", [[R]]),  # (c1, r1): L0 = 2 has row 1 -> red
+        ("TBBPPP", "big_eye_boy", [[R], [U]]),  # (c1, r2): L0 = 2 ends one row above
+        ("TBBPPPTB", "small_road", []),  # c2 is small road's start column, row 0: no mark
+        ("TBBPPPTBP", "small_road", [[U]]),  # c3 new: L2 = 1, L0 = 2
+        ("TBBPPPTBPB", "cockroach_pig", [[U]]),  # c4 new: L3 = 1, L0 = 2
+        ("TBBPPPTBPBB", "cockroach_pig", [[U], [R]]),  # (c4, r1): L1 = 3 has row 1
+    ],
+)
+def test_derived_roads_start_where_the_rules_say(
+    prefix: str, name: str, expected: list[list[str]]
+) -> None:
+    roads = Scoreboard.from_records(prefix).snapshot()
+    assert [list(c) for c in roads.derived[name]] == expected
