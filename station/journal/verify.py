@@ -111,25 +111,30 @@ def walk(path: Path, conn: sqlite3.Connection, journal_id: bytes,
     """Every record in order, each checked against the chain and its outbox rows before it is
     yielded. Raises ``JournalCorrupt`` at the first bad one, or ``sqlite3.Error``."""
     prev, expected = journal_id, 1
-    outbox = conn.execute("SELECT id, seq, topic, payload FROM outbox ORDER BY id")
+    # The storage types are checked too: bytes stored as TEXT instead of BLOB read back the
+    # same, so one flipped type bit would otherwise pass unseen.
+    outbox = conn.execute("SELECT id, seq, topic, payload, typeof(topic) = 'text' AND "
+                          "typeof(payload) = 'blob' FROM outbox ORDER BY id")
     row = outbox.fetchone()
-    events = conn.execute("SELECT seq, wall_ts, mono_ts, body, outbox_digest, hash "
-                          "FROM events ORDER BY seq")
-    for seq, wall, mono, body, digest, stored in events:
+    events = conn.execute("SELECT seq, wall_ts, mono_ts, body, outbox_digest, hash, "
+                          "typeof(body) = 'blob' AND typeof(outbox_digest) = 'blob' AND "
+                          "typeof(hash) = 'blob' FROM events ORDER BY seq")
+    for seq, wall, mono, body, digest, stored, typed in events:
         def bad(problem: str, seq: object = seq) -> JournalCorrupt:
             return JournalCorrupt(f"{path}: record {seq}: {problem}; {WHAT_TO_DO}")
         if seq != expected:
             if isinstance(seq, int) and seq > expected:
-                raise bad(f"missing (the record after {expected - 1} is {seq})", expected)
+                raise bad(f"missing or out of place (the record after {expected - 1} is "
+                          f"{seq})", expected)
             raise bad(f"out of order (expected record {expected} here)")
         if not (isinstance(wall, float) and isinstance(mono, float)
                 and isinstance(body, bytes) and isinstance(digest, bytes)
-                and isinstance(stored, bytes) and len(stored) == HASH_SIZE):
+                and isinstance(stored, bytes) and len(stored) == HASH_SIZE and typed == 1):
             raise bad("a column has the wrong type (the row was edited)")
         messages: list[tuple[str, bytes]] = []
         while row is not None and isinstance(row[1], int) and row[1] <= seq:
-            out_id, out_seq, topic, payload = row
-            if out_seq != seq or not isinstance(topic, bytes) or not isinstance(payload, bytes):
+            out_id, out_seq, topic, payload, out_typed = row
+            if out_seq != seq or out_typed != 1:
                 raise bad(f"outbox row {out_id} (for record {out_seq}) is out of order or "
                           "edited")
             try:
@@ -137,14 +142,14 @@ def walk(path: Path, conn: sqlite3.Connection, journal_id: bytes,
             except UnicodeDecodeError:
                 raise bad(f"outbox row {out_id} has a garbled topic") from None
             row = outbox.fetchone()
-        if outbox_digest(messages) != digest:
-            raise bad("its outbox rows differ from those written with it (edited, moved or "
-                      "removed)")
         digest_now = record_hash(prev, seq=seq, wall_ts=wall, mono_ts=mono, digest=digest,
                                  body=body)
         if digest_now != stored:
             raise bad("its content does not match its hash (edited, or swapped with another "
                       "record)")
+        if outbox_digest(messages) != digest:
+            raise bad("its outbox rows differ from those written with it (edited, moved or "
+                      "removed)")
         if stored == prev:
             raise bad("its hash repeats the previous one")
         if witness is not None and witness.seq == seq and witness.hash != stored:
@@ -177,9 +182,16 @@ class _Checker:
             raise self.fail(f"the head file {companions(self.path)[2].name} belongs to another "
                             "journal (its journal id differs)")
         last, prev, records = 0, journal_id, 0
-        for record in walk(self.path, self.conn, journal_id, witness):
-            self.where = f"reading the record after {record.seq}"
-            last, prev, records = record.seq, record.hash, records + 1
+        self.where = "reading record 1"
+        try:
+            for record in walk(self.path, self.conn, journal_id, witness):
+                self.where = f"reading record {record.seq + 1}"
+                last, prev, records = record.seq, record.hash, records + 1
+        except sqlite3.DatabaseError as exc:
+            # SQLite stopped on a damaged page: its integrity check says which one.
+            findings = self.integrity_findings()
+            raise self.fail(f"{self.where}: the database is damaged ({exc})"
+                            + (f"; {findings}" if findings else "")) from exc
         self.where = "reading the head row"
         (head_seq, head_hash), = self.conn.execute("SELECT seq, hash FROM head").fetchall()
         cut = f"; {wal_note}" if wal_note else ""
@@ -218,19 +230,28 @@ class _Checker:
                             f"{', '.join(missing) or 'none'})")
 
     def integrity(self) -> None:
-        lines = [r[0].decode(errors="replace") for r in
-                 self.conn.execute(f"PRAGMA integrity_check({INTEGRITY_LINES})")]
+        findings = self.integrity_findings()
+        if findings:
+            raise self.fail(findings)
+
+    def integrity_findings(self) -> str:
+        """What SQLite's integrity check finds, tables named; "" if nothing."""
+        try:
+            lines = [_text(r[0]) for r in
+                     self.conn.execute(f"PRAGMA integrity_check({INTEGRITY_LINES})")]
+            roots = {str(root): _text(name) for name, root in
+                     self.conn.execute("SELECT name, rootpage FROM sqlite_schema")}
+        except sqlite3.DatabaseError:
+            return ""  # too damaged for the check: the caller's finding stands alone
         if lines == ["ok"]:
-            return
-        roots = {str(root): _text(name) for name, root in
-                 self.conn.execute("SELECT name, rootpage FROM sqlite_schema")}
+            return ""
         roots["1"] = "sqlite_schema"
 
         def named(line: str) -> str:
             return re.sub(r"\bTree (\d+)\b",
                           lambda m: f"table {roots.get(m[1], '?')} (tree {m[1]})", line)
-        raise self.fail("SQLite's integrity check finds damage: "
-                        + "; ".join(named(x.strip()) for x in lines if x.strip()))
+        return ("SQLite's integrity check finds damage: "
+                + "; ".join(named(x.strip()) for x in lines if x.strip()))
 
 
 def _text(value: object) -> str:
