@@ -6,6 +6,7 @@ out by hand from RULES.md and docs/roads.md, never printed by the code under tes
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from station.outputs import Published
 from station.results import complete_record
 from station.roads import Scoreboard
 from station.station import Station, TableRules
+from tests.tablekit import Table
 
 R, U = "red", "blue"  # U for blUe, so B stays Banker in the sequences
 
@@ -161,3 +163,74 @@ def test_derived_roads_start_where_the_rules_say(
 ) -> None:
     roads = Scoreboard.from_records(prefix).snapshot()
     assert [list(c) for c in roads.derived[name]] == expected
+
+
+# -- Station: survivors of the mutation run over station/station.py --------------------------
+def test_a_double_read_exactly_at_the_window_is_still_suppressed() -> None:
+    """Kills ``<=`` -> ``<`` in the dedupe check: "within dedupe_ms" includes the edge. 250 ms
+    is exact in binary, so the two timestamps are exactly 0.25 s apart."""
+    t = Table(dedupe_ms=250)
+    t.new_shoe()
+    t.round("4S")
+    t.card("4S", dt=0.25)
+    assert t.notices == ["double read of '4S' from scanner within 250 ms suppressed"]
+    assert t.phase == "banker_1"
+
+
+def test_shoe_ids_carry_the_utc_start_and_the_session_only_when_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills a dropped or invented session tag and a local-time stamp in ``_shoe_id``.
+    1_800_000_001 s after the epoch is 2027-01-15 08:00:01 UTC (16:00:01 in Macau)."""
+    monkeypatch.setenv("TZ", "Asia/Macau")
+    time.tzset()
+    try:
+        for station, expected in ((Station(TableRules()), "table-1-20270115T080001Z-1"),
+                                  (Station(TableRules(), session="a1b2"),
+                                   "table-1-20270115T080001Z-a1b2-1")):
+            station.apply(Command("new_shoe", "dealer:t", 1_800_000_001.0))
+            shoe = station.dealing.shoe
+            assert shoe is not None and shoe.shoe_id == expected
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_void_while_a_device_is_lost_latches_the_device_pause_again() -> None:
+    """Kills ``and`` -> ``or`` and a lost reason dropped from the re-latched pause; and the
+    restore notice, said once, only for a device that was lost."""
+    t = Table()
+    t.new_shoe()
+    t.round("4S", "3H")
+    t.lost()
+    t.cmd("resume", actor="supervisor:ann")
+    assert t.notices == ["resume refused: scanner still lost; reconnect it first"]
+    t.cmd("void", actor="supervisor:ann")
+    assert t.records[-1]["status"] == "void" and t.notices[-1] == "voided by supervisor:ann"
+    assert t.phase == "paused"
+    assert t.prompt.startswith("PAUSED: scanner lost (port vanished) - check its cable")
+    t.restored("camera")  # never lost: nothing to say
+    assert t.notices[-1] == "voided by supervisor:ann"
+    t.restored()
+    assert t.notices[-1] == "scanner restored; a supervisor may resume"
+    t.cmd("resume", actor="supervisor:ann")
+    assert t.phase == "between_rounds" and t.notices[-1] == "resumed by supervisor:ann"
+
+
+def test_a_void_with_every_device_present_goes_on_between_rounds() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S", "3H")
+    t.card("XX")  # not a card: pauses
+    t.cmd("void", actor="supervisor:ann")
+    assert t.phase == "between_rounds" and t.notices[-1] == "voided by supervisor:ann"
+
+
+def test_a_refused_command_names_itself_and_the_phase_in_words() -> None:
+    """Kills the two ``replace('_', ' ')`` mutants of the refusal notice."""
+    t = Table()
+    t.new_shoe()
+    t.cmd("open_betting")
+    t.cmd("new_shoe")
+    assert t.notices[-1] == ("new shoe refused from dealer:test: not possible while "
+                             "betting open")
