@@ -10,7 +10,7 @@ from typing import IO
 from drivers.events import InputEvent
 from station.journal.files import SQLITE_MAGIC
 from station.journal.schema import connect
-from station.journal.verify import Report, sqlite_failure, verify_journal, walk
+from station.journal.verify import READ_ERRORS, Report, sqlite_failure, verify_journal, walk
 from station.recording import Recorder, Recording
 
 
@@ -56,7 +56,7 @@ def _events(report: Report) -> Iterator[InputEvent]:
         for record in walk(path, conn, report.journal_id):
             where = f"reading the record after {record.seq}"
             yield record.event
-    except sqlite3.Error as exc:
+    except READ_ERRORS as exc:
         raise sqlite_failure(path, exc, where) from exc
     finally:
         conn.close()

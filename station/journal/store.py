@@ -25,7 +25,7 @@ from station.journal.codec import JournalHeader, encode_event, new_header
 from station.journal.errors import JournalError, JournalWriteError
 from station.journal.files import companions
 from station.journal.schema import connect, create_schema
-from station.journal.verify import Record, sqlite_failure, verify_journal, walk
+from station.journal.verify import READ_ERRORS, Record, sqlite_failure, verify_journal, walk
 from station.journal.witness import WitnessWriter
 from station.paytable import Paytable
 from station.station import TableRules
@@ -199,7 +199,7 @@ class Journal:
             for record in walk(self.path, conn, self.journal_id):
                 where = f"reading the record after {record.seq}"
                 yield record
-        except sqlite3.Error as exc:
+        except READ_ERRORS as exc:
             raise sqlite_failure(self.path, exc, where) from exc
         finally:
             conn.close()

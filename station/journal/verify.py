@@ -49,8 +49,17 @@ class Report:
     notes: tuple[str, ...]  # things verification could not check, to show the operator
 
 
-def sqlite_failure(path: Path, exc: sqlite3.Error, where: str) -> JournalError:
-    """The exception to raise for an SQLite error met ``where``: damage or no access."""
+# What reading a damaged database can raise: SQLite's errors, and, when SQLite's own error
+# message quotes garbled schema text, a decode error from Python's driver.
+READ_ERRORS = (sqlite3.Error, UnicodeDecodeError)
+
+
+def sqlite_failure(path: Path, exc: sqlite3.Error | UnicodeDecodeError,
+                   where: str) -> JournalError:
+    """The exception to raise for an error met ``where``: damage, or no access."""
+    if isinstance(exc, UnicodeDecodeError):
+        return JournalCorrupt(f"{path}: {where}: the database is damaged (garbled text); "
+                              f"{WHAT_TO_DO}")
     name = str(getattr(exc, "sqlite_errorname", ""))
     if name.startswith(_DAMAGE_CODES):
         return JournalCorrupt(f"{path}: {where}: the database is damaged ({exc}); {WHAT_TO_DO}")
@@ -84,7 +93,7 @@ def verify_journal(path: Path) -> Report:
     try:
         conn.execute("BEGIN")
         return checker.run(witness, notes, facts.wal_note)
-    except sqlite3.Error as exc:
+    except READ_ERRORS as exc:
         raise sqlite_failure(path, exc, checker.where) from exc
     finally:
         conn.close()
@@ -187,11 +196,11 @@ class _Checker:
             for record in walk(self.path, self.conn, journal_id, witness):
                 self.where = f"reading record {record.seq + 1}"
                 last, prev, records = record.seq, record.hash, records + 1
-        except sqlite3.DatabaseError as exc:
-            # SQLite stopped on a damaged page: its integrity check says which one.
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            # SQLite stopped on a damaged page: its integrity check may say which one.
             findings = self.integrity_findings()
             raise self.fail(f"{self.where}: the database is damaged ({exc})"
-                            + (f"; {findings}" if findings else "")) from exc
+                            + (f"; {findings}" if "finds" in findings else "")) from exc
         self.where = "reading the head row"
         (head_seq, head_hash), = self.conn.execute("SELECT seq, hash FROM head").fetchall()
         cut = f"; {wal_note}" if wal_note else ""
@@ -239,19 +248,32 @@ class _Checker:
         try:
             lines = [_text(r[0]) for r in
                      self.conn.execute(f"PRAGMA integrity_check({INTEGRITY_LINES})")]
-            roots = {str(root): _text(name) for name, root in
-                     self.conn.execute("SELECT name, rootpage FROM sqlite_schema")}
-        except sqlite3.DatabaseError:
-            return ""  # too damaged for the check: the caller's finding stands alone
+        except READ_ERRORS as exc:
+            # Some damage (a zeroed page, say) stops the check itself: check each table and
+            # index alone to say where.
+            return f"SQLite's integrity check stops ({exc}){self.where_check_stops()}"
         if lines == ["ok"]:
             return ""
+        try:
+            roots = {str(root): _text(name) for name, root in
+                     self.conn.execute("SELECT name, rootpage FROM sqlite_schema")}
+        except READ_ERRORS:
+            roots = {}
         roots["1"] = "sqlite_schema"
 
         def named(line: str) -> str:
             return re.sub(r"\bTree (\d+)\b",
-                          lambda m: f"table {roots.get(m[1], '?')} (tree {m[1]})", line)
+                          lambda m: f"{roots.get(m[1], '?')} (tree {m[1]})", line)
         return ("SQLite's integrity check finds damage: "
                 + "; ".join(named(x.strip()) for x in lines if x.strip()))
+
+    def where_check_stops(self) -> str:
+        for kind, name, _ in TABLES:
+            try:
+                self.conn.execute(f"PRAGMA integrity_check({name})").fetchall()
+            except READ_ERRORS:
+                return f" in {kind} {name}" + (" or its indexes" if kind == "table" else "")
+        return ""
 
 
 def _text(value: object) -> str:
