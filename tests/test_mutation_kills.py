@@ -14,7 +14,7 @@ import pytest
 from drivers.events import CardRead, Command, InputEvent
 from station.cards import parse_card
 from station.outcome import decide
-from station.outputs import Published
+from station.outputs import Prompt, Published
 from station.results import complete_record
 from station.roads import Scoreboard
 from station.station import Station, TableRules
@@ -234,3 +234,71 @@ def test_a_refused_command_names_itself_and_the_phase_in_words() -> None:
     t.cmd("new_shoe")
     assert t.notices[-1] == ("new shoe refused from dealer:test: not possible while "
                              "betting open")
+
+
+def test_the_display_names_every_card_due_and_every_result() -> None:
+    """Kills the display mutants of ``Station._prompt`` / ``_deal_prompt`` / ``_result_detail``
+    that the in-process tests could not see (hand names, card numbers, the burn count, the
+    third-card reason, the result line). Wordings the lead is rewriting under issue 7 (betting
+    open, pauses, the last round) are only checked for their phase here."""
+    t = Table()
+    t.cmd("new_shoe")
+    t.card("AS")
+    t.card("KD")
+    t.round("4S", "3H", "5D", "2C")  # player 9 natural beats 5
+    # Player 7+8 = 5 draws 6 (1); banker 8+8 = 6 draws on a 6 and gets a 3: 1-9. Both two-card
+    # sums pass 10, so a total not taken mod 10 shows.
+    t.round("7S", "8D", "8H", "8C", "6S", "3H")
+    t.round("3S", "7D", "4H", "8C", "2S")  # player 7 stands; banker 7+8 = 5 draws a 2: 7-7
+    t.cmd("open_betting")
+    t.cmd("close_betting")
+    t.card("ZZ")
+    t.cmd("void", actor="supervisor:x")
+    shown = [(p.phase, p.text, p.detail, p.paused) for p in t.outputs if isinstance(p, Prompt)]
+
+    def deal(n: int) -> list[tuple[str, str, str, bool]]:
+        return [("player_1", "DEAL PLAYER CARD 1", f"ROUND {n}", False),
+                ("banker_1", "DEAL BANKER CARD 1", f"ROUND {n}", False),
+                ("player_2", "DEAL PLAYER CARD 2", f"ROUND {n}", False),
+                ("banker_2", "DEAL BANKER CARD 2", f"ROUND {n}", False)]
+
+    assert [s[0] for s in shown] == [
+        "burn_indicator", "burning",
+        "between_rounds", "betting_open", *["player_1", "banker_1", "player_2", "banker_2"],
+        "between_rounds", "betting_open", "player_1", "banker_1", "player_2", "banker_2",
+        "player_3", "banker_3",
+        "between_rounds", "betting_open", "player_1", "banker_1", "player_2", "banker_2",
+        "banker_3",
+        "between_rounds", "betting_open", "player_1", "paused", "between_rounds",
+    ]
+    assert [s[3] for s in shown] == [s[0] == "paused" for s in shown]
+    assert shown[:3] == [
+        ("burn_indicator", "BURN: draw and show the first card", "", False),
+        ("burning", "BURN 1 MORE FACE DOWN", "AS shown", False),
+        ("between_rounds", "ROUND 1: OPEN BETTING", "", False),
+    ]
+    assert shown[4:8] == deal(1)
+    assert shown[8] == ("between_rounds", "ROUND 2: OPEN BETTING",
+                        "round 1: PLAYER 9 BANKER 5, PLAYER WINS", False)
+    assert shown[10:14] == deal(2)
+    assert shown[14] == ("player_3", "DEAL PLAYER THIRD CARD", "ROUND 2: player 5 draws", False)
+    assert shown[15][1] == "DEAL BANKER THIRD CARD"
+    assert shown[15][2].startswith("ROUND 2: banker 6 draws on player third card 6")
+    assert shown[16] == ("between_rounds", "ROUND 3: OPEN BETTING",
+                         "round 2: PLAYER 1 BANKER 9, BANKER WINS", False)
+    assert shown[18:22] == deal(3)
+    assert shown[22] == ("banker_3", "DEAL BANKER THIRD CARD",
+                         "ROUND 3: player stood, banker 5 draws", False)
+    assert shown[23] == ("between_rounds", "ROUND 4: OPEN BETTING",
+                         "round 3: PLAYER 7 BANKER 7, TIE", False)
+    assert shown[25] == deal(4)[0]
+    assert shown[27] == ("between_rounds", "ROUND 5: OPEN BETTING", "round 4 VOID", False)
+
+
+def test_the_burn_prompt_counts_down_from_the_shown_card() -> None:
+    t = Table()
+    t.cmd("new_shoe")
+    t.card("4H")
+    assert t.station.prompt == Prompt("burning", "BURN 4 MORE FACE DOWN", "4H shown")
+    t.cards("2C", "2D")
+    assert t.station.prompt == Prompt("burning", "BURN 2 MORE FACE DOWN", "4H shown")
