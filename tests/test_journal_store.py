@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -220,3 +221,17 @@ def test_creation_leaves_only_the_journal_and_its_head(tmp_path: Path) -> None:
     assert verify_journal(path).records == 0
     assert companions(path)[2].read_text().startswith("dealer-station-journal-head v1 ")
     assert os.stat(path).st_size % 4096 == 0
+
+
+def test_a_write_conflict_fails_the_append_and_leaves_no_transaction_open(
+        tmp_path: Path) -> None:
+    path = make_journal(tmp_path / "j.sqlite3", 3)
+    with Journal.open(path) as journal:
+        # Another program writes behind the station's back: seq 4 is taken.
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("INSERT INTO events VALUES (4, 0.0, 0.0, x'00', x'00', x'00')")
+        other.close()
+        with pytest.raises(JournalWriteError, match="record 4 was not journaled"):
+            journal.append(event(4), T0, 4.0)
+        assert not journal._writer().in_transaction
+        assert journal.last_seq == 3

@@ -283,3 +283,15 @@ def test_a_refused_journal_is_left_as_found(tmp_path: Path) -> None:
     assert (path.read_bytes(), companions(path)[2].read_bytes()) == before
     with Journal.create(tmp_path / "new.sqlite3", RULES, None, "s") as journal:
         append_events(journal, 0, 1)
+
+
+def test_a_cut_is_found_even_when_sqlite_would_not_trust_the_page_count(
+        tmp_path: Path) -> None:
+    # An old writer leaves the header's page count stale (its "version-valid-for" field
+    # differs from the change counter); SQLite then sizes the database by the file.
+    path = make_journal(tmp_path / "j.sqlite3")
+    data = bytearray(path.read_bytes())
+    data[92:96] = (struct.unpack_from(">I", data, 92)[0] + 1).to_bytes(4, "big")
+    last = len(data) // page_size(path)
+    path.write_bytes(data[:-100])
+    open_fails(path, rf"cut short inside page {last}:")
