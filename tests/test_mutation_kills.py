@@ -7,6 +7,7 @@ out by hand from RULES.md and docs/roads.md, never printed by the code under tes
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +15,8 @@ import pytest
 from drivers.events import CardRead, Command, InputEvent
 from station.cards import parse_card
 from station.outcome import decide
-from station.outputs import Prompt, Published
+from station.outputs import Announced, Prompt, Published
+from station.paytable import load_paytable
 from station.results import complete_record
 from station.roads import Scoreboard
 from station.station import Station, TableRules
@@ -302,3 +304,27 @@ def test_the_burn_prompt_counts_down_from_the_shown_card() -> None:
     assert t.station.prompt == Prompt("burning", "BURN 4 MORE FACE DOWN", "4H shown")
     t.cards("2C", "2D")
     assert t.station.prompt == Prompt("burning", "BURN 2 MORE FACE DOWN", "4H shown")
+
+
+def test_betting_open_is_announced_with_the_open_bets_when_a_paytable_is_set() -> None:
+    """Kills the dropped or emptied ``Announced`` outputs of ``Station.apply`` and a paytable
+    not kept by the station. Seed 000: every bet is open in round 1."""
+    table = load_paytable(Path(__file__).resolve().parents[1] / "config" / "paytables"
+                          / "seed000.yaml")
+    station = Station(TableRules(), table)
+    assert station.paytable is table
+    t = 1_800_000_001.0
+    start: list[InputEvent] = [Command("new_shoe", "d", t), CardRead("AS", "s", t + 1),
+                               CardRead("KD", "s", t + 2)]
+    for event in start:
+        assert not [o for o in station.apply(event) if isinstance(o, Announced)], event
+    out = station.apply(Command("open_betting", "d", t + 3))
+    (announced,) = [o for o in out if isinstance(o, Announced)]
+    shoe = "table-1-20270115T080001Z-1"
+    assert announced.message == {"type": "betting_open", "shoe": shoe, "round": 1,
+                                 "key": f"{shoe}:1", "open_bets": list(table.keys)}
+
+
+def test_apply_refuses_what_is_not_an_input_event() -> None:
+    with pytest.raises(TypeError, match="not an input event: 'hello'"):
+        Station(TableRules()).apply("hello")  # type: ignore[arg-type]
