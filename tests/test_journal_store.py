@@ -235,3 +235,42 @@ def test_a_write_conflict_fails_the_append_and_leaves_no_transaction_open(
             journal.append(event(4), T0, 4.0)
         assert not journal._writer().in_transaction
         assert journal.last_seq == 3
+
+
+def test_verify_while_a_station_appends_sees_an_intact_journal(tmp_path: Path) -> None:
+    # Checkpoints (every 1000 WAL pages, ~250 appends here) run while verify reads; the head
+    # file is read before the snapshot, so it is never ahead of what verify sees.
+    path = tmp_path / "j.sqlite3"
+    with Journal.create(path, RULES, None, "s") as journal:
+        writer = threading.Thread(target=append_events, args=(journal, 0, 1200),
+                                  name="test-appender")
+        writer.start()
+        seen = []
+        while writer.is_alive():
+            seen.append(verify_journal(path).last_seq)
+        writer.join()
+    assert seen == sorted(seen) and len(set(seen)) > 3
+    assert verify_journal(path).last_seq == 1200
+
+
+def test_close_waits_for_an_append_in_progress_on_another_thread(tmp_path: Path) -> None:
+    # Closing an SQLite connection under a running statement crashes the interpreter; close
+    # must wait, and appends after it must fail cleanly.
+    journal = Journal.create(tmp_path / "j.sqlite3", RULES, None, "s")
+    errors: list[str] = []
+
+    def appender() -> None:
+        try:
+            for i in range(100_000):
+                journal.append(event(i), T0, float(i), message(i))
+        except JournalWriteError as exc:
+            errors.append(str(exc))
+
+    thread = threading.Thread(target=appender, name="test-appender")
+    thread.start()
+    while journal.last_seq < 50:
+        time.sleep(0.001)
+    journal.close()
+    thread.join(timeout=30)
+    assert errors and errors[0].endswith("the journal is closed")
+    assert verify_journal(tmp_path / "j.sqlite3").last_seq == journal.last_seq

@@ -60,8 +60,10 @@ class Journal:
     def __init__(self, path: Path, witness: WitnessWriter) -> None:
         # Private: the classmethods below are the way in.
         self.path = path
+        self._lock = threading.Lock()  # the writer connection: append, close
+        self._out_lock = threading.Lock()  # the outbox connection: publisher calls, close
         self._witness: WitnessWriter | None = witness
-        report = verify_journal(path)
+        report = verify_journal(path, live=False)
         self.header: JournalHeader = report.header
         self.journal_id = report.journal_id
         self.notes = report.notes
@@ -82,8 +84,6 @@ class Journal:
         except JournalError:
             self.close()
             raise
-        self._lock = threading.Lock()
-        self._out_lock = threading.Lock()
         self._out: sqlite3.Connection | None = None
         self._broken = ""
         self._witness_failed = False
@@ -246,13 +246,16 @@ class Journal:
                 raise JournalError(f"{self.path}: cannot read the outbox ({exc})") from exc
 
     def close(self) -> None:
-        """Close the connections (SQLite checkpoints the WAL) and release the lock."""
-        for attr in ("_out", "_conn"):
-            conn = getattr(self, attr, None)
-            if conn is not None:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.close()
-                setattr(self, attr, None)
+        """Close the connections (SQLite checkpoints the WAL) and release the lock. Waits for
+        an append or outbox call in progress on another thread: closing a connection under a
+        running statement would crash the interpreter."""
+        for attr, lock in (("_out", "_out_lock"), ("_conn", "_lock")):
+            with getattr(self, lock):
+                conn = getattr(self, attr, None)
+                if conn is not None:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.close()
+                    setattr(self, attr, None)
         if self._witness is not None:
             self._witness.close()
             self._witness = None

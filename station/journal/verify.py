@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +19,12 @@ from drivers.events import InputEvent
 from station.journal.chain import HASH_SIZE, outbox_digest, record_hash
 from station.journal.codec import JournalHeader, decode_event, parse_header
 from station.journal.errors import JournalCorrupt, JournalError
-from station.journal.files import WHAT_TO_DO, check_files, companions
+from station.journal.files import WHAT_TO_DO, FileFacts, check_files, companions
 from station.journal.schema import AUTO_INDEXES, TABLES, connect
-from station.journal.witness import Witness, read_witness
+from station.journal.witness import Witness, in_use, read_witness
 
 INTEGRITY_LINES = 5
+LIVE_SETTLE_S = 1.0  # a checkpoint extending the file finishes well within this
 # SQLite result codes that mean "the bytes are wrong", as opposed to "cannot get at them".
 _DAMAGE_CODES = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_FORMAT", "SQLITE_MISMATCH")
 
@@ -67,12 +69,13 @@ def sqlite_failure(path: Path, exc: sqlite3.Error | UnicodeDecodeError,
                         "file and its directory are readable and no other program locks it")
 
 
-def verify_journal(path: Path) -> Report:
+def verify_journal(path: Path, *, live: bool = True) -> Report:
     """Check the files, the schema, the header, every record's hash and outbox rows, the head
     row, the head file and SQLite's integrity check. Raises ``JournalCorrupt`` or
-    ``JournalError``; memory use does not grow with the journal."""
-    facts = check_files(path)
+    ``JournalError``; memory use does not grow with the journal. ``live=False`` says no
+    station can be writing meanwhile (the caller holds the journal's lock)."""
     witness_path = companions(path)[2]
+    facts = _settled_files(path, witness_path) if live else check_files(path)
     notes: list[str] = []
     witness: Witness | None = None
     try:
@@ -97,6 +100,20 @@ def verify_journal(path: Path) -> Report:
         raise sqlite_failure(path, exc, checker.where) from exc
     finally:
         conn.close()
+
+
+def _settled_files(path: Path, witness_path: Path) -> FileFacts:
+    """``check_files``, allowing for a station checkpointing meanwhile: SQLite writes the
+    header page (with the new page count) before the pages that extend the file, so a live
+    journal can look cut short for a moment. Only then is the check repeated."""
+    deadline = time.monotonic() + LIVE_SETTLE_S
+    while True:
+        try:
+            return check_files(path)
+        except JournalCorrupt:
+            if time.monotonic() > deadline or not in_use(witness_path):
+                raise
+            time.sleep(0.05)
 
 
 def read_header(path: Path, conn: sqlite3.Connection) -> tuple[JournalHeader, bytes]:

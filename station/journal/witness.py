@@ -58,6 +58,21 @@ def read_witness(path: Path) -> Witness | None:
     return Witness(journal_id, seq, digest)
 
 
+def in_use(path: Path) -> bool:
+    """Whether a station holds this head file's lock (is appending to the journal now)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 class WitnessWriter:
     """Holds the head file open and locked while a station appends to the journal."""
 
