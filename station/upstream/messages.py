@@ -1,0 +1,161 @@
+"""Every message that goes upstream: one envelope, one builder per kind. Pure: no I/O.
+
+The envelope is ``v``, ``kind``, ``table``, ``seq`` (per table, increasing: the order the
+journal wrote them), ``key`` (the idempotency key: unique per table across every kind, the
+same bytes on every re-delivery) and ``ts`` (UTC, ISO 8601 with milliseconds, from the event
+that caused the message, so a replay rebuilds the same message). Builders take the event's
+``ts`` in seconds since the epoch and return plain dicts; ``Signer.sign`` makes the bytes.
+
+Keys: a round and its void share today's ``<shoe>:<round>`` (a round is settled once, either
+way); what happens once per round or shoe is keyed by what it is about
+(``<shoe>:<round>:betting_open``, ``<shoe>:<round>:player:2``, ``<shoe>:shoe_started``);
+what can repeat (pause, resume, a refused command, status) is keyed by table, kind and seq.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Final
+
+VERSION: Final = 1
+
+SHOE_STARTED: Final = "shoe_started"
+SHOE_ENDED: Final = "shoe_ended"
+BETTING_OPEN: Final = "betting_open"
+BETTING_CLOSED: Final = "betting_closed"
+CARD: Final = "card"
+ROUND: Final = "round"
+PAUSE: Final = "pause"
+RESUME: Final = "resume"
+COMMAND_REFUSED: Final = "command_refused"
+STATUS: Final = "status"
+
+KINDS: Final = (
+    SHOE_STARTED, SHOE_ENDED, BETTING_OPEN, BETTING_CLOSED, CARD, ROUND, PAUSE, RESUME,
+    COMMAND_REFUSED, STATUS,
+)
+HANDS: Final = ("player", "banker")
+
+# Topics under <prefix>/<table>/: every message goes to events except status, which is
+# retained so a game server that connects late sees the table's state at once.
+EVENTS_TOPIC: Final = "events"
+STATUS_TOPIC: Final = "status"
+
+
+def topic_for(kind: str) -> str:
+    return STATUS_TOPIC if kind == STATUS else EVENTS_TOPIC
+
+
+def iso_ts(ts: float) -> str:
+    """``2026-01-01T00:00:03.123Z``: UTC, milliseconds (a string, so no verifier has to
+    agree with Python on how to print a float)."""
+    when = datetime.fromtimestamp(round(ts, 3), UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+
+
+def envelope(kind: str, *, table: str, seq: int, key: str, ts: float) -> dict[str, Any]:
+    if kind not in KINDS:
+        raise ValueError(f"unknown message kind {kind!r}")
+    if seq < 1:
+        raise ValueError(f"seq starts at 1, got {seq}")
+    return {"v": VERSION, "kind": kind, "table": table, "seq": seq, "key": key,
+            "ts": iso_ts(ts)}
+
+
+def shoe_started(*, table: str, seq: int, ts: float, shoe: str, decks: int) -> dict[str, Any]:
+    return envelope(SHOE_STARTED, table=table, seq=seq, key=f"{shoe}:{SHOE_STARTED}", ts=ts) | {
+        "shoe": shoe, "decks": decks,
+    }
+
+
+def shoe_ended(*, table: str, seq: int, ts: float, shoe: str, rounds: int,
+               reason: str) -> dict[str, Any]:
+    """``rounds``: rounds played in the shoe (complete or void); ``reason``: why it ended
+    (``cut_card``, ``dealer``, ``supervisor``, ...), a word the lead's mapping chooses."""
+    return envelope(SHOE_ENDED, table=table, seq=seq, key=f"{shoe}:{SHOE_ENDED}", ts=ts) | {
+        "shoe": shoe, "rounds": rounds, "reason": reason,
+    }
+
+
+def betting_open(announcement: Mapping[str, Any], *, table: str, seq: int,
+                 ts: float) -> dict[str, Any]:
+    """From today's announcement (``Machine.open_round``): ``shoe``, ``round``, ``key`` (the
+    round's key) and ``open_bets``; ``type`` becomes ``kind``."""
+    shoe, round_no = announcement["shoe"], announcement["round"]
+    return envelope(BETTING_OPEN, table=table, seq=seq,
+                    key=f"{shoe}:{round_no}:{BETTING_OPEN}", ts=ts) | {
+        "shoe": shoe, "round": round_no, "round_key": announcement["key"],
+        "open_bets": list(announcement.get("open_bets", [])),
+    }
+
+
+def betting_closed(*, table: str, seq: int, ts: float, shoe: str,
+                   round_no: int) -> dict[str, Any]:
+    return envelope(BETTING_CLOSED, table=table, seq=seq,
+                    key=f"{shoe}:{round_no}:{BETTING_CLOSED}", ts=ts) | {
+        "shoe": shoe, "round": round_no, "round_key": f"{shoe}:{round_no}",
+    }
+
+
+def card(*, table: str, seq: int, ts: float, shoe: str, round_no: int, hand: str,
+         position: int, code: str) -> dict[str, Any]:
+    """One card as dealt: ``hand`` player or banker, ``position`` 1-3 within that hand."""
+    if hand not in HANDS:
+        raise ValueError(f"hand must be one of {HANDS}, got {hand!r}")
+    if not 1 <= position <= 3:  # a hand holds at most 3 cards
+        raise ValueError(f"position is 1-3, got {position}")
+    return envelope(CARD, table=table, seq=seq,
+                    key=f"{shoe}:{round_no}:{hand}:{position}", ts=ts) | {
+        "shoe": shoe, "round": round_no, "hand": hand, "position": position, "card": code,
+    }
+
+
+def round_result(record: Mapping[str, Any], *, table: str, seq: int,
+                 ts: float) -> dict[str, Any]:
+    """Today's round record (docs/messages.md), complete or void, with the envelope added;
+    its ``key`` (``<shoe>:<round>``) stays the idempotency key."""
+    out = dict(record)
+    out.update(envelope(ROUND, table=table, seq=seq, key=record["key"], ts=ts))
+    return out
+
+
+def pause(*, table: str, seq: int, ts: float, reason: str, shoe: str | None,
+          round_no: int | None) -> dict[str, Any]:
+    return envelope(PAUSE, table=table, seq=seq, key=f"{table}:{PAUSE}:{seq}", ts=ts) | {
+        "reason": reason, "shoe": shoe, "round": round_no,
+    }
+
+
+def resume(*, table: str, seq: int, ts: float, by: str, shoe: str | None,
+           round_no: int | None) -> dict[str, Any]:
+    """``by``: who resumed (``supervisor:ann``, or an upstream command's signer)."""
+    return envelope(RESUME, table=table, seq=seq, key=f"{table}:{RESUME}:{seq}", ts=ts) | {
+        "by": by, "shoe": shoe, "round": round_no,
+    }
+
+
+def command_refused(*, table: str, seq: int, ts: float, command_id: str | None,
+                    action: str | None, reason: str, detail: str) -> dict[str, Any]:
+    """An inbound command was refused: ``reason`` is one word (commands.REASONS),
+    ``detail`` the sentence; ``command_id``/``action`` are null when unreadable."""
+    return envelope(COMMAND_REFUSED, table=table, seq=seq,
+                    key=f"{table}:{COMMAND_REFUSED}:{seq}", ts=ts) | {
+        "command_id": command_id, "action": action, "reason": reason, "detail": detail,
+    }
+
+
+def status(*, table: str, seq: int, ts: float, phase: str, shoe: str | None,
+           round_no: int | None, paused: str | None, online: bool = True) -> dict[str, Any]:
+    """The retained table status. ``paused`` is the pause reason, null when not paused."""
+    return envelope(STATUS, table=table, seq=seq, key=f"{table}:{STATUS}:{seq}", ts=ts) | {
+        "phase": phase, "shoe": shoe, "round": round_no, "paused": paused, "online": online,
+    }
+
+
+def presence(*, table: str, ts: float, online: bool) -> dict[str, Any]:
+    """The publisher's own retained status at connect (online) and as its last will
+    (offline): not from the journal, so no ``seq``; the next journaled status replaces it."""
+    state = "online" if online else "offline"
+    return {"v": VERSION, "kind": STATUS, "table": table,
+            "key": f"{table}:{STATUS}:{state}:{iso_ts(ts)}", "ts": iso_ts(ts), "online": online}
