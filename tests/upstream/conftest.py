@@ -1,0 +1,41 @@
+"""Fixtures for the upstream tests: a real broker, a signer, leak checks for our threads."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from station.upstream.signing import Signer
+from tests.upstream.broker import MOSQUITTO, Broker
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_upstream_threads() -> Iterator[None]:
+    before = {t.ident for t in threading.enumerate()}
+    yield
+    leaked = [t.name for t in threading.enumerate()
+              if t.ident not in before and t.is_alive()
+              and t.name.startswith(("upstream-", "paho-"))]
+    assert not leaked, f"upstream threads left running (call stop()): {leaked}"
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    if not Path(MOSQUITTO).exists():
+        pytest.fail("mosquitto is not installed: run scripts/setup --test (as root) or "
+                    "apt-get install mosquitto")
+    b = Broker(tmp_path / "broker")
+    b.start()
+    try:
+        yield b
+    finally:
+        b.kill()
+
+
+@pytest.fixture
+def signer() -> Signer:
+    return Signer(Ed25519PrivateKey.generate())
