@@ -328,3 +328,98 @@ def test_betting_open_is_announced_with_the_open_bets_when_a_paytable_is_set() -
 def test_apply_refuses_what_is_not_an_input_event() -> None:
     with pytest.raises(TypeError, match="not an input event: 'hello'"):
         Station(TableRules()).apply("hello")  # type: ignore[arg-type]
+
+
+UNREADABLE = "unreadable code '{}' from scanner: not a card"
+
+
+def test_an_unreadable_code_when_no_card_is_due_says_so_and_to_set_it_aside() -> None:
+    t = Table()
+    t.new_shoe()
+    t.card("ZZ")
+    assert t.station.prompt.text == (
+        f"PAUSED: {UNREADABLE.format('ZZ')} (no card is due) - set the card aside; "
+        "call supervisor")
+
+
+def test_a_second_unreadable_code_while_paused_on_a_due_card_still_asks_for_a_rescan() -> None:
+    """Kills the ``paused_from`` branch of ``_on_unreadable`` (a card is still due while
+    paused), and two different garbled codes 50 ms apart taken for one double read."""
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.card("ZZ")
+    t.card("YY", dt=0.05)
+    assert t.station.prompt.text == (
+        f"PAUSED: {UNREADABLE.format('ZZ')}; {UNREADABLE.format('YY')} - show the card face "
+        "up and scan it again; call supervisor")
+    assert not t.notices
+
+
+def test_a_garbled_read_after_the_rescan_does_not_ask_for_another() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.card("ZZ")
+    t.card("3H")
+    assert t.notices == ["re-scan read 3H: held for the supervisor"]
+    t.card("YY")
+    assert t.station.prompt.text == (
+        f"PAUSED: {UNREADABLE.format('ZZ')}; {UNREADABLE.format('YY')} - re-scanned as 3H: "
+        "keep it face up; resume deals it as the due card, void sets it aside; "
+        "call supervisor")
+
+
+def test_two_different_cards_inside_the_dedupe_window_are_two_cards() -> None:
+    """Kills a double-read identity that ignores what was read."""
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.card("5H", dt=0.05)
+    assert t.phase == "player_2" and not t.notices
+
+
+def test_a_lost_device_pauses_with_what_to_check() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.lost()
+    assert t.station.prompt.text == (
+        "PAUSED: scanner lost (port vanished) - check its cable and power; call supervisor")
+
+
+CHECK_TABLE = "check the cards on the table against those shown"
+
+
+def test_a_restart_pauses_a_burn_or_a_round_and_says_which() -> None:
+    t = Table()
+    t.cmd("new_shoe")
+    t.card("4H")
+    t.cmd("restart")
+    assert t.station.prompt.text == (
+        f"PAUSED: station restarted during the burn - {CHECK_TABLE}; call supervisor")
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.cmd("restart")
+    assert t.station.prompt.text == (
+        f"PAUSED: station restarted mid-round - {CHECK_TABLE}; call supervisor")
+
+
+def test_a_restart_while_paused_mid_round_still_pauses_for_the_round() -> None:
+    """Kills reading the phase instead of ``paused_from`` in ``_on_restart``."""
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.card("ZZ")
+    t.cmd("restart")
+    assert "station restarted mid-round" in t.station.prompt.text
+    assert not t.notices
+
+
+def test_a_restart_between_rounds_only_says_so() -> None:
+    t = Table()
+    t.new_shoe()
+    t.cmd("restart")
+    assert t.phase == "between_rounds"
+    assert t.notices == ["station restarted; nothing was in progress"]
