@@ -423,3 +423,22 @@ def test_a_restart_between_rounds_only_says_so() -> None:
     t.cmd("restart")
     assert t.phase == "between_rounds"
     assert t.notices == ["station restarted; nothing was in progress"]
+
+
+def test_table_rules_are_recorded_with_every_key() -> None:
+    """``TableRules.to_json`` goes into every recording; no in-process test read it."""
+    rules = TableRules(table="t-9", decks=6, dedupe_ms=80, cut_card_between_rounds="x")
+    assert rules.to_json() == {"table": "t-9", "decks": 6, "dedupe_ms": 80,
+                               "cut_card_between_rounds": "x"}
+
+
+@pytest.mark.parametrize(
+    ("code", "red", "index"),
+    # index: suit S H D C in that order, then rank A..K (13 per suit).
+    [("AS", False, 0), ("KS", False, 12), ("AH", True, 13), ("7D", True, 32),
+     ("TC", False, 48), ("KC", False, 51)],
+)
+def test_card_colour_index_and_spelling(code: str, red: bool, index: int) -> None:
+    card = parse_card(code)
+    assert (card.is_red, card.index, str(card), repr(card)) == (red, index, code,
+                                                                f"Card({code})")
