@@ -133,6 +133,7 @@ def parse_yaml(text: str, name: str, error: type[StationError] = ConfigError) ->
         problem = getattr(exc, "problem", None) or str(exc)
         context = getattr(exc, "context", None)
         said = f"{context}, {problem}" if context else str(problem)
+        said = " ".join(said.split())  # one line: a ReaderError spans two
         raise error(
             f"{name}: {where}: not valid YAML ({clip(said, 120)}); fix the syntax"
         ) from None
