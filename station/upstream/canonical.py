@@ -43,8 +43,8 @@ def _normal(value: Any, path: str) -> Any:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise CanonicalError(f"{path}: {value} has no JSON form")
-        if value.is_integer() and abs(value) < _MAX_PLAIN:
-            return int(value)
+        if value.is_integer():
+            return _normal(int(value), path)
         if not _MIN_PLAIN <= abs(value) < _MAX_PLAIN:
             raise CanonicalError(
                 f"{path}: {value!r} would need an exponent, which verifiers in other "

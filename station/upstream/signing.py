@@ -63,6 +63,9 @@ def verify(message: Mapping[str, Any], key: Ed25519PublicKey) -> None:
         raw = base64.b64decode(sig, validate=True)
     except (binascii.Error, ValueError):
         raise SignatureError("'sig' is not base64") from None
+    if base64.b64encode(raw).decode("ascii") != sig:
+        # Unused trailing bits make other spellings decode the same; one spelling only.
+        raise SignatureError("'sig' is not in canonical base64")
     if len(raw) != SIGNATURE_BYTES:
         raise SignatureError(f"'sig' is {len(raw)} bytes, an Ed25519 signature is 64")
     try:

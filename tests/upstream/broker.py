@@ -95,6 +95,15 @@ class Broker:
         self.proc.send_signal(signal.SIGUSR1)
         wait_until(lambda: db.exists() and db.stat().st_mtime_ns != before, 5, "mosquitto.db")
 
+    def pause(self) -> None:
+        """SIGSTOP: connections stay open but nothing is answered (a hung broker)."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         """A clean stop (SIGTERM): sessions and retained messages are saved."""
         self._end(signal.SIGTERM)
@@ -107,6 +116,7 @@ class Broker:
         if self.proc is None:
             return
         if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)  # a paused broker cannot act on SIGTERM
             self.proc.send_signal(sig)
             self.proc.wait(10)
         self.proc = None

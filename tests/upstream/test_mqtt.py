@@ -65,6 +65,32 @@ def test_delivers_in_order_and_marks_only_acknowledged_rows(broker: Broker,
     assert {r.payload for r in events} <= stored
 
 
+def test_rows_in_flight_are_not_marked_until_the_broker_acknowledges(
+        broker: Broker, signer: Signer) -> None:
+    outbox = MemoryOutbox()
+    pub = MqttPublisher(outbox, settings_for(broker, max_inflight=10), table=TABLE,
+                        signer=signer)
+    pub.start()
+    try:
+        wait_until(lambda: pub.connected, 10, "the publisher to connect")
+        produce(outbox, signer, 5)
+        pub.notify()
+        wait_until(lambda: outbox.backlog() == 0, 10, "the first rows")
+        broker.pause()  # the connection stays up; no PUBACK comes
+        produce(outbox, signer, 30)
+        pub.notify()
+        wait_until(lambda: pub.state().in_flight == 10, 5, "a full window in flight")
+        time.sleep(0.5)
+        assert outbox.delivered_ids() == [1, 2, 3, 4, 5]
+        assert pub.state().in_flight == 10, "the window bounds what is in flight"
+        broker.resume()
+        wait_until(lambda: outbox.backlog() == 0, 10, "the rest")
+    finally:
+        broker.resume()
+        pub.stop()
+    assert [i for call in outbox.mark_calls for i in call] == list(range(1, 36))
+
+
 def test_nothing_is_marked_while_the_broker_is_down(tmp_path: Path, signer: Signer,
                                                     caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, "station.upstream")
