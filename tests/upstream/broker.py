@@ -121,6 +121,11 @@ class Broker:
             self.proc.wait(10)
         self.proc = None
 
+    def version(self) -> str:
+        done = subprocess.run([MOSQUITTO, "-h"], capture_output=True, text=True, check=False)
+        first = (done.stdout or done.stderr).splitlines()[0]
+        return first.removeprefix("mosquitto version ").strip()
+
     @property
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
