@@ -29,6 +29,8 @@ from station.limits import (
 from station.paytable import Paytable, load_paytable
 from station.station import CUT_POLICIES, TableRules
 from station.textfile import describe_path
+from station.upstream.settings import TYPES as UPSTREAM_TYPES
+from station.upstream.settings import TlsSettings, UpstreamSettings
 from station.yamlload import load_yaml
 
 READER_TYPES = ("simulated",)
@@ -55,6 +57,8 @@ class StationConfig:
     results_path: str
     announcements_path: str | None
     recording_dir: str | None
+    journal_path: str = "var/journal.sqlite3"
+    upstream: UpstreamSettings = field(default_factory=UpstreamSettings)
 
 
 class _Section:
@@ -133,7 +137,8 @@ def load_config(path: Path) -> StationConfig:
 
 def parse_config(path: Path, data: Any) -> StationConfig:
     top = _Section(
-        path, "", data, ("table", "reader", "simulation", "display", "results", "recording")
+        path, "", data, ("table", "reader", "simulation", "display", "results", "recording",
+                         "journal", "upstream")
     )
     table = top.sub(
         "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants")
@@ -174,6 +179,10 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "announcements_path", "var/announcements.jsonl", "a file path, - or null for none"
         ),
         recording_dir=recording.path_("dir", "var/recordings", "a directory, or null for none"),
+        journal_path=top.sub("journal", ("path",)).path_(
+            "path", "var/journal.sqlite3", "a file for the station's journal, e.g. "
+            "/var/lib/dealer-station/journal.sqlite3") or "var/journal.sqlite3",
+        upstream=_upstream(top.sub("upstream", UPSTREAM_KEYS)),
     )
 
 
@@ -278,3 +287,67 @@ def default_config_path() -> Path:
     if local.exists():
         return local
     return Path(__file__).resolve().parent.parent / "config" / "station.yaml"
+
+
+UPSTREAM_KEYS = ("type", "path", "host", "port", "prefix", "client_id", "credentials_file",
+                 "tls", "signing_key_file", "keepalive_s", "session_expiry_s", "max_inflight",
+                 "reconnect_max_s", "command_keys", "command_window_s", "command_skew_s")
+
+
+def _upstream(sec: _Section) -> UpstreamSettings:
+    """``upstream:``. Files that hold secrets (keys, credentials) are named relative to the
+    config file's folder, like the paytable; their contents never live in the YAML."""
+    d = UpstreamSettings()
+    here = sec.path.parent
+
+    def file_(name: str) -> Path | None:
+        value = sec.path_(name, None, "a file next to the config, e.g. keys/signing.pem")
+        return None if value is None else here / value
+
+    def whole(name: str, default: int, maximum: int) -> int:
+        return sec.int_(name, default, 0, "a whole number", maximum) or 0
+
+    tls_raw = sec.data.get("tls", False)
+    tls: TlsSettings | None
+    if tls_raw is True:
+        tls = TlsSettings()
+    elif tls_raw is False or tls_raw is None:
+        tls = None
+    else:
+        t = sec.sub("tls", ("ca_file", "cert_file", "key_file"))
+        tls = TlsSettings(*(None if (v := t.path_(k, None, "a PEM file")) is None else here / v
+                            for k in ("ca_file", "cert_file", "key_file")))
+    keys_sec = sec.data.get("command_keys") or {}
+    if not isinstance(keys_sec, dict):
+        sec.fail(sec.key("command_keys"), "expected a mapping of sender name to public key "
+                 "file, e.g. {pit: keys/pit.pub.pem}")
+    if not all(isinstance(k, str) for k in keys_sec):
+        sec.fail(sec.key("command_keys"), "each sender name must be text")
+    command_keys = {}
+    ks = _Section(sec.path, sec.key("command_keys"), keys_sec, tuple(keys_sec))
+    for name in keys_sec:
+        value = ks.path_(name, None, "a public key PEM file")
+        if value is not None:
+            command_keys[str(name)] = here / value
+    port = sec.data.get("port")
+    settings = UpstreamSettings(
+        type=sec.choice("type", d.type, UPSTREAM_TYPES),  # type: ignore[arg-type]
+        path=sec.path_("path", d.path, "a file, or - for stdout") or d.path,
+        host=sec.str_("host", d.host, "the broker's host name or address") or d.host,
+        port=None if port is None else sec.int_("port", None, 1, "a TCP port", 65535),
+        prefix=sec.str_("prefix", d.prefix, "e.g. baccarat") or d.prefix,
+        client_id=sec.str_("client_id", None, "1-64 characters, or null"),
+        credentials_file=file_("credentials_file"),
+        tls=tls,
+        signing_key_file=file_("signing_key_file"),
+        keepalive_s=whole("keepalive_s", d.keepalive_s, 3600),
+        session_expiry_s=whole("session_expiry_s", d.session_expiry_s, 7 * 86400),
+        max_inflight=whole("max_inflight", d.max_inflight, 1000),
+        reconnect_max_s=whole("reconnect_max_s", d.reconnect_max_s, 3600),
+        command_keys=command_keys,
+        command_window_s=sec.float_("command_window_s", d.command_window_s, "e.g. 30"),
+        command_skew_s=sec.float_("command_skew_s", d.command_skew_s, "e.g. 5"),
+    )
+    for key, problem in settings.problems():
+        sec.fail(sec.key(key), problem)
+    return settings

@@ -1,59 +1,90 @@
 """``station run``: the single-writer loop that owns the station.
 
-Driver threads post ``(source, event)`` pairs to one queue; this loop takes them in order,
-records each before applying it, shows and publishes the outputs, and tells every source what
-is due now. SIGINT/SIGTERM put a stop marker in the same queue, so the loop finishes the event
-in hand and closes files cleanly (systemd's stop, or Ctrl-C).
+Driver threads post ``(source, event)`` pairs to one queue, and the upstream publisher posts
+verified commands to it; this loop takes them in order. For each event it computes what the
+event does (``Station.apply`` is pure), journals the event together with the upstream messages
+it caused in one durable transaction, and only then lets anything leave: the display, the
+results files, the publisher. A journal that cannot be written (a full disk) holds the table:
+the display says so, nothing leaves, events that keep coming are held in memory, and when
+the journal can be written again they are journaled in order behind a pause that says what
+happened. SIGINT/SIGTERM put a stop marker in the same queue.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
-import secrets
 import signal
-import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
-from datetime import UTC, datetime
-from pathlib import Path
+from dataclasses import dataclass
 from types import FrameType
-from typing import IO, Any
+from typing import Any, Protocol
 
 from drivers.base import EventSource
-from drivers.events import DeviceLost, InputEvent
-from drivers.simulated import SimulatedDealer, SimulatedTable, random_shoes
-from station.config import StationConfig
+from drivers.events import Command, DeviceLost, DeviceRestored, InputEvent
 from station.display import ConsoleDisplay
-from station.errors import ConfigError
-from station.outputs import Announced, Output, Published
+from station.journal import Journal, JournalWriteError
+from station.outputs import Announced, Output, Prompt, Published
 from station.recording import Recorder
 from station.simulation import DUE
 from station.sinks import ResultsWriter
 from station.station import Station
+from station.upstream.commands import Accepted, Refused
+from station.upstream.feed import Feed, Payloads
+from station.upstream.observe import Snapshot
 
 log = logging.getLogger(__name__)
 
 _STOP = object()
 _ENDED = object()
+_UPSTREAM = object()
+JOURNAL = "journal"  # the source name of the journal's own pause
+RETRY_S = 1.0  # how often a journal that failed is tried again
+MAX_HELD = 10_000  # events held in memory while the journal cannot be written
+
+# Upstream command actions as the station's commands. Betting is driven by the dealer on
+# every table until the table modes (issue 11) let a table be driven by the game server.
+_UPSTREAM_ACTIONS = {"resume": "resume", "void": "void", "close_shoe": "end_shoe"}
+
+
+class Outlet(Protocol):
+    """A publisher draining the journal's outbox (``FileSink``, ``MqttPublisher``)."""
+
+    def start(self) -> None: ...
+    def notify(self) -> None: ...
+    def stop(self, timeout_s: float = 5.0) -> None: ...
+
+
+@dataclass(slots=True)
+class _Unjournaled:
+    """The event whose journal write failed: applied in memory, nothing let out yet."""
+
+    event: InputEvent
+    outputs: list[Output]
+    payloads: Payloads
+    source: EventSource | None
 
 
 class Daemon:
-    def __init__(self, config: StationConfig, sources: list[EventSource],
-                 display: ConsoleDisplay | None, results: ResultsWriter,
-                 recording: IO[str] | None, *, session: str = "",
-                 announcements: ResultsWriter | None = None) -> None:
-        self.config = config
-        self.station = Station(config.rules, config.paytable, session=session)
+    def __init__(self, station: Station, sources: list[EventSource], journal: Journal,
+                 feed: Feed, *, display: ConsoleDisplay | None = None,
+                 outlet: Outlet | None = None, results: ResultsWriter | None = None,
+                 announcements: ResultsWriter | None = None,
+                 recorder: Recorder | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.station = station
         self.sources = sources
+        self.journal = journal
+        self.feed = feed
         self.display = display
+        self.outlet = outlet
         self.results = results
         self.announcements = announcements
-        self.recorder = (
-            Recorder(recording, config.rules, config.paytable, flush_each=True, session=session)
-            if recording else None
-        )
+        self.recorder = recorder
+        self._clock = clock
         # SimpleQueue: its put() is safe to call from a signal handler, which a Queue's is not
         # (the handler could wait on the lock the interrupted get() holds).
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -61,25 +92,167 @@ class Daemon:
         self.exit_code = 0
         self.stop_reason = "stop requested"
         self._ended: set[EventSource] = set()
+        # Journal outage: the failed event, whether its pause is journaled, and what came after.
+        self._unjournaled: _Unjournaled | None = None
+        self._outage = ""  # why the journal cannot be written; empty when it can
+        self._held: deque[tuple[EventSource | None, InputEvent, Payloads | None]] = deque()
+        self._restore_queued = False
+        self.outage_count = 0
 
+    # --- thread-safe entry points ---------------------------------------------------------
     def post(self, source: EventSource, event: InputEvent) -> None:
-        """Thread-safe: any driver thread may call it."""
+        """Any driver thread may call it."""
         self._queue.put((source, event))
 
     def request_stop(self) -> None:
         self._queue.put(_STOP)
 
     def source_ended(self, source: EventSource, error: BaseException | None) -> None:
-        """Thread-safe: a driver thread that ended by itself (``drivers.base.Ended``)."""
+        """A driver thread that ended by itself (``drivers.base.Ended``)."""
         self._queue.put((_ENDED, source, error))
 
+    def upstream_command(self, result: Accepted | Refused) -> None:
+        """A verified (or refused) command from upstream, from the publisher's thread."""
+        self._queue.put((_UPSTREAM, result))
+
+    # --- the loop -------------------------------------------------------------------------
+    def run(self, until: Callable[[], bool] | None = None) -> None:
+        """Serve until a stop is requested (or ``until()`` is true after an event)."""
+        if self.display is not None:
+            self.display.show([self.station.prompt])
+        if self.outlet is not None:
+            self.outlet.start()
+        for s in self.sources:
+            s.start(self.post, self.source_ended)
+        self._tell_sources()
+        try:
+            while True:
+                try:
+                    item = self._queue.get(timeout=RETRY_S if self._outage else None)
+                except queue.Empty:
+                    self._retry_journal()
+                    continue
+                if item is _STOP:
+                    break
+                if item[0] is _ENDED:
+                    if self._on_source_ended(item[1], item[2]):
+                        break
+                    continue
+                if item[0] is _UPSTREAM:
+                    self._on_upstream(item[1])
+                else:
+                    self.submit(item[1], item[0])
+                if until is not None and until():
+                    break
+        finally:
+            for s in self.sources:
+                s.stop()
+            if self.outlet is not None:
+                self.outlet.stop()
+            for w in (self.results, self.announcements):
+                if w is not None:
+                    w.close()
+
+    def submit(self, event: InputEvent, source: EventSource | None = None,
+               extra: Payloads | None = None) -> None:
+        """Apply, journal, then let out one event (held instead while the journal cannot be
+        written). ``extra``: upstream messages the caller adds (a refused command)."""
+        if self._outage:
+            if len(self._held) >= MAX_HELD:
+                log.error("journal outage: %d events held already; dropping %r", MAX_HELD,
+                          event)
+                return
+            self._held.append((source, event, extra))
+            return
+        self._process(event, source, extra)
+
+    def _process(self, event: InputEvent, source: EventSource | None,
+                 extra: Payloads | None) -> bool:
+        if self.recorder is not None:
+            self.recorder.write(event)
+        before = Snapshot.of(self.station)
+        outputs = self.station.apply(event)
+        payloads = self.feed.messages(before, Snapshot.of(self.station), event, outputs)
+        if extra:
+            payloads.extend(extra)
+        item = _Unjournaled(event, outputs, payloads, source)
+        if not self._journal(item):
+            return False
+        self._let_out(item)
+        return True
+
+    def _journal(self, item: _Unjournaled) -> bool:
+        try:
+            self.journal.append(item.event, self._clock(), time.monotonic(), item.payloads)
+        except JournalWriteError as exc:
+            self._unjournaled = item
+            if not self._outage:
+                self._begin_outage(str(exc))
+            return False
+        return True
+
+    def _begin_outage(self, reason: str) -> None:
+        self.outage_count += 1
+        self._outage = reason
+        log.error("journal: %s; the table is held until it can be written", reason)
+        # Journaled first when the journal is back: the table paused from this moment.
+        self._held.append((None, DeviceLost(JOURNAL, f"not writable: {reason}"[:300],
+                                            self._clock()), None))
+        if self.display is not None:
+            self.display.show([Prompt(
+                "paused", f"PAUSED: the journal cannot be written ({reason}) - do not deal; "
+                "free space on the station's disk; call supervisor", paused=True)])
+
+    def _retry_journal(self) -> None:
+        """Try the journal again. Once it takes the failed event, journal the pause it
+        caused, everything held since, and the journal's return, in that order."""
+        item = self._unjournaled
+        if item is not None:
+            if not self._journal(item):
+                return
+            self._unjournaled = None
+            self._let_out(item)
+        while True:
+            if not self._held:
+                if self._restore_queued:
+                    break
+                self._held.append((None, DeviceRestored(JOURNAL, self._clock()), None))
+                self._restore_queued = True
+            source, event, extra = self._held.popleft()
+            if not self._process(event, source, extra):
+                return  # it is the unjournaled one now; the rest wait behind it
+        self._outage = ""
+        self._restore_queued = False
+        log.warning("journal: writable again; the table stays paused for the supervisor")
+
+    def _let_out(self, item: _Unjournaled) -> None:
+        self.events_applied += 1
+        for o in item.outputs:
+            if isinstance(o, Published) and self.results is not None:
+                self.results.write(o.record)
+            elif isinstance(o, Announced) and self.announcements is not None:
+                self.announcements.write(o.message)
+        if self.outlet is not None and item.payloads:
+            self.outlet.notify()
+        if self.display is not None and item.outputs:
+            self.display.show(item.outputs)
+        self._tell_sources()
+        if item.source is not None:
+            item.source.applied()
+
+    def _tell_sources(self) -> None:
+        due = DUE[self.station.phase]
+        for s in self.sources:
+            s.station_changed(due)
+
+    # --- what else comes through the queue ------------------------------------------------
     def _on_source_ended(self, source: EventSource, error: BaseException | None) -> bool:
-        """Whether the loop must stop. A dead driver pauses the table (recorded, so a replay
+        """Whether the loop must stop. A dead driver pauses the table (journaled, so a replay
         shows why) and stops the daemon with exit code 1, so systemd restarts it; a source
         that has simply played everything it had ends the run once all have."""
         if error is not None:
             reason = f"driver failed: {type(error).__name__}: {error}"[:200]
-            self._apply(DeviceLost(source.name, reason, time.time()))
+            self.submit(DeviceLost(source.name, reason, self._clock()))
             self.exit_code = 1
             self.stop_reason = f"{source.name} {reason}; restart the station"
             return True
@@ -89,119 +262,19 @@ class Daemon:
             return True
         return False
 
-    def run(self, until: Callable[[], bool] | None = None) -> None:
-        """Serve until a stop is requested (or ``until()`` is true after an event)."""
-        if self.display is not None:
-            self.display.show([self.station.prompt])
-        for s in self.sources:
-            s.start(self.post, self.source_ended)
-        due = DUE[self.station.phase]
-        for s in self.sources:
-            s.station_changed(due)
-        try:
-            while True:
-                item = self._queue.get()
-                if item is _STOP:
-                    break
-                if item[0] is _ENDED:
-                    if self._on_source_ended(item[1], item[2]):
-                        break
-                    continue
-                source, event = item
-                self._apply(event)
-                due = DUE[self.station.phase]
-                for s in self.sources:
-                    s.station_changed(due)
-                source.applied()
-                if until is not None and until():
-                    break
-        finally:
-            for s in self.sources:
-                s.stop()
-            self.results.close()
-            if self.announcements is not None:
-                self.announcements.close()
-
-    def _apply(self, event: InputEvent) -> None:
-        if self.recorder is not None:
-            self.recorder.write(event)  # append first: a crash never loses an applied event
-        outputs: list[Output] = self.station.apply(event)
-        self.events_applied += 1
-        for o in outputs:
-            if isinstance(o, Published):
-                self.results.write(o.record)
-            elif isinstance(o, Announced) and self.announcements is not None:
-                self.announcements.write(o.message)
-        if self.display is not None and outputs:
-            self.display.show(outputs)
-
-
-def build_daemon(config: StationConfig) -> tuple[Daemon, IO[str] | None]:
-    """Wire the configured drivers, display and sinks; returns the daemon and the open
-    recording file (closed by the caller)."""
-    sim = config.simulation
-    seed = sim.seed if sim.seed is not None else int(time.time())
-    dealer = SimulatedDealer(
-        random_shoes(seed, sim.shoes, config.rules.decks),
-        sim.faults,
-        pace=sim.pace,
-        supervisor=sim.supervisor,
-        start_ts=time.time(),
-    )
-    sources: list[EventSource] = [SimulatedTable(dealer)]
-    # Round records on stdout are for a program to read: the display then goes to stderr so
-    # the two never mix on one stream.
-    to_stdout = "-" in (config.results_path, config.announcements_path)
-    display = (ConsoleDisplay(sys.stderr if to_stdout else None, stamp=True)
-               if config.display_type == "console" else None)
-    if (config.announcements_path not in (None, "-")
-            and Path(config.announcements_path).resolve() == Path(config.results_path).resolve()):
-        raise ConfigError(
-            f"{config.path}: results.announcements_path: the same file as results.path; "
-            "give announcements a file of their own, or null"
-        )
-    # A per-start tag in every shoe id: two starts in the same second never reuse a key.
-    session = secrets.token_hex(6)  # 48 bits: two starts drawing the same tag is negligible
-    results = _open_results(config, "path", config.results_path)
-    announcements = None
-    if config.announcements_path is not None:
-        announcements = _open_results(config, "announcements_path", config.announcements_path)
-    recording: IO[str] | None = None
-    if config.recording_dir is not None:
-        try:
-            recording = _open_recording(Path(config.recording_dir), config.rules.table, session)
-        except OSError as exc:
-            results.close()
-            if announcements is not None:
-                announcements.close()
-            raise ConfigError(
-                f"{config.path}: recording.dir: cannot write a recording in "
-                f"{config.recording_dir} ({exc.strerror}); make it writable by the station's "
-                "user, or set it to null"
-            ) from exc
-    log.info("simulated table seed %d, session %s", seed, session)
-    daemon = Daemon(config, sources, display, results, recording, session=session,
-                    announcements=announcements)
-    return daemon, recording
-
-
-def _open_results(config: StationConfig, key: str, path: str) -> ResultsWriter:
-    try:
-        if path != "-":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return ResultsWriter(path, flush_each=True, append=True)
-    except OSError as exc:
-        raise ConfigError(
-            f"{config.path}: results.{key}: cannot append to {path} ({exc.strerror}); make it "
-            "writable by the station's user, or use -"
-        ) from exc
-
-
-def _open_recording(folder: Path, table: str, session: str) -> IO[str]:
-    """A new recording file; never overwrites one (mode 'x')."""
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return (folder / f"{table}-{stamp}-{session}.jsonl").open("x", encoding="utf-8")
+    def _on_upstream(self, result: Accepted | Refused) -> None:
+        now = self._clock()
+        if isinstance(result, Accepted) and result.action not in _UPSTREAM_ACTIONS:
+            result = Refused("unknown_action", f"{result.action} from upstream is not taken: "
+                             "this table's betting is driven by the dealer", result.id,
+                             result.action)
+        if isinstance(result, Accepted):
+            actor = f"{result.sent_by} [{result.id}]"
+            self.submit(Command(_UPSTREAM_ACTIONS[result.action], actor, now))
+            return
+        actor = (f"upstream [{result.id or '?'}]: {result.action or '?'} refused "
+                 f"({result.reason}: {result.detail})")[:300]
+        self.submit(Command("command_refused", actor, now), extra=self.feed.refused(result, now))
 
 
 def install_signal_handlers(daemon: Daemon) -> None:

@@ -223,15 +223,16 @@ class Dealing:
         self.round_open = True
         self.player = []
         self.banker = []
+        # RULES.md 5: cut-offs by round number; the list goes out with betting open and is
+        # recorded with the round. Without a paytable no bets are settled here: betting open
+        # is still announced, with none listed.
+        assert self.shoe is not None
         if self.paytable is not None:
-            # RULES.md 5: cut-offs by round number; the list goes out with betting open and
-            # is recorded with the round.
-            assert self.shoe is not None
             self.open_bets = open_bets(self.paytable, self.round_no)
-            self.announcements.append({
-                "type": "betting_open", "shoe": self.shoe.shoe_id, "round": self.round_no,
-                "key": f"{self.shoe.shoe_id}:{self.round_no}", "open_bets": self.open_bets,
-            })
+        self.announcements.append({
+            "type": "betting_open", "shoe": self.shoe.shoe_id, "round": self.round_no,
+            "key": f"{self.shoe.shoe_id}:{self.round_no}", "open_bets": self.open_bets,
+        })
 
     def deal_player(self, card: Card) -> None:
         self.player.append(card)

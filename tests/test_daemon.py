@@ -5,9 +5,11 @@ from __future__ import annotations
 import itertools
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import IO
 
@@ -15,9 +17,8 @@ import pytest
 import yaml
 
 from drivers.base import EventSource
+from station.assembly import build_daemon
 from station.config import parse_config
-from station.daemon import Daemon, build_daemon
-from station.sinks import ResultsWriter
 from tests.conftest import REPO
 
 FAST_PACE = {"card_s": 0.002, "open_betting_s": 0.002, "betting_s": 0.002,
@@ -35,6 +36,8 @@ def config_dict(tmp: Path, **simulation: object) -> dict[str, object]:
         "results": {"path": str(tmp / "results.jsonl"),
                     "announcements_path": str(tmp / "announcements.jsonl")},
         "recording": {"dir": str(tmp / "rec")},
+        "journal": {"path": str(tmp / "journal.sqlite3")},
+        "upstream": {"type": "file", "path": str(tmp / "upstream.jsonl")},
     }
 
 
@@ -42,11 +45,13 @@ def test_daemon_deals_through_faults_and_stops_its_threads(tmp_path: Path) -> No
     faults = [{"kind": "garbled", "card": 15}, {"kind": "lost", "card": 25, "seconds": 0.05},
               {"kind": "not_due", "after_round": 3}]
     cfg = parse_config(tmp_path / "s.yaml", config_dict(tmp_path, faults=faults))
-    daemon, recording = build_daemon(cfg)
-    assert recording is not None
-    with recording:
+    built = build_daemon(cfg)
+    daemon = built.daemon
+    try:
         daemon.run(until=lambda: daemon.station.dealing.round_no >= 8
                    and daemon.station.phase.value == "between_rounds")
+    finally:
+        built.close()
     rounds = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert [r["round"] for r in rounds] == list(range(1, 9))
     assert all(r["status"] == "complete" for r in rounds)  # the supervisor resumed each pause
@@ -147,45 +152,57 @@ class Crashing(EventSource):
 
 def test_a_driver_that_dies_pauses_the_table_and_stops_the_daemon_with_1(tmp_path: Path) -> None:
     cfg = parse_config(tmp_path / "s.yaml", config_dict(tmp_path))
-    rec = tmp_path / "rec.jsonl"
-    with rec.open("w") as stream:
-        daemon = Daemon(cfg, [Crashing()], None, ResultsWriter(str(tmp_path / "r.jsonl")),
-                        stream)
+    built = build_daemon(cfg)
+    daemon = built.daemon
+    daemon.sources = [Crashing()]
+    try:
         daemon.run()
+    finally:
+        built.close()
     assert daemon.exit_code == 1
     assert daemon.station.phase.value == "paused"
     assert "crashy lost (driver failed: OSError" in daemon.station.prompt.text
     assert "restart the station" in daemon.stop_reason
+    (rec,) = (tmp_path / "rec").iterdir()
     last = json.loads(rec.read_text().splitlines()[-1])
     assert last["e"] == "lost" and last["src"] == "crashy"  # the pause is in the recording
 
 
 def test_every_event_is_on_disk_before_the_next_one_is_applied(tmp_path: Path) -> None:
     cfg = parse_config(tmp_path / "s.yaml", config_dict(tmp_path))
-    daemon, recording = build_daemon(cfg)
-    assert recording is not None
-    lag: list[int] = []
+    built = build_daemon(cfg)
+    daemon = built.daemon
+    (recording,) = (tmp_path / "rec").iterdir()
+    journal = tmp_path / "journal.sqlite3"
+    lag: list[tuple[int, int]] = []
 
     def check() -> bool:
-        # Read the file as another process would, while the daemon still holds it open.
-        lines = Path(recording.name).read_text().count("\n")
-        lag.append(daemon.events_applied + 1 - lines)  # +1: the header
+        # Read the files as another process would, while the daemon still holds them open.
+        lines = recording.read_text().count("\n")
+        with closing(sqlite3.connect(f"file:{journal}?mode=ro", uri=True)) as db:
+            (journaled,) = db.execute("SELECT count(*) FROM events").fetchone()
+        lag.append((daemon.events_applied + 1 - lines, daemon.events_applied - journaled))
         return daemon.events_applied >= 200
 
-    with recording:
+    try:
         daemon.run(until=check)
-    assert len(lag) >= 200 and set(lag) == {0}
+    finally:
+        built.close()
+    assert len(lag) >= 200 and set(lag) == {(0, 0)}
 
 
 def test_a_delay_fault_makes_the_live_dealer_wait(tmp_path: Path) -> None:
     cfg = parse_config(tmp_path / "s.yaml",
                        config_dict(tmp_path, faults=[{"kind": "delay", "card": 14,
                                                       "seconds": 0.4}]))
-    daemon, recording = build_daemon(cfg)
-    assert recording is not None
-    with recording:
+    built = build_daemon(cfg)
+    daemon = built.daemon
+    try:
         daemon.run(until=lambda: daemon.station.dealing.round_no >= 4)
-    events = [json.loads(x) for x in Path(recording.name).read_text().splitlines()[1:]]
+    finally:
+        built.close()
+    (recording,) = (tmp_path / "rec").iterdir()
+    events = [json.loads(x) for x in recording.read_text().splitlines()[1:]]
     cards = [e for e in events if e["e"] == "card"]
     gaps = [b["t"] - a["t"] for a, b in itertools.pairwise(cards)]
     assert max(gaps) >= 0.4 and gaps.index(max(gaps)) == 12  # before the 14th card
@@ -223,14 +240,17 @@ def test_unwritable_outputs_exit_2_naming_the_key(tmp_path: Path, section: dict[
 
 
 def test_two_starts_never_share_a_recording_or_a_round_key(tmp_path: Path) -> None:
-    cfg = parse_config(tmp_path / "s.yaml", config_dict(tmp_path, shoes=1))
     keys: list[str] = []
-    for _ in range(2):
-        daemon, recording = build_daemon(cfg)
-        assert recording is not None
-        with recording:
-            daemon.run(until=lambda d=daemon: d.station.dealing.round_no >= 2  # type: ignore[misc]
-                       and d.station.phase.value == "between_rounds")
+    for n in range(2):
+        data = config_dict(tmp_path, shoes=1)
+        data["journal"] = {"path": str(tmp_path / f"journal{n}.sqlite3")}  # two fresh stations
+        built = build_daemon(parse_config(tmp_path / "s.yaml", data))
+        d = built.daemon
+        try:
+            d.run(until=lambda d=d: d.station.dealing.round_no >= 2  # type: ignore[misc]
+                  and d.station.phase.value == "between_rounds")
+        finally:
+            built.close()
     rounds = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
     keys = [r["key"] for r in rounds]
     assert len(keys) == len(set(keys)) == 4

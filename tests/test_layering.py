@@ -15,7 +15,14 @@ PURE_PACKAGES = ["bets", "analysis", "roads"]
 IO_MODULES = {"os", "sys", "io", "socket", "serial", "sqlite3", "subprocess", "pathlib",
               "threading", "time", "shutil", "tempfile", "logging", "yaml", "json"}
 IO_STATION = {"station.recording", "station.sinks", "station.display", "station.daemon",
-              "station.config", "station.cli", "station.commands", "station.shoefile"}
+              "station.config", "station.cli", "station.commands", "station.shoefile",
+              "station.journal", "station.upstream", "station.assembly", "station.recovery",
+              "station.outfiles", "station.yamlload", "station.textfile"}
+# Pure modules inside the I/O edges: what they compute is tested without files or sockets.
+PURE_EDGE_FILES = ["journal/chain.py", "upstream/observe.py", "upstream/messages.py",
+                   "upstream/canonical.py"]
+PURE_EDGE_MODULES = {"station." + f.removesuffix(".py").replace("/", ".") for f in PURE_EDGE_FILES}
+PURE_EDGE_MODULES.add("station.upstream")  # its __init__ is a docstring: `from ... import m`
 
 
 def imports(path: Path) -> set[str]:
@@ -41,7 +48,7 @@ def test_drivers_never_import_station(path: Path) -> None:
 
 PURE_FILES = [REPO / "station" / f"{n}.py" for n in PURE] + [
     p for pkg in PURE_PACKAGES for p in sorted((REPO / "station" / pkg).glob("*.py"))
-]
+] + [REPO / "station" / f for f in PURE_EDGE_FILES]
 
 
 @pytest.mark.parametrize("path", PURE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -49,7 +56,8 @@ def test_pure_modules_do_no_io(path: Path) -> None:
     name = path.relative_to(REPO)
     found = imports(path)
     bad = {n for n in found if n.split(".")[0] in IO_MODULES}
-    bad |= {n for n in found if any(n == m or n.startswith(m + ".") for m in IO_STATION)}
+    bad |= {n for n in found if any(n == m or n.startswith(m + ".") for m in IO_STATION)
+            and n not in PURE_EDGE_MODULES}
     assert not bad, f"{name} imports I/O modules {bad}"
     tree = ast.parse(path.read_text())
     calls = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)

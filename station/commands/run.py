@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from station.assembly import build_daemon
 from station.config import default_config_path, load_config
-from station.daemon import build_daemon, install_signal_handlers
+from station.daemon import install_signal_handlers
 
 
 def register(sub: Any) -> None:
@@ -30,15 +31,18 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("transitions").setLevel(logging.WARNING)
     path: Path = args.config or default_config_path()
     config = load_config(path)
-    daemon, recording = build_daemon(config)
+    built = build_daemon(config)
+    daemon = built.daemon
     install_signal_handlers(daemon)
-    print(f"station: table {config.rules.table} from {path}; results -> "
-          f"{config.results_path}; Ctrl-C stops", file=sys.stderr, flush=True)
+    what = (f"{built.recovered_events} events recovered from the journal"
+            if built.recovered_events else "a new journal")
+    print(f"station: table {config.rules.table} from {path}; {what}; results -> "
+          f"{config.results_path}; upstream -> {config.upstream.type}; Ctrl-C stops",
+          file=sys.stderr, flush=True)
     try:
         daemon.run()
     finally:
-        if recording is not None:
-            recording.close()
+        built.close()
     print(f"station: stopped after {daemon.events_applied} events ({daemon.stop_reason})",
           file=sys.stderr)
     return daemon.exit_code

@@ -245,6 +245,17 @@ class Journal:
             except sqlite3.Error as exc:
                 raise JournalError(f"{self.path}: cannot read the outbox ({exc})") from exc
 
+    def last_outbox_row(self) -> OutboxRow | None:
+        """The newest outbox row, delivered or not (recovery numbers messages on from it).
+        Raises ``JournalError``."""
+        with self._out_lock:
+            try:
+                row = self._outbox().execute(
+                    "SELECT id, topic, payload FROM outbox ORDER BY id DESC LIMIT 1").fetchone()
+            except (sqlite3.Error, UnicodeDecodeError) as exc:
+                raise JournalError(f"{self.path}: cannot read the outbox ({exc})") from exc
+        return None if row is None else OutboxRow(row[0], row[1].decode(), row[2])
+
     def close(self) -> None:
         """Close the connections (SQLite checkpoints the WAL) and release the lock. Waits for
         an append or outbox call in progress on another thread: closing a connection under a

@@ -1,0 +1,244 @@
+"""Wire ``station run`` from its config: journal (recovered), drivers, upstream, display.
+
+Everything that can be wrong with the set-up is found here, before the loop starts, and
+raised as a ``StationError`` naming the file, the key and the fix (exit 2).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO
+
+from drivers.base import EventSource
+from drivers.events import Command
+from drivers.simulated import SimulatedDealer, SimulatedTable, random_shoes
+from station.config import StationConfig
+from station.daemon import Daemon, Outlet
+from station.display import ConsoleDisplay
+from station.errors import ConfigError, StationError
+from station.journal import Journal, JournalError
+from station.journal.files import companions
+from station.recording import Recorder
+from station.recovery import Recovered, recover
+from station.sinks import ResultsWriter
+from station.station import RESTART
+from station.upstream.commands import CommandPolicy, CommandVerifier
+from station.upstream.feed import Feed
+from station.upstream.filesink import FileSink
+from station.upstream.signing import Signer, load_public_key, load_signer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Assembled:
+    daemon: Daemon
+    recovered_events: int
+    session: str
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        for close in reversed(self.closers):
+            with contextlib.suppress(Exception):
+                close()
+
+
+def build_daemon(config: StationConfig) -> Assembled:
+    """The daemon of ``config``, its station rebuilt from the journal. Raises StationError."""
+    closers: list[Callable[[], None]] = []
+    try:
+        return _build(config, closers)
+    except BaseException:
+        for close in reversed(closers):
+            with contextlib.suppress(Exception):
+                close()
+        raise
+
+
+def _build(config: StationConfig, closers: list[Callable[[], None]]) -> Assembled:
+    journal = _open_journal(config)
+    closers.append(journal.close)
+    header = journal.header
+    session = header.session
+    recorder = None
+    if config.recording_dir is not None:
+        stream = _recording(config, session)
+        closers.append(stream.close)
+        recorder = Recorder(stream, header.rules, header.paytable, flush_each=True,
+                            session=session)
+    # The start's recording begins with the journal's history, so it replays on its own.
+    rec = recover(journal, recorder.write if recorder is not None else None)
+    station = rec.station
+    signer = _signer(config)
+    feed = Feed(config.rules.table, config.rules.decks, signer, rec.last_message_seq)
+
+    sources: list[EventSource] = [_simulated_table(config, rec, session)]
+    to_stdout = "-" in (config.results_path, config.announcements_path)
+    display = (ConsoleDisplay(sys.stderr if to_stdout else None, stamp=True)
+               if config.display_type == "console" else None)
+    results = _results(config, "path", config.results_path)
+    closers.append(results.close)
+    announcements = None
+    if config.announcements_path is not None:
+        if (config.announcements_path != "-" and
+                Path(config.announcements_path).resolve() == Path(config.results_path).resolve()):
+            raise ConfigError(
+                f"{config.path}: results.announcements_path: the same file as results.path; "
+                "give announcements a file of their own, or null")
+        announcements = _results(config, "announcements_path", config.announcements_path)
+        closers.append(announcements.close)
+    daemon = Daemon(station, sources, journal, feed, display=display, results=results,
+                    announcements=announcements, recorder=recorder)
+    daemon.outlet = _outlet(config, journal, signer, daemon, rec)
+    if rec.events:
+        # Journaled like any input, so a replay shows the restart and what it paused.
+        daemon.submit(Command(RESTART, "station", time.time()))
+    log.info("journal %s: %d events recovered; session %s", config.journal_path, rec.events,
+             session)
+    return Assembled(daemon, rec.events, session, closers)
+
+
+# --- the journal --------------------------------------------------------------------------
+def _open_journal(config: StationConfig) -> Journal:
+    path = Path(config.journal_path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{config.path}: journal.path: cannot create {path.parent} "
+                          f"({exc.strerror}); make it writable by the station's user") from exc
+    if not path.exists():
+        return Journal.create(path, config.rules, config.paytable, secrets.token_hex(6))
+    journal = Journal.open(path)
+    changed = _rules_changed(journal, config)
+    if not changed:
+        return journal
+    try:
+        probe = recover(journal)
+        backlog = journal.backlog()
+    except BaseException:
+        journal.close()
+        raise
+    phase = probe.station.dealing.state
+    if phase not in ("no_shoe", "shoe_closed") or backlog:
+        journal.close()
+        why = (f"{backlog} messages are not yet delivered upstream" if backlog else
+               f"a shoe is in play ({phase.replace('_', ' ')})")
+        raise ConfigError(
+            f"{config.path}: the table's {changed} changed, but {why} under the journal "
+            f"{path}: start with the previous settings until the shoe is closed and upstream "
+            "has every message; the journal then moves aside by itself")
+    journal.close()
+    archived = _archive(path, journal.header.created)
+    log.warning("journal: table %s changed at a shoe boundary; %s kept as %s, a new journal "
+                "starts", changed, path, archived)
+    return Journal.create(path, config.rules, config.paytable, secrets.token_hex(6))
+
+
+def _rules_changed(journal: Journal, config: StationConfig) -> str:
+    header = journal.header
+    if header.rules != config.rules:
+        return "rules"
+    old, new = header.paytable, config.paytable
+    if (old is None) != (new is None) or (
+            old is not None and new is not None
+            and (old.text, old.variants) != (new.text, new.variants)):
+        return "paytable"
+    return ""
+
+
+def _archive(path: Path, created: str) -> Path:
+    stamp = "".join(ch for ch in created if ch.isalnum())[:15] or "old"
+    target = path.with_name(f"{path.stem}-{stamp}{path.suffix}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.stem}-{stamp}-{n}{path.suffix}")
+    for old, new in zip((path, *companions(path)), (target, *companions(target)), strict=True):
+        if old.exists():
+            old.rename(new)
+    return target
+
+
+# --- upstream -----------------------------------------------------------------------------
+def _signer(config: StationConfig) -> Signer | None:
+    up = config.upstream
+    try:
+        return load_signer(up.signing_key_file)
+    except ConfigError as exc:
+        if up.type == "mqtt" or up.signing_key_file is not None:
+            raise ConfigError(f"{config.path}: {exc}") from exc
+        log.warning("upstream: no signing key, so the file upstream's messages are unsigned "
+                    "(set upstream.signing_key_file; `station keygen DIR` makes one)")
+        return None
+
+
+def _outlet(config: StationConfig, journal: Journal, signer: Signer | None, daemon: Daemon,
+            rec: Recovered) -> Outlet:
+    up = config.upstream
+    if up.type == "file":
+        return FileSink(journal, up.path)
+    from station.upstream.mqtt import MqttPublisher  # noqa: PLC0415 - only an MQTT table needs paho
+
+    assert signer is not None  # _signer refuses mqtt without a key
+    verifier = None
+    if up.command_keys:
+        keys = {name: load_public_key(p) for name, p in up.command_keys.items()}
+        verifier = CommandVerifier(CommandPolicy(config.rules.table, keys, up.command_window_s,
+                                                 up.command_skew_s))
+        for cid, ts in rec.command_ids:  # a command accepted before the restart stays used
+            verifier.seen.add(cid, ts + up.command_window_s + 1.0)
+    return MqttPublisher(journal, up, table=config.rules.table, signer=signer,
+                         verifier=verifier,
+                         on_command=daemon.upstream_command if verifier else None)
+
+
+# --- the table and the files --------------------------------------------------------------
+def _simulated_table(config: StationConfig, rec: Recovered, session: str) -> SimulatedTable:
+    sim = config.simulation
+    # A shuffled shoe is a physical shoe: with no seed configured it comes from the journal's
+    # session, so a restart deals on from the same shoe.
+    seed = sim.seed if sim.seed is not None else int(session, 16)
+    dealer = SimulatedDealer(random_shoes(seed, sim.shoes, config.rules.decks), sim.faults,
+                             pace=sim.pace, supervisor=sim.supervisor, start_ts=time.time())
+    dealer.continue_shoe(*rec.shoe_position)
+    log.info("simulated table seed %d", seed)
+    return SimulatedTable(dealer)
+
+
+def _results(config: StationConfig, key: str, path: str) -> ResultsWriter:
+    try:
+        if path != "-":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return ResultsWriter(path, flush_each=True, append=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"{config.path}: results.{key}: cannot append to {path} ({exc.strerror}); make it "
+            "writable by the station's user, or use -"
+        ) from exc
+
+
+def _recording(config: StationConfig, session: str) -> IO[str]:
+    """A new recording file for this start; never overwrites one (mode 'x')."""
+    folder = Path(config.recording_dir or ".")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        return (folder / f"{config.rules.table}-{stamp}-{session}-{secrets.token_hex(3)}.jsonl"
+                ).open("x", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            f"{config.path}: recording.dir: cannot write a recording in "
+            f"{config.recording_dir} ({exc.strerror}); make it writable by the station's "
+            "user, or set it to null"
+        ) from exc
+
+
+__all__ = ["Assembled", "JournalError", "StationError", "build_daemon"]

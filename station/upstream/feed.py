@@ -1,0 +1,50 @@
+"""Numbers, builds and signs the upstream messages of each applied event, for the journal.
+
+The bytes made here are final: they are journaled with the event that caused them (one
+transaction) and every delivery, first or repeated, sends them unchanged. ``seq`` goes on
+from the newest message in the journal, so it only ever increases for a table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drivers.events import InputEvent
+from station.outputs import Output
+from station.upstream import messages as m
+from station.upstream.canonical import canonical
+from station.upstream.commands import Refused
+from station.upstream.observe import Snapshot, build, changes
+from station.upstream.signing import Signer
+
+Payloads = list[tuple[str, bytes]]  # (topic, payload), as Journal.append takes them
+
+
+class Feed:
+    """Called on the station loop only."""
+
+    def __init__(self, table: str, decks: int, signer: Signer | None, last_seq: int = 0) -> None:
+        self.table = table
+        self.decks = decks
+        self.signer = signer
+        self.seq = last_seq
+
+    def messages(self, before: Snapshot, after: Snapshot, event: InputEvent,
+                 outputs: list[Output]) -> Payloads:
+        return [self._payload(build(kind, args, table=self.table, seq=self._next()))
+                for kind, args in changes(before, after, event, outputs, self.decks)]
+
+    def refused(self, refused: Refused, ts: float) -> Payloads:
+        return [self._payload(m.command_refused(
+            table=self.table, seq=self._next(), ts=ts, command_id=refused.id,
+            action=refused.action, reason=refused.reason, detail=refused.detail))]
+
+    def _next(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def _payload(self, message: dict[str, Any]) -> tuple[str, bytes]:
+        # Unsigned only for the file upstream with no key configured (documented): the MQTT
+        # upstream refuses to start without one.
+        data = self.signer.sign(message) if self.signer is not None else canonical(message)
+        return m.topic_for(message["kind"]), data

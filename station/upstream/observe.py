@@ -1,0 +1,113 @@
+"""What one applied event means upstream: the messages, from the station before and after.
+
+Pure (no I/O, no clock). The station's own outputs carry the round records and betting-open
+announcements; the rest (shoe started and ended, betting closed, each card as dealt, pause,
+resume, the table status) is read off the difference between two small snapshots, so the
+dealing machine's hot path is untouched and the fast simulation pays nothing for upstream.
+A replay of the same events gives the same messages, which recovery relies on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from drivers.events import Command, InputEvent
+from station.outputs import Announced, Output, Published
+from station.upstream import messages as m
+
+if TYPE_CHECKING:
+    from station.station import Station
+
+# A message waiting for its sequence number: the daemon numbers them in journal order.
+Pending = tuple[str, dict[str, Any]]  # (kind, builder keyword arguments without seq)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    phase: str
+    shoes_started: int
+    shoe: str | None
+    round_no: int
+    player: tuple[str, ...]
+    banker: tuple[str, ...]
+    reasons: tuple[str, ...]
+
+    @classmethod
+    def of(cls, station: Station) -> Snapshot:
+        d = station.dealing
+        return cls(
+            phase=d.state,
+            shoes_started=d.shoes_started,
+            shoe=d.shoe.shoe_id if d.shoe is not None else None,
+            round_no=d.round_no,
+            player=tuple(c.code for c in d.player),
+            banker=tuple(c.code for c in d.banker),
+            reasons=tuple(d.pause_reasons),
+        )
+
+    @property
+    def paused(self) -> bool:
+        return self.phase == "paused"
+
+    def status_key(self) -> tuple[object, ...]:
+        return (self.phase, self.shoe, self.round_no, self.reasons if self.paused else ())
+
+
+def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[Output],
+            decks: int) -> list[Pending]:
+    """The messages ``event`` caused, in the order a game server should read them."""
+    out: list[Pending] = []
+    ts = event.ts
+    if after.shoes_started > before.shoes_started and after.shoe is not None:
+        out.append((m.SHOE_STARTED, {"ts": ts, "shoe": after.shoe, "decks": decks}))
+    where = {"shoe": after.shoe, "round_no": after.round_no or None}
+    if before.paused and not after.paused and isinstance(event, Command) \
+            and event.action == "resume":
+        out.append((m.RESUME, {"ts": ts, "by": event.actor, **where}))
+    if before.phase == "betting_open" and after.phase == "player_1" and after.shoe:
+        out.append((m.BETTING_CLOSED, {"ts": ts, "shoe": after.shoe,
+                                       "round_no": after.round_no}))
+    if after.shoe and after.shoe == before.shoe and after.round_no == before.round_no:
+        for hand, was, now in (("player", before.player, after.player),
+                               ("banker", before.banker, after.banker)):
+            for position in range(len(was) + 1, len(now) + 1):
+                out.append((m.CARD, {"ts": ts, "shoe": after.shoe, "round_no": after.round_no,
+                                     "hand": hand, "position": position,
+                                     "code": now[position - 1]}))
+    for o in outputs:
+        if isinstance(o, Announced):
+            out.append((m.BETTING_OPEN, {"ts": ts, "announcement": o.message}))
+        elif isinstance(o, Published):
+            out.append((m.ROUND, {"ts": ts, "record": o.record}))
+    if after.phase == "shoe_closed" and before.phase != "shoe_closed" and after.shoe:
+        out.append((m.SHOE_ENDED, {"ts": ts, "shoe": after.shoe, "rounds": after.round_no,
+                                   "reason": _why_closed(event)}))
+    if after.paused and (not before.paused or after.reasons != before.reasons):
+        out.append((m.PAUSE, {"ts": ts, "reason": "; ".join(after.reasons), **where}))
+    if after.status_key() != before.status_key():
+        out.append((m.STATUS, {"ts": ts, "phase": after.phase, "shoe": after.shoe,
+                               "round_no": after.round_no or None,
+                               "paused": "; ".join(after.reasons) if after.paused else None}))
+    return out
+
+
+def _why_closed(event: InputEvent) -> str:
+    if isinstance(event, Command):
+        return {"end_shoe": "dealer", "void": "void"}.get(event.action, "supervisor")
+    return "cut_card"
+
+
+def build(kind: str, args: dict[str, Any], *, table: str, seq: int) -> dict[str, Any]:
+    """The message for one ``Pending``, numbered ``seq``."""
+    if kind == m.BETTING_OPEN:
+        return m.betting_open(args["announcement"], table=table, seq=seq, ts=args["ts"])
+    if kind == m.ROUND:
+        return m.round_result(args["record"], table=table, seq=seq, ts=args["ts"])
+    builders: dict[str, Callable[..., dict[str, Any]]] = {
+        m.SHOE_STARTED: m.shoe_started, m.SHOE_ENDED: m.shoe_ended,
+        m.BETTING_CLOSED: m.betting_closed, m.CARD: m.card, m.PAUSE: m.pause,
+        m.RESUME: m.resume, m.STATUS: m.status,
+    }
+    return builders[kind](table=table, seq=seq, **args)
