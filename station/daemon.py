@@ -97,6 +97,7 @@ class Daemon:
         self._outage = ""  # why the journal cannot be written; empty when it can
         self._held: deque[tuple[EventSource | None, InputEvent, Payloads | None]] = deque()
         self._restore_queued = False
+        self._quiet = False
         self.outage_count = 0
 
     # --- thread-safe entry points ---------------------------------------------------------
@@ -206,24 +207,32 @@ class Daemon:
     def _retry_journal(self) -> None:
         """Try the journal again. Once it takes the failed event, journal the pause it
         caused, everything held since, and the journal's return, in that order."""
-        item = self._unjournaled
-        if item is not None:
-            if not self._journal(item):
-                return
-            self._unjournaled = None
-            self._let_out(item)
-        while True:
-            if not self._held:
-                if self._restore_queued:
-                    break
-                self._held.append((None, DeviceRestored(JOURNAL, self._clock()), None))
-                self._restore_queued = True
-            source, event, extra = self._held.popleft()
-            if not self._process(event, source, extra):
-                return  # it is the unjournaled one now; the rest wait behind it
-        self._outage = ""
-        self._restore_queued = False
-        log.warning("journal: writable again; the table stays paused for the supervisor")
+        # Drivers hear what is due only at the end: a simulated dealer told "card" between
+        # two of these would draw on a prompt the table never showed.
+        self._quiet = True
+        try:
+            item = self._unjournaled
+            if item is not None:
+                if not self._journal(item):
+                    return
+                self._unjournaled = None
+                self._let_out(item)
+            while True:
+                if not self._held:
+                    if self._restore_queued:
+                        break
+                    self._held.append((None, DeviceRestored(JOURNAL, self._clock()), None))
+                    self._restore_queued = True
+                source, event, extra = self._held.popleft()
+                if not self._process(event, source, extra):
+                    return  # it is the unjournaled one now; the rest wait behind it
+            self._outage = ""
+            self._restore_queued = False
+            log.warning("journal: writable again; the table stays paused for the supervisor")
+        finally:
+            self._quiet = False
+            if not self._outage:
+                self._tell_sources()
 
     def _let_out(self, item: _Unjournaled) -> None:
         self.events_applied += 1
@@ -236,7 +245,8 @@ class Daemon:
             self.outlet.notify()
         if self.display is not None and item.outputs:
             self.display.show(item.outputs)
-        self._tell_sources()
+        if not self._quiet:
+            self._tell_sources()
         if item.source is not None:
             item.source.applied()
 

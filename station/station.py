@@ -271,7 +271,7 @@ class Station:
             # A void refunds the round but must not let the table deal without its devices:
             # the device-lost pause is latched again until they are back.
             for source, reason in sorted(self._lost.items()):
-                d.fault(self._lost_reason(source, reason), _CHECK_DEVICE)
+                d.fault(self._lost_reason(source, reason), self._lost_action(source))
 
     def _on_restart(self) -> None:
         """The daemon restarted and rebuilt this station from its journal. Devices are opened
@@ -298,7 +298,12 @@ class Station:
     # --- devices --------------------------------------------------------------------------
     def _on_lost(self, ev: DeviceLost) -> None:
         self._lost[ev.source] = ev.reason
-        self.dealing.fault(self._lost_reason(ev.source, ev.reason), _CHECK_DEVICE)
+        self.dealing.fault(self._lost_reason(ev.source, ev.reason), self._lost_action(ev.source))
+
+    @staticmethod
+    def _lost_action(source: str) -> str:
+        # The daemon's journal pauses the table like a device (station.daemon.JOURNAL).
+        return "free space on the station's disk" if source == "journal" else _CHECK_DEVICE
 
     @staticmethod
     def _lost_reason(source: str, reason: str) -> str:
