@@ -413,7 +413,9 @@ def test_a_restart_while_paused_mid_round_still_pauses_for_the_round() -> None:
     t.round("4S")
     t.card("ZZ")
     t.cmd("restart")
-    assert "station restarted mid-round" in t.station.prompt.text
+    assert t.station.prompt.text == (
+        f"PAUSED: {UNREADABLE.format('ZZ')}; station restarted mid-round - show the card face "
+        f"up and scan it again; {CHECK_TABLE}; call supervisor")
     assert not t.notices
 
 
@@ -442,3 +444,74 @@ def test_card_colour_index_and_spelling(code: str, red: bool, index: int) -> Non
     card = parse_card(code)
     assert (card.is_red, card.index, str(card), repr(card)) == (red, index, code,
                                                                 f"Card({code})")
+
+
+def test_the_first_prompt_asks_for_a_new_shoe() -> None:
+    assert Station(TableRules()).prompt == Prompt(
+        "no_shoe", "NEW SHOE: shuffle, insert the cut card, press NEW SHOE")
+
+
+def test_a_closed_shoe_says_so_in_its_own_phase() -> None:
+    t = Table()
+    t.new_shoe()
+    t.cmd("end_shoe")
+    assert t.station.prompt == Prompt(
+        "shoe_closed", "SHOE CLOSED before any round: discard the rest, start a NEW SHOE")
+
+
+CUT_OUT = "CUT CARD OUT: this round is the last"
+
+
+def test_the_cut_card_is_announced_on_the_last_round_and_only_there() -> None:
+    t = Table()
+    t.new_shoe()
+    t.cmd("open_betting")
+    assert t.station.prompt.detail == ""
+    t.cmd("close_betting")
+    t.cards("4S", "3H", "5D", "2C")
+    assert t.station.prompt == Prompt("between_rounds", "ROUND 2: OPEN BETTING",
+                                      "round 1: PLAYER 9 BANKER 5, PLAYER WINS")
+    t.cut()
+    assert t.station.prompt.text == f"ROUND 2: OPEN BETTING - {CUT_OUT}"
+    t.cmd("open_betting")
+    assert t.station.prompt == Prompt(
+        "betting_open",
+        "ROUND 2: BETTING OPEN - do not deal; press CLOSE BETTING when bets are in", CUT_OUT)
+
+
+def test_a_card_beyond_the_shoe_pauses_with_its_copy_number_and_set_it_aside() -> None:
+    """A one-deck table makes the second AS foreign: dealt, and as the re-scan of a garbled
+    read (``_on_card`` and ``_on_rescan``)."""
+    t = Table(decks=1)
+    t.new_shoe(burn=("AS", "KD"))
+    t.round("AS")
+    assert t.station.prompt == Prompt(
+        "paused", "PAUSED: AS would be copy 2 in a 1-deck shoe: foreign card or misread - "
+        "set it aside; call supervisor", "supervisor: resume continues the round, void refunds it",
+        paused=True)
+    t = Table(decks=1)
+    t.new_shoe(burn=("AS", "KD"))
+    t.round("2S")
+    t.card("ZZ")
+    t.card("AS")
+    assert t.station.prompt.text == (
+        f"PAUSED: {UNREADABLE.format('ZZ')}; AS would be copy 2 in a 1-deck shoe: foreign card "
+        "or misread - show the card face up and scan it again; set it aside; call supervisor")
+    assert not t.notices
+
+
+def test_resume_refused_names_every_lost_device() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.lost("scanner")
+    t.lost("camera")
+    t.cmd("resume")
+    assert t.notices == ["resume refused: camera, scanner still lost; reconnect it first"]
+
+
+def test_a_clock_beyond_the_calendar_still_names_the_shoe() -> None:
+    station = Station(TableRules())
+    station.apply(Command("new_shoe", "dealer:t", 1e20))
+    shoe = station.dealing.shoe
+    assert shoe is not None and shoe.shoe_id == "table-1-badtime-1"
