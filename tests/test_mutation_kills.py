@@ -515,3 +515,122 @@ def test_a_clock_beyond_the_calendar_still_names_the_shoe() -> None:
     station.apply(Command("new_shoe", "dealer:t", 1e20))
     shoe = station.dealing.shoe
     assert shoe is not None and shoe.shoe_id == "table-1-badtime-1"
+
+
+# -- Machine: survivors of the mutation run over station/machine.py --------------------------
+def _paused_text(t: Table) -> str:
+    return t.station.prompt.text
+
+
+def test_a_cut_card_with_no_shoe_is_ignored_and_said() -> None:
+    t = Table()
+    t.cut()
+    assert t.notices == ["cut card seen with no shoe in play: ignored"]
+    t.card("4S")  # paused from no_shoe: a cut card now changes nothing and says nothing more
+    t.cut()
+    assert t.notices == ["cut card seen with no shoe in play: ignored"]
+
+
+@pytest.mark.parametrize(
+    ("policy", "in_round", "notice", "closed_after"),
+    [
+        ("next_round_last", False, "cut card seen while paused: the next round is the last",
+         False),
+        ("close_shoe", False, "cut card seen while paused: the shoe closes when cleared", True),
+        ("next_round_last", True, "cut card seen while paused: this round is the last", True),
+        ("close_shoe", True, "cut card seen while paused: this round is the last", True),
+    ],
+)
+def test_a_cut_card_while_paused_follows_the_phase_the_pause_came_from(
+    policy: str, in_round: bool, notice: str, closed_after: bool
+) -> None:
+    t = Table(cut_card_between_rounds=policy)
+    t.new_shoe()
+    if in_round:
+        t.round("4S")
+    t.card("ZZ")
+    t.cut()
+    assert t.notices == [notice]
+    t.cmd("resume", actor="supervisor:ann")
+    if in_round:
+        t.cards("3H", "5D", "2C")  # the round ends: it was the last
+    assert (t.phase == "shoe_closed") is closed_after
+    if not closed_after:
+        assert t.station.prompt.text == f"ROUND 1: OPEN BETTING - {CUT_OUT}"
+
+
+def test_a_reason_without_an_instruction_adds_no_instruction() -> None:
+    """The cut card in a paused burn adds its reason only (``add_pause_reason``'s default)."""
+    t = Table()
+    t.cmd("new_shoe")
+    t.card("4H")
+    t.card("ZZ")
+    t.cut()
+    assert _paused_text(t) == (
+        f"PAUSED: {UNREADABLE.format('ZZ')}; cut card came out during the burn: the shoe can "
+        "give one more round - show the card face up and scan it again; call supervisor")
+
+
+def test_a_followed_instruction_is_replaced_and_the_others_kept() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.card("ZZ")
+    t.cmd("restart")
+    t.card("3H")
+    assert _paused_text(t) == (
+        f"PAUSED: {UNREADABLE.format('ZZ')}; station restarted mid-round - re-scanned as 3H: "
+        "keep it face up; resume deals it as the due card, void sets it aside; "
+        f"{CHECK_TABLE}; call supervisor")
+
+
+@pytest.mark.parametrize(
+    ("setup", "why"),
+    [
+        ("no_shoe", "no shoe started"),
+        ("closed", "the shoe is closed"),
+        ("natural", "extra card: a natural, no third cards"),
+        ("both_drew", "extra card: the round is over"),
+        ("after_void", "no round is open"),
+    ],
+)
+def test_a_card_not_due_says_why(setup: str, why: str) -> None:
+    t = Table()
+    if setup != "no_shoe":
+        t.new_shoe()
+    if setup == "closed":
+        t.cmd("end_shoe")
+    elif setup == "natural":
+        t.round("4S", "3H", "5D", "2C")
+    elif setup == "both_drew":
+        t.round("AS", "2H", "2D", "4C", "6S", "3H")
+    elif setup == "after_void":
+        t.cmd("open_betting")
+        t.card("9C")
+        t.cmd("void", actor="supervisor:ann")
+    t.card("9D")
+    assert _paused_text(t) == f"PAUSED: card not due: 9D ({why}) - set it aside; call supervisor"
+
+
+def test_cards_drawn_while_paused_are_one_reason_listing_them_all() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S", "3H", "5D", "2C")
+    t.card("9C")
+    t.card("5H")
+    t.card("5H", dt=1.0)
+    assert _paused_text(t) == (
+        "PAUSED: card not due: 9C (extra card: a natural, no third cards); drawn while paused: "
+        "2 cards (5H 5H) - set it aside; set the cards drawn while paused aside; "
+        "call supervisor")
+
+
+def test_a_void_publishes_every_pause_reason() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.card("ZZ")
+    t.cmd("restart")
+    t.cmd("void", actor="supervisor:ann")
+    assert t.records[-1]["void_reason"] == (
+        f"{UNREADABLE.format('ZZ')}; station restarted mid-round")
