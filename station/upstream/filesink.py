@@ -108,8 +108,11 @@ class FileSink:
             try:
                 while self._drain_batch():
                     pass
-            except OSError as exc:
-                self._outage.failed(exc.strerror or str(exc), self._safe_backlog())
+            except (OSError, StationError) as exc:
+                # A full disk fails the file or the journal's delivery marks alike: an outage
+                # that ends by itself, said once, not a bug with a traceback.
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                self._outage.failed(reason, self._safe_backlog())
                 if stopping:
                     return
                 self._stop.wait(self._backoff.next())

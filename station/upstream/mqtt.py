@@ -42,7 +42,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from station.errors import ConfigError
+from station.errors import ConfigError, StationError
 from station.upstream.commands import Accepted, CommandVerifier, Refused
 from station.upstream.messages import STATUS_TOPIC, presence
 from station.upstream.outage import Backoff, Outage
@@ -147,6 +147,7 @@ class MqttPublisher:
         self._connected = threading.Event()
         self._acks: queue.SimpleQueue[tuple[int, int, bool, str]] = queue.SimpleQueue()
         self._outage = Outage(log, f"MQTT broker {settings.host}:{settings.effective_port}")
+        self._outbox_outage = Outage(log, "the outbox (journal)")
         self._thread: threading.Thread | None = None
         # Owned by the drain thread:
         self._in_flight: OrderedDict[int, OutboxRow] = OrderedDict()  # row id -> row
@@ -308,8 +309,13 @@ class MqttPublisher:
             backoff.reset()
             try:
                 self._session(client, conn, resend_recent=lost_before)
+                self._outbox_outage.recovered(-1)
+            except StationError as exc:
+                # The outbox (the journal) cannot be read or marked, e.g. a full disk: the
+                # rows are still there. Said once per outage; reconnect after a pause.
+                self._outbox_outage.failed(str(exc), -1)
+                self._stopping.wait(backoff.next())
             except Exception:
-                # The outbox (the journal) failed; the rows are still there: reconnect.
                 log.exception("upstream: draining the outbox failed; starting over")
             finally:
                 self._connected.clear()
