@@ -185,7 +185,8 @@ class SimulatedDealer:
             self._in_hand = None
             return [self._read(self.pace.card_s, code)]
         if self.supervisor == "none":
-            self.finished = True
+            # Nobody of ours comes: a fast simulation stops here; at a live table a real
+            # supervisor (upstream, the display) may still clear the pause.
             return []
         if self.supervisor == "void":
             self._in_hand = None  # a voided round's cards, read or not, go to the discard
@@ -350,6 +351,8 @@ class SimulatedTable(EventSource):
             if due is None:
                 return
             steps = self.dealer.steps(due)
+            if not steps and not self.dealer.finished:
+                continue  # paused, waiting for someone else's supervisor: look again later
             if not steps and self.dealer.finished:
                 # Nothing more will ever happen at this table: end the thread, so the owner
                 # hears of it (drivers.base) instead of waiting on a frozen display.

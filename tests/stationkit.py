@@ -86,11 +86,11 @@ def wait_for(check: Callable[[], bool], timeout_s: float, what: str) -> None:
         time.sleep(0.003)
 
 
-def simulated_rounds(seed: int) -> list[tuple[Any, ...]]:
+def simulated_rounds(seed: int, *extra: str) -> list[tuple[Any, ...]]:
     """What an uninterrupted ``station simulate`` deals for ``seed``: the reference."""
     done = subprocess.run(
-        [STATION, "simulate", "--seed", str(seed), "--shoes", "1", "--no-bets", "--out", "-"],
-        capture_output=True, text=True, check=True, timeout=60)
+        [STATION, "simulate", "--seed", str(seed), "--shoes", "1", "--no-bets", "--out", "-",
+         *extra], capture_output=True, text=True, check=True, timeout=60)
     return [essence(json.loads(line)) for line in done.stdout.splitlines()]
 
 
@@ -111,14 +111,15 @@ def first_by_key(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def check_stream(messages: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+def check_stream(messages: list[dict[str, Any]], seed: int, *simulate_args: str
+                 ) -> list[dict[str, Any]]:
     """Every message once after de-duplication, in seq order with no gap; the rounds are
     those of an uninterrupted simulation; every announced round got its result."""
     unique = first_by_key(m for m in messages if "seq" in m)  # type: ignore[arg-type]
     seqs = [m["seq"] for m in unique]
     assert seqs == list(range(1, len(seqs) + 1)), "messages missing or out of order"
     rounds = [m for m in unique if m["kind"] == "round"]
-    assert [essence(r) for r in rounds] == simulated_rounds(seed)
+    assert [essence(r) for r in rounds] == simulated_rounds(seed, *simulate_args)
     announced = {m["round_key"] for m in unique if m["kind"] == "betting_open"}
     assert announced == {r["key"] for r in rounds}
     return unique

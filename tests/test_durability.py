@@ -15,9 +15,11 @@ from typing import Any
 
 import orjson
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from station.upstream.messages import iso_ts
 from station.upstream.schema import validate
-from station.upstream.signing import verify
+from station.upstream.signing import Signer, public_pem, verify
 from tests.stationkit import (
     STATION,
     check_stream,
@@ -50,7 +52,9 @@ def mqtt_upstream(broker: Broker, key: Path) -> dict[str, Any]:
 
 
 def received(sub: Subscriber) -> list[dict[str, Any]]:
-    return [orjson.loads(m.payload) for m in sub.snapshot()]
+    """What the station published (not the commands the test itself sends)."""
+    return [orjson.loads(m.payload) for m in sub.snapshot()
+            if not m.topic.endswith("/commands")]
 
 
 def journal_intact(journal: Path) -> None:
@@ -181,3 +185,56 @@ def test_a_full_disk_pauses_the_table_and_it_resumes_when_space_returns(
     pauses = [m["reason"] for m in unique if m["kind"] == "pause"]
     assert any(r.startswith("journal lost (not writable:") and "full" in r for r in pauses)
     journal_intact(journal)
+
+
+def signed_command(key: Ed25519PrivateKey | None, **fields: Any) -> bytes:
+    body = {"v": 1, "id": "cmd-1", "table": "t7", "action": "resume", "actor": "ann",
+            "ts": iso_ts(time.time()), **fields}
+    return Signer(key).sign(body) if key is not None else orjson.dumps(body)
+
+
+def test_upstream_commands_are_verified_journaled_and_refusals_published(
+        tmp_path: Path, broker: Broker) -> None:
+    key, private = write_key(tmp_path)
+    pit = Ed25519PrivateKey.generate()
+    (tmp_path / "pit.pub.pem").write_bytes(public_pem(pit.public_key()))
+    up = mqtt_upstream(broker, key) | {"command_keys": {"pit": "pit.pub.pem"}}
+    seed = 24
+    # Nobody of the simulated table comes to a pause: only the pit system can resume it.
+    config = table_config(tmp_path, seed=seed, upstream=up, supervisor="none",
+                          faults=[{"kind": "not_due", "after_round": 2}])
+    sub = Subscriber(broker.port, "baccarat/t7/#")
+    pub = Subscriber(broker.port, "baccarat/t7/nothing", client_id="pit")
+    proc = start(config)
+    try:
+        wait_for(lambda: any(m["kind"] == "pause" for m in received(sub)), 30, "the pause")
+
+        def send(payload: bytes) -> None:
+            pub.client.publish("baccarat/t7/commands", payload, qos=1).wait_for_publish(5)
+
+        send(signed_command(None, id="unsigned"))
+        send(signed_command(Ed25519PrivateKey.generate(), id="forged"))
+        send(signed_command(pit, id="late", ts=iso_ts(time.time() - 600)))
+        send(signed_command(pit, id="cmd-1"))
+        wait_for(lambda: any(m["kind"] == "resume" for m in received(sub)), 30, "the resume")
+        send(signed_command(pit, id="cmd-1"))  # the same command again
+        wait_for(lambda: len([m for m in received(sub) if m["kind"] == "command_refused"])
+                 >= 4, 30, "four refusals")
+        finish(proc, config)
+        messages = received(sub)
+    finally:
+        sub.close()
+        pub.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    faults = tmp_path / "faults.yaml"
+    faults.write_text("- {kind: not_due, after_round: 2}\n")
+    unique = check_stream(messages, seed, "--faults", str(faults), "--supervisor", "resume")
+    refused = {m["command_id"]: m["reason"] for m in unique if m["kind"] == "command_refused"}
+    assert refused == {"unsigned": "unsigned", "forged": "bad_signature", "late": "stale",
+                       "cmd-1": "replayed"}
+    (resume,) = [m for m in unique if m["kind"] == "resume"]
+    assert resume["by"] == "upstream:pit/ann [cmd-1]"
+    for m in messages:
+        verify(m, private.public_key())
