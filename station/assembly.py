@@ -28,7 +28,7 @@ from station.journal import Journal, JournalError
 from station.journal.files import companions
 from station.recording import Recorder
 from station.recovery import Recovered, recover
-from station.sinks import ResultsWriter
+from station.sinks import AppendLog
 from station.station import RESTART
 from station.upstream.commands import CommandPolicy, CommandVerifier
 from station.upstream.feed import Feed
@@ -213,11 +213,9 @@ def _simulated_table(config: StationConfig, rec: Recovered, session: str) -> Sim
     return SimulatedTable(dealer)
 
 
-def _results(config: StationConfig, key: str, path: str) -> ResultsWriter:
+def _results(config: StationConfig, key: str, path: str) -> AppendLog:
     try:
-        if path != "-":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return ResultsWriter(path, flush_each=True, append=True)
+        return AppendLog(path)
     except OSError as exc:
         raise ConfigError(
             f"{config.path}: results.{key}: cannot append to {path} ({exc.strerror}); make it "

@@ -30,7 +30,7 @@ from station.journal import Journal, JournalWriteError
 from station.outputs import Announced, Output, Prompt, Published
 from station.recording import Recorder
 from station.simulation import DUE
-from station.sinks import ResultsWriter
+from station.sinks import AppendLog
 from station.station import Station
 from station.upstream.commands import Accepted, Refused
 from station.upstream.feed import Feed, Payloads
@@ -71,8 +71,8 @@ class _Unjournaled:
 class Daemon:
     def __init__(self, station: Station, sources: list[EventSource], journal: Journal,
                  feed: Feed, *, display: ConsoleDisplay | None = None,
-                 outlet: Outlet | None = None, results: ResultsWriter | None = None,
-                 announcements: ResultsWriter | None = None,
+                 outlet: Outlet | None = None, results: AppendLog | None = None,
+                 announcements: AppendLog | None = None,
                  recorder: Recorder | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.station = station

@@ -255,3 +255,24 @@ def test_two_starts_never_share_a_recording_or_a_round_key(tmp_path: Path) -> No
     keys = [r["key"] for r in rounds]
     assert len(keys) == len(set(keys)) == 4
     assert len(list((tmp_path / "rec").iterdir())) == 2
+
+
+def test_replay_of_the_daemons_journal_gives_its_rounds(tmp_path: Path) -> None:
+    cfg = tmp_path / "station.yaml"
+    cfg.write_text(yaml.safe_dump(config_dict(tmp_path, shoes=1)))
+    proc = station_proc(["run", "-c", str(cfg)], tmp_path)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    exe = Path(sys.executable).parent / "station"
+    out = tmp_path / "replayed.jsonl"
+    subprocess.run([str(exe), "replay", str(tmp_path / "journal.sqlite3"), "--out", str(out)],
+                   check=True, capture_output=True, timeout=60)
+    assert out.read_text() == (tmp_path / "results.jsonl").read_text()
+    # And the journal exported as a recording replays the same.
+    rec = tmp_path / "exported.jsonl"
+    subprocess.run([str(exe), "journal", "export", str(tmp_path / "journal.sqlite3"), "--out",
+                    str(rec)], check=True, capture_output=True, timeout=60)
+    out2 = tmp_path / "replayed2.jsonl"
+    subprocess.run([str(exe), "replay", str(rec), "--out", str(out2)], check=True,
+                   capture_output=True, timeout=60)
+    assert out2.read_text() == out.read_text()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from station.display import ConsoleDisplay
+from station.journal import is_journal_file, read_journal
 from station.outfiles import Outputs
 from station.outputs import Published
 from station.recording import read_recording
@@ -20,7 +21,9 @@ def register(sub: Any) -> None:
         description="Apply every event of a recording, in order, to a fresh station with the "
         "recorded table rules; the outputs are those of the original session.",
     )
-    p.add_argument("recording", type=Path, help="a recording written by run or simulate")
+    p.add_argument("recording", type=Path,
+                   help="a journal (journal.path of station run) or a recording written by "
+                   "run or simulate")
     p.add_argument("--out", help="write rounds as JSON Lines to FILE, or - for stdout")
     p.add_argument("--display", action="store_true", help="print the dealer display to stderr")
     p.set_defaults(func=run)
@@ -30,7 +33,9 @@ def run(args: argparse.Namespace) -> int:
     # The recording is the incident's evidence: --out may never name it (station.outfiles).
     outs = Outputs([args.recording])
     outs.claim("--out", args.out)
-    recording = read_recording(args.recording)
+    # A journal (SQLite) or a JSON Lines recording: the same events, the same station.
+    recording = (read_journal(args.recording) if is_journal_file(args.recording)
+                 else read_recording(args.recording))
     station = recording.station()
     events = recording.events
     rounds = voids = count = 0
