@@ -19,6 +19,7 @@ from station.outputs import Announced, Prompt, Published
 from station.paytable import load_paytable
 from station.results import complete_record
 from station.roads import Scoreboard
+from station.settlement import Settler
 from station.station import Station, TableRules
 from tests.tablekit import Table
 
@@ -634,3 +635,35 @@ def test_a_void_publishes_every_pause_reason() -> None:
     t.cmd("void", actor="supervisor:ann")
     assert t.records[-1]["void_reason"] == (
         f"{UNREADABLE.format('ZZ')}; station restarted mid-round")
+
+
+# -- Outcome and settlement survivors ---------------------------------------------------------
+def test_a_nine_nine_start_is_a_natural_eight() -> None:
+    """9 + 9 = 18 counts 8 (RULES.md 1): a natural. Kills the two-card totals of
+    ``outcome.decide`` taken mod anything but 10, and a dropped Banker natural flag."""
+    outcome = decide(_cards("9H 9S"), _cards("KD 8C"))
+    assert (outcome.natural, outcome.player_natural, outcome.banker_natural) == (True, True, True)
+    outcome = decide(_cards("KD 8C"), _cards("9D 9C"))
+    assert (outcome.natural, outcome.player_natural, outcome.banker_natural) == (True, True, True)
+    record = _publish("9H 9S", "KD 8C")
+    assert (record["natural"], record["player_natural"], record["banker_natural"]) == (
+        True, True, True)
+
+
+def test_the_settler_of_a_paytable_without_card_bets(tmp_path: Path) -> None:
+    """Kills the fast path of ``Settler.settle`` for a paytable whose bets all read values."""
+    path = tmp_path / "main.yaml"
+    path.write_text(
+        "name: main\nbets:\n"
+        "  - {key: player, label: P, kind: main, side: player, pays: {win: 1}, push: [tie],"
+        " cutoff_round: null}\n"
+        "  - {key: tie, label: T, kind: tie, pays: {win: 8}, push: [], cutoff_round: null}\n",
+        encoding="utf-8",
+    )
+    settler = Settler(load_paytable(path))
+    outcome = decide(_cards("4S 5H"), _cards("3D 4C"))  # player 9 natural beats 7
+    expected = {"player": {"outcome": "win", "pays": 1}, "tie": {"outcome": "lose", "pays": 0}}
+    first = settler.settle(outcome)
+    assert first == expected
+    first["player"]["outcome"] = "changed"  # each record owns its entries
+    assert settler.settle(outcome) == expected
