@@ -4,6 +4,8 @@ page, and never repaired. Each test works on real files in tmp_path."""
 from __future__ import annotations
 
 import hashlib
+import os
+import random
 import re
 import shutil
 import sqlite3
@@ -43,6 +45,20 @@ def test_an_intact_journal_verifies_and_verify_changes_nothing(tmp_path: Path) -
     assert {p.name: p.read_bytes() for p in files if p.name in before} == before
 
 
+# CI tries every offset of the main file's last page (the issue's promise), and a seeded
+# fifth of the WAL frame and of the flips, always with the headers whole; STATION_LONG_TESTS=1
+# tries every byte of all three (about 80 s more; docs/testing.md).
+LONG = os.environ.get("STATION_LONG_TESTS") == "1"
+
+
+def some_offsets(start: int, end: int, always: int = 32) -> list[int]:
+    if LONG:
+        return list(range(start, end))
+    rest = range(start + always, end)
+    picked = random.Random(start).sample(rest, k=len(rest) // 5)
+    return sorted({*range(start, min(end, start + always)), *picked, end - 1})
+
+
 def test_main_file_cut_at_every_offset_of_its_last_page(tmp_path: Path) -> None:
     path = make_journal(tmp_path / "j.sqlite3")
     data = path.read_bytes()
@@ -64,7 +80,7 @@ def test_wal_cut_at_every_offset_of_its_last_frame(tmp_path: Path) -> None:
     frame = WAL_FRAME_HEADER + page_size(path)
     last_frame = len(data) - frame
     assert (len(data) - 32) % frame == 0
-    for offset in range(frame):
+    for offset in some_offsets(0, frame):
         wal.write_bytes(data[:last_frame + offset])
         shm.unlink(missing_ok=True)  # as after a reboot: SQLite rebuilds it from the WAL
         # The cut loses the last transaction whole (SQLite drops a torn commit): what is
@@ -96,10 +112,11 @@ def test_a_flipped_byte_anywhere_in_the_events_pages_is_found(tmp_path: Path) ->
     size = page_size(path)
     pages = pages_of(path, "events")
     assert len(pages) >= 3  # an interior page and leaves
-    harmless = 0
+    harmless = tried = 0
     for page in pages:
         free = unallocated(bytes(data), page, size)
-        for offset in range((page - 1) * size, page * size):
+        for offset in some_offsets((page - 1) * size, page * size):
+            tried += 1
             data[offset] ^= 0x01
             path.write_bytes(data)
             try:
@@ -114,7 +131,7 @@ def test_a_flipped_byte_anywhere_in_the_events_pages_is_found(tmp_path: Path) ->
                 harmless += 1
             finally:
                 data[offset] ^= 0x01
-    assert harmless < len(pages) * size // 2
+    assert harmless < tried // 2
     path.write_bytes(data)
     assert verify_journal(path).head_hash == reference.head_hash
 

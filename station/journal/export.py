@@ -20,7 +20,7 @@ def is_journal_file(path: Path) -> bool:
     try:
         with path.open("rb") as f:
             return f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name; the reader says why
         return False
 
 
