@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 
 from drivers.events import CardRead, Command, InputEvent
+from station.bets.registry import reads
 from station.cards import parse_card
 from station.outcome import decide
 from station.outputs import Announced, Prompt, Published
 from station.paytable import load_paytable
 from station.results import complete_record
 from station.roads import Scoreboard
-from station.settlement import Settler
+from station.settlement import Settler, settle
 from station.station import Station, TableRules
 from tests.tablekit import Table
 
@@ -667,3 +668,63 @@ def test_the_settler_of_a_paytable_without_card_bets(tmp_path: Path) -> None:
     assert first == expected
     first["player"]["outcome"] = "changed"  # each record owns its entries
     assert settler.settle(outcome) == expected
+
+
+# -- Bets survivors: payouts a paytable may leave out, and what each bet reads -----------------
+PARTIAL = """name: partial
+bets:
+  - {key: p6, label: P, kind: main, side: player, pays: {win: 1, win_with_6: 0.5}, push: [tie],
+     cutoff_round: null}
+  - {key: cha, label: C, kind: wins_by_one, side: player, totals: [7], pays: {four_cards: 10},
+     push: [], cutoff_round: null}
+  - {key: f7, label: F, kind: both_hands_total, total: 7, pays: {two_cards: 40}, push: [],
+     cutoff_round: null}
+  - {key: pp, label: PP, kind: perfect_pair, pays: {win: 25, both_hands: 250}, push: [],
+     cutoff_round: null}
+"""
+
+
+def _partial(tmp_path: Path) -> Any:
+    path = tmp_path / "partial.yaml"
+    path.write_text(PARTIAL, encoding="utf-8")
+    return load_paytable(path)
+
+
+@pytest.mark.parametrize(
+    ("player", "banker", "expected"),
+    [
+        # Player 6 wins 6-5 (two cards against three): the Player's own 6 pays half.
+        ("KS 6H", "KD 5C KH", {"p6": ("win", 0.5), "cha": ("lose", 0), "f7": ("lose", 0),
+                               "pp": ("lose", 0)}),
+        # Player 7-6 on five cards: this table pays the four-card case only.
+        ("KS 7H", "KD 3C 3S", {"p6": ("win", 1), "cha": ("lose", 0), "f7": ("lose", 0),
+                               "pp": ("lose", 0)}),
+        ("KS 7H", "KD 6C", {"p6": ("win", 1), "cha": ("win", 10), "f7": ("lose", 0),
+                            "pp": ("lose", 0)}),
+        # 7-7 with three cards each: both_hands_total pays two-card 7s only here.
+        ("KS 2H 5D", "KC 2D 5S", {"p6": ("push", 0), "cha": ("lose", 0), "f7": ("lose", 0),
+                                  "pp": ("lose", 0)}),
+        ("KS 7H", "KD 7C", {"p6": ("push", 0), "cha": ("lose", 0), "f7": ("win", 40),
+                            "pp": ("lose", 0)}),
+        # Two perfect pairs pay both_hands; one pays win.
+        ("4D 4D", "9S 9S", {"p6": ("push", 0), "cha": ("lose", 0), "f7": ("lose", 0),
+                            "pp": ("win", 250)}),
+        ("4D 4D", "KS 7C", {"p6": ("win", 1), "cha": ("lose", 0), "f7": ("lose", 0),
+                            "pp": ("win", 25)}),
+    ],
+)
+def test_bets_whose_paytable_leaves_cases_out(
+    tmp_path: Path, player: str, banker: str, expected: dict[str, tuple[str, float]]
+) -> None:
+    got = settle(_partial(tmp_path), decide(_cards(player), _cards(banker)))
+    assert {k: (v["outcome"], v["pays"]) for k, v in got.items()} == expected
+
+
+def test_each_bet_declares_what_it_reads() -> None:
+    table = load_paytable(Path(__file__).resolve().parents[1] / "config" / "paytables"
+                          / "seed003.yaml")
+    assert reads(table.bet("banker")) == {"values"}
+    assert reads(table.bet("tiger_pair")) == {"first_two"}
+    assert reads(table.bet("all_treasure")) == {"values"}  # four value bets
+    with pytest.raises(KeyError, match="no_such_bet"):
+        table.bet("no_such_bet")

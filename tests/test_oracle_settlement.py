@@ -98,6 +98,8 @@ ROUNDS: dict[str, tuple[str, str, int, int, str]] = {
     "p_diamond_pair_9": ("9D 9D", "KS 7C", 8, 7, "player"),
     "b_diamond_pair_9": ("KS 7C", "9D 9D", 7, 8, "banker"),
     "p_pair_4_mixed_suits": ("4S 4D", "KS 7C", 8, 7, "player"),
+    # Same suit, different ranks: no pair, so no perfect pair.
+    "p_suited_no_pair": ("2S 4S", "KD 7C", 6, 7, "banker"),
     # The edges of the Banker's row in RULES.md 2.5, one round on each side of each edge.
     "b7_stands_on_6": ("KS QH 6D", "3D 4C", 6, 7, "banker"),
     "b6_draws_on_7": ("KS QH 7D", "3D 3C 2S", 7, 8, "banker"),
@@ -171,7 +173,8 @@ SEED003: dict[str, list[Case]] = {
     "player_pair": [("p_pair_4_mixed_suits", W, 11), ("p9_natural_vs_b8_natural_pair", L, 0)],
     "banker_pair": [("p9_natural_vs_b8_natural_pair", W, 11), ("p_pair_4_mixed_suits", L, 0)],
     "either_pair": [("identical_4d_pairs", W, 5), ("tie_6_two_cards", L, 0)],
-    "perfect_pair": [("suited_9_pairs_two_suits", W, 25), ("p_pair_4_mixed_suits", L, 0)],
+    "perfect_pair": [("suited_9_pairs_two_suits", W, 25), ("p_pair_4_mixed_suits", L, 0),
+                     ("p_suited_no_pair", L, 0)],
     # 30/10/5/3/2/1 on this page.
     "banker_dragon_bonus": [("b9_by_9", W, 30), ("b7_by_7", W, 5), ("b6_by_6", W, 3),
                             ("b9_natural_vs_7", W, 1), ("b8_three_cards", L, 0),
@@ -236,7 +239,9 @@ SEED003: dict[str, list[Case]] = {
     # "和局不退款": a tie loses.
     "double_banker": [("b8_three_cards", W, 2), ("b6_two_cards_pair", W, 1),
                       ("tie_7_two_cards", L, 0), ("p9_natural_vs_7", L, 0)],
-    "double_player": [("p9_by_9_black_red", W, 2), ("p9_natural_vs_7", W, 1),
+    # A three-card Player 8 against a two-card Banker: the Player's hand decides.
+    "double_player": [("p9_by_9_black_red", W, 2), ("p8_three_cards", W, 2),
+                      ("p9_natural_vs_7", W, 1),
                       ("tie_6_two_cards", L, 0), ("b6_two_cards_pair", L, 0)],
     "dragon_tiger": [("p7_by_1_four_cards", W, 30), ("p7_by_1_five_cards", W, 40),
                      ("p7_by_1_six_cards", W, 100), ("p8_three_cards", L, 0),
