@@ -64,7 +64,7 @@ def build_daemon(config: StationConfig) -> Assembled:
 
 
 def _build(config: StationConfig, closers: list[Callable[[], None]]) -> Assembled:
-    journal = _open_journal(config)
+    journal, carried_seq = _open_journal(config)
     closers.append(journal.close)
     header = journal.header
     session = header.session
@@ -78,7 +78,9 @@ def _build(config: StationConfig, closers: list[Callable[[], None]]) -> Assemble
     rec = recover(journal, recorder.write if recorder is not None else None)
     station = rec.station
     signer = _signer(config)
-    feed = Feed(config.rules.table, config.rules.decks, signer, rec.last_message_seq)
+    # Message numbers only ever increase for a table, across a change of journal too.
+    feed = Feed(config.rules.table, config.rules.decks, signer,
+                max(rec.last_message_seq, carried_seq))
 
     sources: list[EventSource] = [_simulated_table(config, rec, session)]
     to_stdout = "-" in (config.results_path, config.announcements_path)
@@ -107,7 +109,8 @@ def _build(config: StationConfig, closers: list[Callable[[], None]]) -> Assemble
 
 
 # --- the journal --------------------------------------------------------------------------
-def _open_journal(config: StationConfig) -> Journal:
+def _open_journal(config: StationConfig) -> tuple[Journal, int]:
+    """The journal, and the last message seq of the one it replaces (0 if none)."""
     path = Path(config.journal_path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -115,11 +118,11 @@ def _open_journal(config: StationConfig) -> Journal:
         raise ConfigError(f"{config.path}: journal.path: cannot create {path.parent} "
                           f"({exc.strerror}); make it writable by the station's user") from exc
     if not path.exists():
-        return Journal.create(path, config.rules, config.paytable, secrets.token_hex(6))
+        return Journal.create(path, config.rules, config.paytable, secrets.token_hex(6)), 0
     journal = Journal.open(path)
     changed = _rules_changed(journal, config)
     if not changed:
-        return journal
+        return journal, 0
     try:
         probe = recover(journal)
         backlog = journal.backlog()
@@ -139,7 +142,8 @@ def _open_journal(config: StationConfig) -> Journal:
     archived = _archive(path, journal.header.created)
     log.warning("journal: table %s changed at a shoe boundary; %s kept as %s, a new journal "
                 "starts", changed, path, archived)
-    return Journal.create(path, config.rules, config.paytable, secrets.token_hex(6))
+    fresh = Journal.create(path, config.rules, config.paytable, secrets.token_hex(6))
+    return fresh, probe.last_message_seq
 
 
 def _rules_changed(journal: Journal, config: StationConfig) -> str:

@@ -19,6 +19,7 @@ import yaml
 from drivers.base import EventSource
 from station.assembly import build_daemon
 from station.config import parse_config
+from station.errors import ConfigError
 from tests.conftest import REPO
 
 FAST_PACE = {"card_s": 0.002, "open_betting_s": 0.002, "betting_s": 0.002,
@@ -276,3 +277,35 @@ def test_replay_of_the_daemons_journal_gives_its_rounds(tmp_path: Path) -> None:
     subprocess.run([str(exe), "replay", str(rec), "--out", str(out2)], check=True,
                    capture_output=True, timeout=60)
     assert out2.read_text() == out.read_text()
+
+
+def test_changing_the_paytable_mid_shoe_is_refused_and_at_a_shoe_end_starts_a_new_journal(
+        tmp_path: Path) -> None:
+    data = config_dict(tmp_path, shoes=1)
+    built = build_daemon(parse_config(tmp_path / "s.yaml", data))
+    d = built.daemon
+    try:
+        d.run(until=lambda: d.station.dealing.round_no >= 3
+              and d.station.phase.value == "between_rounds")
+    finally:
+        built.close()
+    changed = dict(data)
+    changed["table"] = {"id": "t9"}  # no paytable any more
+    with pytest.raises(ConfigError, match="paytable changed, but a shoe is in play"):
+        build_daemon(parse_config(tmp_path / "s.yaml", changed))
+    built = build_daemon(parse_config(tmp_path / "s.yaml", data))  # the old settings: fine
+    try:
+        built.daemon.run()  # plays the shoe out
+    finally:
+        built.close()
+    last_seq = json.loads((tmp_path / "upstream.jsonl").read_text().splitlines()[-1])["seq"]
+    built = build_daemon(parse_config(tmp_path / "s.yaml", changed))
+    try:
+        assert built.recovered_events == 0 and built.daemon.feed.seq == last_seq
+        built.daemon.run(until=lambda: built.daemon.events_applied >= 20)
+    finally:
+        built.close()
+    archived = [p.name for p in tmp_path.glob("journal-*.sqlite3")]
+    assert len(archived) == 1
+    seqs = [json.loads(x)["seq"] for x in (tmp_path / "upstream.jsonl").read_text().splitlines()]
+    assert seqs == list(range(1, len(seqs) + 1))  # numbering goes on across the journals
