@@ -15,11 +15,15 @@ import pytest
 from drivers.events import CardRead, Command, InputEvent
 from station.bets.registry import reads
 from station.cards import parse_card
+from station.limits import PAYOUT_MAX
 from station.outcome import decide
 from station.outputs import Announced, Prompt, Published
 from station.paytable import load_paytable
 from station.results import complete_record
-from station.roads import Scoreboard
+from station.roads import RecordError, Scoreboard, round_from_record
+from station.roads.bead import bead_cell
+from station.roads.layout import draw
+from station.roads.scoreboard import roads_json
 from station.settlement import Settler, settle
 from station.station import Station, TableRules
 from tests.tablekit import Table
@@ -728,3 +732,50 @@ def test_each_bet_declares_what_it_reads() -> None:
     assert reads(table.bet("all_treasure")) == {"values"}  # four value bets
     with pytest.raises(KeyError, match="no_such_bet"):
         table.bet("no_such_bet")
+
+
+# -- Roads survivors: the drawn grid, the bead plate, the JSON, payout bounds ------------------
+def test_a_start_cell_taken_by_a_tail_moves_right_and_cells_know_their_entry() -> None:
+    """docs/roads.md: B x7 P x6 B x5 P x4 B x3 P x2 B: the sixth column's tail takes row 0 of
+    drawn column 7 (1-based), so the last Banker starts in drawn column 8 (0-based 7)."""
+    grid = draw([7, 6, 5, 4, 3, 2, 1])
+    assert grid.columns[-2] == [(5, 0), (6, 0)]
+    assert grid.columns[-1] == [(7, 0)]
+    small = draw([2, 1])
+    assert small.cells == {(0, 0): (0, 0), (0, 1): (0, 1), (1, 0): (1, 0)}
+
+
+def test_bead_cells_fill_column_by_column() -> None:
+    assert [bead_cell(i) for i in (0, 5, 6, 7)] == [(0, 0), (0, 5), (1, 0), (1, 1)]
+    assert bead_cell(7, 3) == (2, 1)
+
+
+def test_roads_json_is_the_documented_example() -> None:
+    """docs/roads.md, "--json": the JSON of ``--sequence BPPTB``, copied from the page."""
+    assert roads_json(Scoreboard.from_records("BPPTB").snapshot()) == {
+        "big_road": [[{"winner": "banker", "ties": 0}],
+                     [{"winner": "player", "ties": 0}, {"winner": "player", "ties": 1}],
+                     [{"winner": "banker", "ties": 0}]],
+        "big_eye_boy": [["blue", "blue"]],
+        "small_road": [],
+        "cockroach_pig": [],
+        "ask": {"banker": {"big_eye_boy": "red", "small_road": "blue", "cockroach_pig": None},
+                "player": {"big_eye_boy": "blue", "small_road": "red", "cockroach_pig": None}},
+        "good_roads": [],
+    }
+
+
+def test_a_payout_at_the_limit_is_read_and_one_past_it_is_refused() -> None:
+    base = complete_record("s1", 1, decide(_cards("2S 3H"), _cards("4D 4C")))
+    at_limit = base | {"bets": {"small_tiger": {"outcome": "win", "pays": int(PAYOUT_MAX)}}}
+    parsed = round_from_record(at_limit)
+    assert parsed is not None and parsed.icon == "small_tiger"
+    past = base | {"bets": {"small_tiger": {"outcome": "win", "pays": int(PAYOUT_MAX) + 1}}}
+    with pytest.raises(RecordError, match=r"bets\['small_tiger'\]\.pays"):
+        round_from_record(past)
+    garbled = base | {"bets": {"small_tiger": {"outcome": "won", "pays": 1}}}
+    with pytest.raises(RecordError, match=r"bets\['small_tiger'\]\.outcome is 'won'"):
+        round_from_record(garbled)
+    text = base | {"bets": {"small_tiger": {"outcome": "win", "pays": "lots"}}}
+    with pytest.raises(RecordError, match=r"bets\['small_tiger'\]\.pays is 'lots'"):
+        round_from_record(text)
