@@ -7,14 +7,18 @@ out by hand from RULES.md and docs/roads.md, never printed by the code under tes
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from drivers.events import CardRead, Command, InputEvent
+from station.analysis import analyze
+from station.analysis.first_two import first_four_classes
 from station.bets.registry import reads
 from station.cards import parse_card
+from station.errors import ConfigError
 from station.limits import PAYOUT_MAX
 from station.outcome import decide
 from station.outputs import Announced, Prompt, Published
@@ -779,3 +783,41 @@ def test_a_payout_at_the_limit_is_read_and_one_past_it_is_refused() -> None:
     text = base | {"bets": {"small_tiger": {"outcome": "win", "pays": "lots"}}}
     with pytest.raises(RecordError, match=r"bets\['small_tiger'\]\.pays is 'lots'"):
         round_from_record(text)
+
+
+# -- Analysis survivors: what the result carries, and its refusals -----------------------------
+def test_an_analysis_names_its_paytable_decks_and_labels(tmp_path: Path) -> None:
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        "name: two\nbets:\n"
+        "  - {key: tie, label: The tie, kind: tie, pays: {win: 8}, push: [], cutoff_round: null}\n"
+        "  - {key: pp, label: A pair, kind: pair, side: player, pays: {win: 11}, push: [],"
+        " cutoff_round: null}\n",
+        encoding="utf-8",
+    )
+    result = analyze(load_paytable(path), 6)
+    assert (result.paytable, result.decks) == ("two", 6)
+    assert [(b.key, b.label) for b in result.bets] == [("tie", "The tie"), ("pp", "A pair")]
+    # 6 decks: the second card has the first's rank in 23 of the 311 cards left.
+    assert result.bets[1].win == Fraction(23, 311)
+
+
+def test_an_analysis_refuses_a_bet_mixing_totals_with_ranks(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.yaml"
+    path.write_text(
+        "name: mixed\nbets:\n"
+        "  - {key: tie, label: T, kind: tie, pays: {win: 8}, push: [], cutoff_round: null}\n"
+        "  - {key: pp, label: P, kind: pair, side: player, pays: {win: 11}, push: [],"
+        " cutoff_round: null}\n"
+        "  - {key: any, label: A, kind: any_of, bets: [tie, pp], pays: {win: 1}, push: [],"
+        " cutoff_round: null}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError, match="ranks and suits, which the exact analysis cannot "
+                                          "combine; list bets of one sort"):
+        analyze(load_paytable(path))
+
+
+def test_an_analysis_needs_a_deck() -> None:
+    with pytest.raises(ValueError, match="a shoe needs at least one deck, got 0"):
+        first_four_classes(0)
