@@ -355,6 +355,18 @@ def test_bad_results_are_refused_quickly(tmp_path: Path, capsys: pytest.CaptureF
     assert f"{path}{words}" in message, message
 
 
+@pytest.mark.parametrize("winner", ["[]", "{}", '["banker"]'])
+def test_a_winner_that_is_not_text_is_refused(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str],
+                                              winner: str) -> None:
+    """Found by the long fuzz run (hypothesis: ``{"round": 1, "status": "complete",
+    "winner": []}`` raised ``TypeError: unhashable type``)."""
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"round": 1, "status": "complete", "winner": ' + winner + "}\n",
+                    encoding="utf-8")
+    assert f"{path}:1: 'winner' is " in refused(capsys, "roads", "--results", str(path))
+
+
 def test_roads_accepts_a_payout_written_as_a_fraction(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     path.write_text(RECORD % ("1", '"19/20"') + "\n", encoding="utf-8")

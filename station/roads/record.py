@@ -40,7 +40,9 @@ def round_from_record(record: Mapping[str, Any]) -> Round | None:
         return None
     if status != "complete":
         raise RecordError(f"'status' is {short(status)}, expected 'complete' or 'void'")
-    winner = _WINNERS.get(record.get("winner"))
+    named = record.get("winner")
+    # Checked as text first: a list or an object cannot be looked up (fuzz finding).
+    winner = _WINNERS.get(named) if isinstance(named, str) else None
     if winner is None:
         raise RecordError(
             f"'winner' is {short(record.get('winner'))}, expected 'banker', 'player' or 'tie'"
