@@ -6,6 +6,7 @@ out by hand from RULES.md and docs/roads.md, never printed by the code under tes
 
 from __future__ import annotations
 
+import re
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -20,7 +21,7 @@ from station.bets.registry import reads
 from station.cards import parse_card
 from station.errors import ConfigError
 from station.limits import PAYOUT_MAX
-from station.outcome import decide
+from station.outcome import Winner, decide
 from station.outputs import Announced, Prompt, Published
 from station.paytable import load_paytable
 from station.results import complete_record
@@ -775,7 +776,8 @@ def test_a_payout_at_the_limit_is_read_and_one_past_it_is_refused() -> None:
     parsed = round_from_record(at_limit)
     assert parsed is not None and parsed.icon == "small_tiger"
     past = base | {"bets": {"small_tiger": {"outcome": "win", "pays": int(PAYOUT_MAX) + 1}}}
-    with pytest.raises(RecordError, match=r"bets\['small_tiger'\]\.pays"):
+    with pytest.raises(RecordError, match=re.escape(
+            "bets['small_tiger'].pays is 10001, expected a payout from 0 to 10000")):
         round_from_record(past)
     garbled = base | {"bets": {"small_tiger": {"outcome": "won", "pays": 1}}}
     with pytest.raises(RecordError, match=r"bets\['small_tiger'\]\.outcome is 'won'"):
@@ -821,3 +823,14 @@ def test_an_analysis_refuses_a_bet_mixing_totals_with_ranks(tmp_path: Path) -> N
 def test_an_analysis_needs_a_deck() -> None:
     with pytest.raises(ValueError, match="a shoe needs at least one deck, got 0"):
         first_four_classes(0)
+
+
+def test_the_scoreboard_takes_the_outcome_winner_itself() -> None:
+    """The scoreboard takes ``station.outcome.Winner`` members as they are. (``Winner`` is a
+    ``StrEnum``, which hashes as its value, so the ``.value`` branch of ``Scoreboard.add`` is
+    an equivalent mutant; this pins the behaviour either way.)"""
+    board = Scoreboard()
+    board.add(Winner.BANKER)
+    board.add(Winner.TIE)
+    board.add(Winner.PLAYER)
+    assert [r.winner for r in board.beads] == ["banker", "tie", "player"]
