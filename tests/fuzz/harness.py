@@ -12,14 +12,17 @@ kind builds the command line for a file of that kind.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import logging
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Iterator, Sequence
@@ -31,6 +34,10 @@ from station.config import load_config
 from station.errors import StationError
 
 REPO = Path(__file__).resolve().parents[2]
+# Every case runs in a scratch folder: a fuzzed command line that is valid writes its
+# outputs (`--svg none`, `--out x`) there, never into the checkout.
+SCRATCH = Path(tempfile.mkdtemp(prefix="station-fuzz-"))
+atexit.register(shutil.rmtree, SCRATCH, True)
 SHORT_SHOE = REPO / "tests" / "shoes" / "short.txt"
 TIME_LIMIT_S = 2.0
 MEMORY_LIMIT = 256 << 20
@@ -83,7 +90,8 @@ def run_inprocess(argv: Sequence[str], limit_s: float = TIME_LIMIT_S) -> Outcome
     code: int | None = None
     crash = ""
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _deadline(limit_s):
+        with (contextlib.chdir(SCRATCH), contextlib.redirect_stdout(out),
+              contextlib.redirect_stderr(err), _deadline(limit_s)):
             try:
                 code = main(list(argv))
             except SystemExit as exc:  # argparse: usage errors and --help
@@ -112,7 +120,7 @@ def run_subprocess(argv: Sequence[str], limit_s: float = TIME_LIMIT_S) -> Outcom
     try:
         res = subprocess.run(
             [sys.executable, "-m", "station.cli", *argv], capture_output=True,
-            timeout=limit_s + startup_s(), preexec_fn=_limits, check=False, cwd=REPO,
+            timeout=limit_s + startup_s(), preexec_fn=_limits, check=False, cwd=SCRATCH,
             env={**os.environ, "PYTHONHASHSEED": "0"},
         )
     except subprocess.TimeoutExpired:
