@@ -834,3 +834,27 @@ def test_the_scoreboard_takes_the_outcome_winner_itself() -> None:
     board.add(Winner.TIE)
     board.add(Winner.PLAYER)
     assert [r.winner for r in board.beads] == ["banker", "tie", "player"]
+
+
+def test_the_banker_draw_reason_lists_the_table_row_from_banker_three_on() -> None:
+    """RULES.md 2.5: totals 0-2 always draw (no list); from 3 on the row is shown."""
+    t = Table()
+    t.new_shoe()
+    t.round("2S", "AD", "3H", "2C", "5S")  # player 5 draws 5; banker 3 draws on a 5
+    assert t.station.prompt == Prompt(
+        "banker_3", "DEAL BANKER THIRD CARD",
+        "ROUND 1: banker 3 draws on player third card 5 (draws on 0,1,2,3,4,5,6,7,9)")
+    t = Table()
+    t.new_shoe()
+    t.round("2S", "AD", "3H", "KC", "5S")  # banker 1 always draws
+    assert t.station.prompt.detail == "ROUND 1: banker 1 draws on player third card 5"
+
+
+def test_a_lost_journal_asks_for_disk_space_not_a_cable() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.lost("journal")
+    assert t.station.prompt.text == (
+        "PAUSED: journal lost (port vanished) - free space on the station's disk; "
+        "call supervisor")
