@@ -32,7 +32,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    for n, word in enumerate(words, start=1):
+        # No file name, key or value the station takes can hold a NUL byte; refusing it here
+        # spares every command a ValueError from the operating system.
+        if "\0" in word:
+            print(f"station: error: argument {n} ({word!r}) contains a NUL byte; remove it",
+                  file=sys.stderr)
+            return EXIT_USAGE
+    args = parser.parse_args(words)
     try:
         code: int = args.func(args)
     except StationError as exc:

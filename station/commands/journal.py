@@ -62,6 +62,9 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     journal: Path = args.journal
+    if not journal.name:
+        raise JournalError(f"{str(journal)!r}: names a folder, not a journal file; give the "
+                           "journal's file name")
     try:
         if args.out == "-":
             report = export_journal(journal, sys.stdout)

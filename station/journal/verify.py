@@ -74,6 +74,11 @@ def verify_journal(path: Path, *, live: bool = True) -> Report:
     row, the head file and SQLite's integrity check. Raises ``JournalCorrupt`` or
     ``JournalError``; memory use does not grow with the journal. ``live=False`` says no
     station can be writing meanwhile (the caller holds the journal's lock)."""
+    if "\0" in str(path):
+        raise JournalError(f"{str(path)!r}: a file name cannot contain a NUL byte")
+    if not path.name:
+        raise JournalError(f"{str(path)!r}: names a folder, not a journal file; give the "
+                           "journal's file name")
     witness_path = companions(path)[2]
     facts = _settled_files(path, witness_path) if live else check_files(path)
     notes: list[str] = []

@@ -172,7 +172,9 @@ def problems(case: Case, outcome: Outcome, before: dict[Path, tuple[int, int] | 
         cmd = case.argv[0] if case.argv and not case.argv[0].startswith("-") else ""
         prefix = f"station {cmd}: error: " if cmd else "station: error: "
         lines = [x for x in outcome.stderr.splitlines() if x.startswith("station")]
-        errors = [x for x in lines if x.startswith(prefix) or x.startswith("station: error: ")]
+        # argparse names a nested command whole: "station journal verify: error: ...".
+        errors = [x for x in lines if x.startswith(prefix) or x.startswith("station: error: ")
+                  or (cmd and x.startswith(f"station {cmd} ") and ": error: " in x)]
         if len(errors) != 1:
             found.append(f"expected one line '{prefix}...', got: {outcome.stderr[-1000:]}")
         elif case.subject is not None and str(case.subject) not in errors[0] and not (
