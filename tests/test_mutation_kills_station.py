@@ -488,3 +488,15 @@ def test_a_void_publishes_every_pause_reason() -> None:
     t.cmd("void", actor="supervisor:ann")
     assert t.records[-1]["void_reason"] == (
         f"{UNREADABLE.format('ZZ')}; station restarted mid-round")
+
+
+def test_a_void_while_the_journal_is_lost_still_asks_for_disk_space() -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("4S")
+    t.lost("journal")
+    t.cmd("void", actor="supervisor:ann")
+    assert t.records[-1]["status"] == "void"
+    assert t.station.prompt.text == (
+        "PAUSED: journal lost (port vanished) - free space on the station's disk; "
+        "call supervisor")
