@@ -378,11 +378,11 @@ def test_roads_svg_is_never_written_over_its_input(tmp_path: Path,
     path = tmp_path / "r.jsonl"
     path.write_text(RECORD % ("1", "12") + "\n", encoding="utf-8")
     before = path.read_text()
-    assert "is the --results input" in refused(
+    assert "is an input of this command" in refused(
         capsys, "roads", "--results", str(path), "--svg", str(path))
     assert path.read_text() == before
-    assert "cannot write (not a usable file name)" in refused(
-        capsys, "roads", "--sequence", "BPB", "--svg", "a\0b")
+    assert main(["roads", "--sequence", "BPB", "--svg", "a\0b"]) == 2
+    assert "contains a NUL byte" in capsys.readouterr().err
 
 
 def test_analyze_decks_are_bounded(capsys: pytest.CaptureFixture[str]) -> None:

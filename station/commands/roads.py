@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import IO, Any
 
 from station.errors import InputFileError
 from station.limits import MAX_LINE_BYTES, ROUND_MAX, short
+from station.outfiles import Outputs
 from station.roads import (
     RecordError,
     Round,
@@ -58,12 +57,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.svg not in (None, "-") and args.results not in (None, "-") and _same_file(
-        args.svg, args.results
-    ):
-        raise InputFileError(
-            f"--svg {describe_path(args.svg)}: is the --results input; name another file"
-        )
+    # --svg is checked against --results before anything is read, and written under a
+    # temporary name moved into place at the end (station.outfiles).
+    outs = Outputs([args.results])
+    outs.claim("--svg", args.svg)
     if args.sequence is not None:
         if args.shoe is not None:
             raise InputFileError("--shoe only applies to --results")
@@ -76,19 +73,11 @@ def run(args: argparse.Namespace) -> int:
         shoe, rounds = read_results(args.results, args.shoe)
         title = "Scoreboard" if shoe is None else f"Scoreboard: shoe {shoe}"
     roads = Scoreboard.from_records(rounds).snapshot()
-    if args.json:
-        sys.stdout.write(json.dumps(roads_json(roads)) + "\n")
-    if args.svg is not None:
-        drawing = render_svg(roads, title=title)
-        if args.svg == "-":
-            sys.stdout.write(drawing)
-        else:
-            try:
-                Path(args.svg).write_text(drawing, encoding="utf-8")
-            except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
-                reason = getattr(exc, "strerror", None) or "not a usable file name"
-                raise InputFileError(
-                    f"--svg {describe_path(args.svg)}: cannot write ({reason})") from None
+    with outs:
+        if args.json:
+            sys.stdout.write(json.dumps(roads_json(roads)) + "\n")
+        if args.svg is not None:
+            (outs["--svg"] or sys.stdout).write(render_svg(roads, title=title))
     if not args.json and args.svg is None:
         sys.stdout.write(roads_text(roads))
     return 0
@@ -179,9 +168,3 @@ def _records(handle: IO[bytes], name: str) -> Iterator[tuple[int, dict[str, Any]
             raise InputFileError(f"{name}:{line_no}: expected a JSON object")
         yield line_no, record
 
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):
-        return False

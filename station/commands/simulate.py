@@ -13,6 +13,7 @@ from station.analysis import analyze
 from station.config import load_config, load_faults
 from station.display import ConsoleDisplay
 from station.errors import InputFileError
+from station.limits import SHOES_MAX
 from station.outfiles import Outputs
 from station.outputs import Announced, Output, Published
 from station.paytable import Paytable, load_paytable
@@ -84,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
     rules, paytable = _table(args)
     if args.shoes is not None and args.shoes < 1:
         raise InputFileError(f"--shoes {args.shoes}: play at least 1 shoe")
+    if args.shoes is not None and args.shoes > SHOES_MAX:
+        raise InputFileError(f"--shoes {args.shoes}: at most {SHOES_MAX:,} shoes in one run")
     if args.shoe_file is not None:
         shoes = iter([read_shoe_file(args.shoe_file, rules.decks)])
         what = str(args.shoe_file)
