@@ -15,7 +15,7 @@ import pytest
 
 from drivers.events import CardRead, Command, InputEvent
 from station.cards import parse_card
-from station.outputs import Announced, Prompt
+from station.outputs import Announced, Prompt, Published
 from station.paytable import load_paytable
 from station.station import Station, TableRules
 from tests.tablekit import Table
@@ -500,3 +500,38 @@ def test_a_void_while_the_journal_is_lost_still_asks_for_disk_space() -> None:
     assert t.station.prompt.text == (
         "PAUSED: journal lost (port vanished) - free space on the station's disk; "
         "call supervisor")
+
+
+def test_a_shoe_closed_on_resume_does_not_close_the_next_one() -> None:
+    """Kills ``close_on_resume`` left set after it closed the shoe."""
+    t = Table(cut_card_between_rounds="close_shoe")
+    t.new_shoe()
+    t.card("ZZ")
+    t.cut()
+    t.cmd("resume", actor="supervisor:ann")
+    assert t.phase == "shoe_closed"
+    t.new_shoe()
+    t.card("YY")
+    t.cmd("resume", actor="supervisor:ann")
+    assert t.phase == "between_rounds"
+
+
+def test_a_void_with_a_paytable_refunds_every_bet_that_was_open() -> None:
+    """Issue 7: "a void with a paytable is never tested". Seed 000, round 1: every bet is
+    open, and every one is a push with nothing paid, in paytable order."""
+    table = load_paytable(Path(__file__).resolve().parents[1] / "config" / "paytables"
+                          / "seed000.yaml")
+    station = Station(TableRules(), table)
+    t = 1_800_000_001.0
+    events: list[InputEvent] = [
+        Command("new_shoe", "d", t), CardRead("AS", "s", t + 1), CardRead("KD", "s", t + 2),
+        Command("open_betting", "d", t + 3), Command("close_betting", "d", t + 4),
+        CardRead("4S", "s", t + 5), CardRead("ZZ", "s", t + 6),
+        Command("void", "supervisor:ann", t + 7),
+    ]
+    records = [o.record for e in events for o in station.apply(e) if isinstance(o, Published)]
+    (record,) = records
+    assert record["status"] == "void"
+    assert record["open_bets"] == list(table.keys)
+    assert list(record["bets"]) == list(table.keys)
+    assert all(v == {"outcome": "push", "pays": 0} for v in record["bets"].values())
