@@ -535,3 +535,18 @@ def test_a_void_with_a_paytable_refunds_every_bet_that_was_open() -> None:
     assert record["open_bets"] == list(table.keys)
     assert list(record["bets"]) == list(table.keys)
     assert all(v == {"outcome": "push", "pays": 0} for v in record["bets"].values())
+
+
+def test_a_pause_without_an_instruction_lists_only_later_ones() -> None:
+    """The cut card in the burn pauses with no instruction; a later one is listed alone
+    (kills an empty instruction kept by ``_pause``)."""
+    t = Table()
+    t.cmd("new_shoe")
+    t.card("4H")
+    t.cut()
+    burn_cut = "cut card came out during the burn: the shoe can give one more round"
+    assert t.station.prompt.text == f"PAUSED: {burn_cut} - call supervisor"
+    t.card("ZZ")
+    assert t.station.prompt.text == (
+        f"PAUSED: {burn_cut}; {UNREADABLE.format('ZZ')} - show the card face up and scan it "
+        "again; call supervisor")
