@@ -171,7 +171,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         reader_type=reader.choice("type", "simulated", READER_TYPES),
         simulation=_simulation(top.sub(
             "simulation", ("seed", "shoes", "supervisor", "pace", "faults")
-        ), rules.decks),
+        ), rules.decks, rules.dedupe_ms),
         display_type=display.choice("type", "console", ("console", "none")),
         results_path=results.path_("path", "var/results.jsonl", "a file path, or - for stdout")
         or "-",
@@ -210,10 +210,17 @@ def _paytable(table: _Section) -> Paytable | None:
     return load_paytable(path, variants)
 
 
-def _simulation(sec: _Section, decks: int) -> SimulationConfig:
+def _simulation(sec: _Section, decks: int, dedupe_ms: int) -> SimulationConfig:
     pace = sec.sub("pace", ("card_s", "open_betting_s", "betting_s", "new_shoe_s",
                                   "supervisor_s"))
     d = Pace()
+    card_s = pace.float_("card_s", d.card_s, "e.g. 1.5")
+    if card_s * 1000 <= dedupe_ms:
+        # Two identical cards in a row would come faster than the double-read window and
+        # the second would be dropped as a bounce: a dealer never draws that fast.
+        pace.fail(pace.key("card_s"), f"{card_s:g} s between cards is inside reader.dedupe_ms "
+                  f"({dedupe_ms} ms): identical cards in a row would be taken for double "
+                  "reads; deal slower, or narrow reader.dedupe_ms")
     shoes = sec.int_("shoes", None, 1, "how many shoes to play, or null for no end", SHOES_MAX)
     return SimulationConfig(
         seed=sec.int_("seed", None, 0, "any whole number, or null for a new shoe order each run",
@@ -221,7 +228,7 @@ def _simulation(sec: _Section, decks: int) -> SimulationConfig:
         shoes=shoes,
         supervisor=sec.choice("supervisor", "resume", SUPERVISOR_POLICIES),
         pace=Pace(
-            card_s=pace.float_("card_s", d.card_s, "e.g. 1.5"),
+            card_s=card_s,
             open_betting_s=pace.float_("open_betting_s", d.open_betting_s, "e.g. 3"),
             betting_s=pace.float_("betting_s", d.betting_s, "e.g. 12"),
             new_shoe_s=pace.float_("new_shoe_s", d.new_shoe_s, "e.g. 45"),

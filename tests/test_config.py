@@ -83,3 +83,12 @@ def test_paytable_is_relative_to_the_config_and_validated(tmp_path: Path) -> Non
 def test_shipped_config_names_the_seed000_paytable() -> None:
     cfg = load_config(REPO / "config" / "station.yaml")
     assert cfg.paytable is not None and cfg.paytable.name == "seed000"
+
+
+def test_a_simulated_pace_inside_the_double_read_window_is_refused(tmp_path: Path) -> None:
+    data = {"reader": {"dedupe_ms": 150}, "simulation": {"pace": {"card_s": 0.1}}}
+    with pytest.raises(ConfigError, match=r"simulation\.pace\.card_s: 0\.1 s between cards is "
+                                          r"inside reader\.dedupe_ms \(150 ms\)"):
+        parse_config(tmp_path / "s.yaml", data)
+    data["reader"] = {"dedupe_ms": 50}
+    assert parse_config(tmp_path / "s.yaml", data).simulation.pace.card_s == 0.1
