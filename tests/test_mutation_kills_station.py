@@ -550,3 +550,34 @@ def test_a_pause_without_an_instruction_lists_only_later_ones() -> None:
     assert t.station.prompt.text == (
         f"PAUSED: {burn_cut}; {UNREADABLE.format('ZZ')} - show the card face up and scan it "
         "again; call supervisor")
+
+
+def test_each_shoe_is_numbered_and_keeps_its_burned_cards() -> None:
+    station = Station(TableRules())
+    t = 1_800_000_001.0
+    ids = []
+    for _ in range(2):
+        station.apply(Command("new_shoe", "d", t))
+        station.apply(CardRead("2H", "s", t + 1))
+        station.apply(CardRead("9C", "s", t + 2))
+        station.apply(CardRead("QD", "s", t + 3))
+        shoe = station.dealing.shoe
+        assert shoe is not None and [c.code for c in shoe.burned] == ["2H", "9C", "QD"]
+        ids.append(shoe.shoe_id)
+        station.apply(Command("end_shoe", "d", t + 4))
+        t += 10
+    assert ids == ["table-1-20270115T080001Z-1", "table-1-20270115T080011Z-2"]
+
+
+def test_a_complete_round_with_a_paytable_lists_the_bets_that_were_open() -> None:
+    table = load_paytable(Path(__file__).resolve().parents[1] / "config" / "paytables"
+                          / "seed000.yaml")
+    station = Station(TableRules(), table)
+    t = 1_800_000_001.0
+    events: list[InputEvent] = [
+        Command("new_shoe", "d", t), CardRead("AS", "s", t + 1), CardRead("KD", "s", t + 2),
+        Command("open_betting", "d", t + 3), Command("close_betting", "d", t + 4),
+        *[CardRead(c, "s", t + 5 + i) for i, c in enumerate(["4S", "3H", "5D", "2C"])],
+    ]
+    (record,) = [o.record for e in events for o in station.apply(e) if isinstance(o, Published)]
+    assert record["status"] == "complete" and record["open_bets"] == list(table.keys)
