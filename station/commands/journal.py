@@ -11,11 +11,10 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from station.journal import JournalCorrupt, JournalError, export_journal, verify_journal
-from station.journal.files import companions
-from station.journal.verify import Report
+if TYPE_CHECKING:
+    from station.journal.verify import Report
 
 EXIT_CORRUPT = 1
 
@@ -48,6 +47,9 @@ def register(sub: Any) -> None:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    # The journal's modules load only for this command (start-up of every other command).
+    from station.journal import JournalCorrupt, verify_journal  # noqa: PLC0415
+
     try:
         report = verify_journal(args.journal)
     except JournalCorrupt as exc:
@@ -61,6 +63,8 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from station.journal import JournalCorrupt, JournalError, export_journal  # noqa: PLC0415
+
     journal: Path = args.journal
     if not journal.name:
         raise JournalError(f"{str(journal)!r}: names a folder, not a journal file; give the "
@@ -80,6 +84,9 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _export_to_file(journal: Path, out: Path, force: bool) -> Report:
+    from station.journal import JournalError, export_journal  # noqa: PLC0415
+    from station.journal.files import companions  # noqa: PLC0415
+
     own = {journal.resolve(), *(p.resolve() for p in companions(journal))}
     if out.resolve() in own or _same_file(out, journal):
         raise JournalError(f"{out}: refusing to write over the journal or its own files; "

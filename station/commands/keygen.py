@@ -8,10 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from station.errors import StationError
-from station.upstream.signing import private_pem, public_pem, public_raw_b64
 
 
 def register(subparsers: Any) -> None:
@@ -42,6 +39,13 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here, so only this command pays for loading cryptography at start.
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (  # noqa: PLC0415
+        Ed25519PrivateKey,
+    )
+
+    from station.upstream.signing import private_pem, public_pem, public_raw_b64  # noqa: PLC0415
+
     directory: Path = args.dir
     name: str = args.name
     if not name or "/" in name or name.startswith("."):

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from station.display import ConsoleDisplay
-from station.journal import is_journal_file, read_journal
 from station.outfiles import Outputs
 from station.outputs import Published
 from station.recording import read_recording
@@ -34,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
     outs = Outputs([args.recording])
     outs.claim("--out", args.out)
     # A journal (SQLite) or a JSON Lines recording: the same events, the same station.
+    from station.journal import is_journal_file, read_journal  # noqa: PLC0415 - replay only
+
     recording = (read_journal(args.recording) if is_journal_file(args.recording)
                  else read_recording(args.recording))
     station = recording.station()

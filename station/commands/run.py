@@ -8,10 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from station.assembly import build_daemon
-from station.config import default_config_path, load_config
-from station.daemon import install_signal_handlers
-
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
@@ -25,6 +21,12 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here: the daemon's modules (journal, MQTT, signatures) cost a tenth of a second
+    # that no other command should pay at start.
+    from station.assembly import build_daemon  # noqa: PLC0415
+    from station.config import default_config_path, load_config  # noqa: PLC0415
+    from station.daemon import install_signal_handlers  # noqa: PLC0415
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     # transitions logs every state change at INFO: the station's own display and recording
     # already say all of it, and journald should not get a line per card twice over.
