@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from drivers.base import EventSource
+from station import assembly
 from station.assembly import build_daemon
 from station.config import parse_config
 from station.errors import ConfigError
@@ -309,3 +310,29 @@ def test_changing_the_paytable_mid_shoe_is_refused_and_at_a_shoe_end_starts_a_ne
     assert len(archived) == 1
     seqs = [json.loads(x)["seq"] for x in (tmp_path / "upstream.jsonl").read_text().splitlines()]
     assert seqs == list(range(1, len(seqs) + 1))  # numbering goes on across the journals
+
+
+def test_a_long_journal_moves_aside_at_a_shoe_boundary_not_mid_shoe(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assembly, "ROTATE_RECORDS", 30)
+    cfg = parse_config(tmp_path / "s.yaml", config_dict(tmp_path, shoes=1))
+    built = build_daemon(cfg)
+    d = built.daemon
+    try:
+        d.run(until=lambda: d.events_applied >= 40)  # mid-shoe
+    finally:
+        built.close()
+    built = build_daemon(cfg)
+    try:
+        assert built.recovered_events >= 40  # kept: a shoe is in play
+        built.daemon.run()  # plays the shoe out
+    finally:
+        built.close()
+    assert not list(tmp_path.glob("journal-*.sqlite3"))
+    last_seq = json.loads((tmp_path / "upstream.jsonl").read_text().splitlines()[-1])["seq"]
+    built = build_daemon(cfg)
+    try:
+        assert built.recovered_events == 0 and built.daemon.feed.seq == last_seq
+    finally:
+        built.close()
+    assert len(list(tmp_path.glob("journal-*.sqlite3"))) == 1
