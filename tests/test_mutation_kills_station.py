@@ -556,7 +556,7 @@ def test_each_shoe_is_numbered_and_keeps_its_burned_cards() -> None:
     station = Station(TableRules())
     t = 1_800_000_001.0
     ids = []
-    for _ in range(2):
+    for _ in range(3):
         station.apply(Command("new_shoe", "d", t))
         station.apply(CardRead("2H", "s", t + 1))
         station.apply(CardRead("9C", "s", t + 2))
@@ -566,7 +566,8 @@ def test_each_shoe_is_numbered_and_keeps_its_burned_cards() -> None:
         ids.append(shoe.shoe_id)
         station.apply(Command("end_shoe", "d", t + 4))
         t += 10
-    assert ids == ["table-1-20270115T080001Z-1", "table-1-20270115T080011Z-2"]
+    assert ids == ["table-1-20270115T080001Z-1", "table-1-20270115T080011Z-2",
+                   "table-1-20270115T080021Z-3"]
 
 
 def test_a_complete_round_with_a_paytable_lists_the_bets_that_were_open() -> None:
