@@ -345,8 +345,9 @@ def test_an_analysis_refuses_a_bet_mixing_totals_with_ranks(tmp_path: Path) -> N
         " cutoff_round: null}\n",
         encoding="utf-8",
     )
-    with pytest.raises(ConfigError, match="ranks and suits, which the exact analysis cannot "
-                                          "combine; list bets of one sort"):
+    with pytest.raises(ConfigError, match=r"mixes bets on totals with bets on ranks and suits, "
+                                          r"which the exact analysis cannot combine; list bets "
+                                          r"of one sort$"):
         analyze(load_paytable(path))
 
 
