@@ -119,7 +119,12 @@ def check_stream(messages: list[dict[str, Any]], seed: int, *simulate_args: str
     seqs = [m["seq"] for m in unique]
     assert seqs == list(range(1, len(seqs) + 1)), "messages missing or out of order"
     rounds = [m for m in unique if m["kind"] == "round"]
-    assert [essence(r) for r in rounds] == simulated_rounds(seed, *simulate_args)
+    got, want = [essence(r) for r in rounds], simulated_rounds(seed, *simulate_args)
+    first = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), None)
+    assert got == want, (f"{len(got)} rounds against {len(want)}; first difference at "
+                         f"{first}: {got[first] if first is not None else None} != "
+                         f"{want[first] if first is not None else None}; "
+                         f"pauses: {[m['reason'] for m in unique if m['kind'] == 'pause']}")
     announced = {m["round_key"] for m in unique if m["kind"] == "betting_open"}
     assert announced == {r["key"] for r in rounds}
     return unique

@@ -98,7 +98,9 @@ def test_main_file_cut_in_its_last_page_with_the_wal_present(tmp_path: Path) -> 
     data = path.read_bytes()
     size = page_size(path)
     last = len(data) // size
-    for offset in range(0, size, 7):
+    # Offset 0 (the whole page gone) is left out here: the WAL holds a committed copy of
+    # that page, so nothing is lost (test_a_checkpoint_stopped_half_way_is_not_damage).
+    for offset in range(7, size, 7):
         path.write_bytes(data[:(last - 1) * size + offset])
         companions(path)[1].unlink(missing_ok=True)
         with pytest.raises(JournalCorrupt, match=rf"cut short.*page[s]? {last}\b"):
@@ -312,3 +314,41 @@ def test_a_cut_is_found_even_when_sqlite_would_not_trust_the_page_count(
     last = len(data) // page_size(path)
     path.write_bytes(data[:-100])
     open_fails(path, rf"cut short inside page {last}:")
+
+
+def wal_frames(wal: Path, size: int) -> list[tuple[int, bool, bytes]]:
+    """(page number, commit frame?, page data) of every frame of ``wal``."""
+    data = wal.read_bytes()
+    frames = []
+    for at in range(32, len(data) - 24 - size + 1, 24 + size):
+        pgno, commit = struct.unpack_from(">II", data, at)
+        frames.append((pgno, commit != 0, data[at + 24:at + 24 + size]))
+    return frames
+
+
+def test_a_checkpoint_stopped_half_way_is_not_damage(tmp_path: Path) -> None:
+    # What kill -9 during a checkpoint leaves: page 1 (with the new page count) written to the
+    # main file, the pages that extend it not yet; the WAL still holds them all. Found by the
+    # kill tests of the daemon (tests/test_durability.py), which a verify refused to start.
+    path = snapshot_with_wal(tmp_path / "j.sqlite3", tmp_path / "copy", count=40, more=60)
+    size = page_size(path)
+    frames = wal_frames(companions(path)[0], size)
+    page1 = [d for pgno, _, d in frames if pgno == 1][-1]
+    data = bytearray(path.read_bytes())
+    data[:size] = page1
+    path.write_bytes(data)
+    (counted,) = struct.unpack_from(">I", page1, 28)
+    assert counted > len(data) // size  # the header counts pages the file does not have yet
+    # A page the WAL does not hold is still missing, and found (on a copy without the WAL's
+    # frames).
+    bare = tmp_path / "bare" / path.name
+    bare.parent.mkdir()
+    shutil.copyfile(path, bare)
+    shutil.copyfile(companions(path)[2], companions(bare)[2])
+    companions(bare)[0].write_bytes(companions(path)[0].read_bytes()[:32])
+    with pytest.raises(JournalCorrupt, match="cut short"):
+        verify_journal(bare)
+    report = verify_journal(path)
+    assert report.last_seq == 100
+    with Journal.open(path) as journal:
+        assert [r.seq for r in journal.records()][-1] == 100

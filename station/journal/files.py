@@ -73,12 +73,43 @@ def check_files(path: Path) -> FileFacts:
         raise JournalCorrupt(
             f"{path}: cut short inside page {size // page_size + 1}: {size} bytes is not a "
             f"whole number of {page_size}-byte pages; {WHAT_TO_DO}")
-    if size < pages * page_size:
+    if size < pages * page_size and not _wal_holds(
+            path, page_size, range(size // page_size + 1, pages + 1)):
         raise JournalCorrupt(
             f"{path}: cut short: pages {size // page_size + 1} to {pages} are missing (the "
             f"file has {size // page_size} of the {pages} pages its header counts); "
             f"{WHAT_TO_DO}")
     return FileFacts(page_size, pages, size, _wal_note(path, page_size))
+
+
+def _wal_holds(path: Path, page_size: int, wanted: range) -> bool:
+    """Whether the WAL has a committed frame, of its current generation (salts), for every
+    page in ``wanted``. A checkpoint writes page 1 (with the new page count) before the pages that
+    extend the file: stopped there (a kill, a power cut) the file looks cut short while the
+    WAL still holds those pages, and SQLite copies them again when it next opens the file.
+    A page that neither holds is missing; a frame SQLite finds invalid is not read, and the
+    page then reads as zeros, which the integrity check reports."""
+    wal = companions(path)[0]
+    try:
+        with wal.open("rb") as f:
+            head = f.read(WAL_HEADER)
+            if len(head) < WAL_HEADER or struct.unpack_from(">I", head, 8)[0] != page_size:
+                return False
+            salts = head[16:24]
+            found: set[int] = set()
+            pending: set[int] = set()
+            while True:
+                frame = f.read(WAL_FRAME_HEADER)
+                if len(frame) < WAL_FRAME_HEADER or frame[8:16] != salts:
+                    break
+                pending.add(struct.unpack_from(">I", frame, 0)[0])
+                if struct.unpack_from(">I", frame, 4)[0]:  # a commit frame: all before count
+                    found |= pending
+                    pending = set()
+                f.seek(page_size, os.SEEK_CUR)
+    except OSError:
+        return False
+    return all(page in found for page in wanted)
 
 
 def _wal_note(path: Path, page_size: int) -> str:

@@ -263,8 +263,8 @@ class MqttPublisher:
                              self.delivered)
 
     def stop(self, timeout_s: float = 5.0) -> None:
-        """Wait (up to ``timeout_s``) for what is in flight, publish the offline status,
-        disconnect. Rows not acknowledged stay in the outbox for the next start."""
+        """Deliver what is waiting (up to ``timeout_s``), publish the offline status,
+        disconnect. Rows not acknowledged by then stay in the outbox for the next start."""
         self._stop_deadline = time.monotonic() + timeout_s
         self._stopping.set()
         self._wake.set()
@@ -369,7 +369,12 @@ class MqttPublisher:
         while not conn.lost.is_set():
             self._take_acks(conn)
             if self._stopping.is_set():
-                if not self._in_flight or time.monotonic() >= self._stop_deadline:
+                # A clean stop delivers what is waiting, within the deadline: a shoe's last
+                # round must not wait in the outbox for the next start.
+                late = time.monotonic() >= self._stop_deadline
+                if not late:
+                    self._fill(client)
+                if late or (not self._in_flight and not self._safe_backlog()):
                     self._say_offline(client)
                     return
             else:
