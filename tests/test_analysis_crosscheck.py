@@ -11,6 +11,7 @@ test fails by chance about once in a hundred seeds.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +29,11 @@ from station.station import Station, TableRules
 from station.stats import BetStats, format_summary
 
 PAYTABLES = Path(__file__).resolve().parents[1] / "config" / "paytables"
-ROUNDS = 40_000
+# CI deals fewer rounds (the hand-worked oracles in tests/test_oracle_*.py pin the rules);
+# STATION_LONG_TESTS=1 deals the full sample.
+LONG = os.environ.get("STATION_LONG_TESTS") == "1"
+ROUNDS = 40_000 if LONG else 15_000
+SHOES = 250 if LONG else 100
 SEED = 20240603
 FAMILY_WISE_ERROR = 0.01
 
@@ -90,8 +95,8 @@ def test_station_simulate_records_match_exact_returns() -> None:
                 opened[o.record["round"]] = o.record["open_bets"]
 
     station = Station(TableRules(), table, prompts=False)
-    simulate(station, SimulatedDealer(random_shoes(SEED, 250)), collect)
-    assert stats.complete > 19_000
+    simulate(station, SimulatedDealer(random_shoes(SEED, SHOES)), collect)
+    assert stats.complete > SHOES * 76
     assert set(stats.keys) == set(table.keys)
     # Cut-offs (RULES.md 5): every bet is open in round 1; a cut-off N closes after round N.
     assert opened[1] == list(table.keys)
