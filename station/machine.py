@@ -425,9 +425,6 @@ class Dealing:
         src = self.paused_from
         return src in BURN or src is P.SHOE_CLOSED or (self.round_open and self.last_round)
 
-    def paused_from_is(self, phase: Phase) -> bool:
-        return self.paused_from is phase
-
 
 def _add_paused_from_predicates() -> None:
     # One predicate per phase for the resume transitions, so the table stays declarative.

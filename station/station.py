@@ -28,6 +28,7 @@ from station.cards import Card, try_parse_card
 from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.outputs import Announced, Notice, Output, Prompt, Published
 from station.rules import BANKER_DRAWS
+from station.shoe import ShoeCounts
 
 CUT_POLICIES = ("next_round_last", "close_shoe")
 
@@ -174,16 +175,20 @@ class Station:
         if d.state == "paused" and self._rescan_wanted and not (d.shoe and d.shoe.held):
             self._on_rescan(card)
             return
-        shoe = d.shoe
-        if shoe is not None and d.state != "no_shoe":
-            if not shoe.can_take(card):
-                d.fault(
-                    f"{card.code} would be copy {shoe.counts[card.index] + 1} in a "
-                    f"{shoe.decks}-deck shoe: foreign card or misread", "set it aside"
-                )
-                return
-            shoe.take(card)
+        if d.shoe is not None and d.state != "no_shoe" and not self._count(d.shoe, card):
+            return
         d.card_read(card)
+
+    def _count(self, shoe: ShoeCounts, card: Card) -> bool:
+        """Count ``card`` as drawn, or pause if the shoe cannot hold another copy of it."""
+        if not shoe.can_take(card):
+            self.dealing.fault(
+                f"{card.code} would be copy {shoe.counts[card.index] + 1} in a "
+                f"{shoe.decks}-deck shoe: foreign card or misread", "set it aside"
+            )
+            return False
+        shoe.take(card)
+        return True
 
     def _on_unreadable(self, ev: CardRead) -> None:
         """A code that is not a card. Where a card is due, the dealer shows it face up and
@@ -206,13 +211,8 @@ class Station:
         d = self.dealing
         shoe = d.shoe
         assert shoe is not None  # a card-due phase has a shoe
-        if not shoe.can_take(card):
-            d.fault(
-                f"{card.code} would be copy {shoe.counts[card.index] + 1} in a "
-                f"{shoe.decks}-deck shoe: foreign card or misread", "set it aside"
-            )
+        if not self._count(shoe, card):
             return
-        shoe.take(card)
         shoe.held.append(card)
         d.replace_pause_action(
             _RESCAN, f"re-scanned as {card.code}: keep it face up; resume deals it as the due "

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.upstream.broker import MOSQUITTO, Broker
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -25,3 +27,17 @@ def no_leaked_driver_threads() -> Iterator[None]:
 @pytest.fixture
 def repo() -> Path:
     return REPO
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    """A real Mosquitto on a free loopback port, for this test only."""
+    if not Path(MOSQUITTO).exists():
+        pytest.fail("mosquitto is not installed: run scripts/setup --test (as root) or "
+                    "apt-get install mosquitto")
+    b = Broker(tmp_path / "broker")
+    b.start()
+    try:
+        yield b
+    finally:
+        b.kill()

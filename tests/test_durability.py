@@ -30,20 +30,7 @@ from tests.stationkit import (
     wait_for,
     write_key,
 )
-from tests.upstream.broker import MOSQUITTO, Broker, Subscriber
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    if not Path(MOSQUITTO).exists():
-        pytest.fail("mosquitto is not installed: run scripts/setup --test (as root) or "
-                    "apt-get install mosquitto")
-    b = Broker(tmp_path / "broker")
-    b.start()
-    try:
-        yield b
-    finally:
-        b.kill()
+from tests.upstream.broker import Broker, Subscriber
 
 
 def mqtt_upstream(broker: Broker, key: Path) -> dict[str, Any]:

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from station.upstream.signing import Signer
-from tests.upstream.broker import MOSQUITTO, Broker
 
 
 @pytest.fixture(autouse=True)
@@ -21,19 +19,6 @@ def no_leaked_upstream_threads() -> Iterator[None]:
               if t.ident not in before and t.is_alive()
               and t.name.startswith(("upstream-", "paho-"))]
     assert not leaked, f"upstream threads left running (call stop()): {leaked}"
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    if not Path(MOSQUITTO).exists():
-        pytest.fail("mosquitto is not installed: run scripts/setup --test (as root) or "
-                    "apt-get install mosquitto")
-    b = Broker(tmp_path / "broker")
-    b.start()
-    try:
-        yield b
-    finally:
-        b.kill()
 
 
 @pytest.fixture
