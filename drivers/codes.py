@@ -1,0 +1,97 @@
+"""What a scanned payload means: a card, the cut card, a supervisor's badge, or unknown.
+
+Pure. A card is recognised only by the configured regular expression matching the whole
+payload (surrounding spaces ignored); its ``rank`` and ``suit`` groups are normalised to the
+station's form (``AS``, ``TD``, ``QH``: ``10`` becomes ``T``, letters upper case). Nothing
+else is ever turned into a card: a payload that does not match is ``Unknown``, and the
+station pauses on it. Cut-card and badge codes are exact strings, compared case-insensitively;
+one that would also match the card format is refused at construction (it would be ambiguous).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+# Today's forms: AS, TD, 10H, QH (any case). The groups ``rank`` and ``suit`` are required.
+DEFAULT_CODE_FORMAT: Final = r"(?P<rank>10|[A2-9TJQK])(?P<suit>[SHDC])"
+RANKS: Final = "A23456789TJQK"
+SUITS: Final = "SHDC"
+
+
+@dataclass(frozen=True, slots=True)
+class CardCode:
+    code: str  # the station's form, e.g. "TD"
+    payload: str
+
+
+@dataclass(frozen=True, slots=True)
+class CutCode:
+    payload: str
+
+
+@dataclass(frozen=True, slots=True)
+class BadgeCode:
+    badge: str  # the configured badge code it matched
+    payload: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownCode:
+    payload: str
+
+
+Code = CardCode | CutCode | BadgeCode | UnknownCode
+
+
+class CodeFormat:
+    """Maps payloads to ``Code`` results with a configured card format and special codes."""
+
+    def __init__(self, code_format: str = DEFAULT_CODE_FORMAT, *,
+                 cut_codes: Iterable[str] = (), badge_codes: Iterable[str] = (),
+                 ignore_case: bool = True) -> None:
+        try:
+            self._re = re.compile(code_format, re.IGNORECASE if ignore_case else 0)
+        except re.error as exc:
+            raise ValueError(f"code format {code_format!r} is not a regular expression: "
+                             f"{exc}") from exc
+        missing = {"rank", "suit"} - set(self._re.groupindex)
+        if missing:
+            raise ValueError(f"code format {code_format!r} needs named groups (?P<rank>...) "
+                             f"and (?P<suit>...); missing {', '.join(sorted(missing))}")
+        self._cut = {c.strip().casefold() for c in cut_codes}
+        self._badges = {b.strip().casefold(): b for b in badge_codes}
+        for special in [*self._cut, *self._badges]:
+            if not special:
+                raise ValueError("a cut-card or badge code must not be empty")
+            if self._card(special) is not None:
+                raise ValueError(f"code {special!r} also matches the card format: ambiguous")
+        both = self._cut & set(self._badges)
+        if both:
+            raise ValueError(f"codes {sorted(both)} are both cut-card and badge codes")
+
+    def _card(self, text: str) -> str | None:
+        m = self._re.fullmatch(text)
+        if m is None:
+            return None
+        rank = m.group("rank").upper()
+        suit = m.group("suit").upper()
+        rank = "T" if rank == "10" else rank
+        if rank not in RANKS or len(rank) != 1 or suit not in SUITS or len(suit) != 1:
+            return None  # a loose custom format matched something that is not a card
+        return rank + suit
+
+    def classify(self, payload: str) -> Code:
+        text = payload.strip()
+        key = text.casefold()
+        if key in self._cut:
+            return CutCode(payload)
+        badge = self._badges.get(key)
+        if badge is not None:
+            return BadgeCode(badge, payload)
+        card = self._card(text)
+        if card is not None:
+            return CardCode(card, payload)
+        return UnknownCode(payload)

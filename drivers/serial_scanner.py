@@ -1,0 +1,169 @@
+"""A barcode shoe scanner on a serial or USB-CDC line (pyserial): bytes in, card events out.
+
+The port is any pyserial address: a device path (best a stable ``/dev/serial/by-id/...``
+link, which survives replugging into another USB socket) or a URL (``socket://``,
+``loop://``, ``rfc2217://``, ``hwgrep://``). It is opened with ``exclusive=True`` so a second
+program cannot steal half the bytes.
+
+Reading: ``read(in_waiting or 1)`` returns as soon as one byte is there, then takes whatever
+else has arrived; the bytes go to ``FrameParser``, so a frame ends the moment its terminator
+arrives (``readline`` would wait for an LF a CR-only scanner never sends). The read timeout
+only bounds how long ``stop`` can take, never how late a card is.
+
+What is posted:
+
+- a card code (``CodeFormat``): ``CardRead(code, source, ts)`` in the station's form;
+- the cut-card code: ``CutCardSeen``;
+- a bad frame (noise, over-long, not UTF-8, control characters, empty, missing prefix) or a
+  payload that is no known code: a ``CardRead`` whose code is ``?reason:shown-bytes``, e.g.
+  ``?unknown:XX`` or ``?not_utf8:A\\xffS``. The station already pauses the round on a code
+  that is not a card and shows it, which is what must happen: the dealer or supervisor sees
+  what the scanner sent and decides. The leading ``?`` can never parse as a card, so an
+  error is never mistaken for one, whatever the configured code format;
+- a supervisor badge: logged only, for now (no event carries it yet);
+- the port failing (I/O error, unplugged, cannot be opened): ``DeviceLost(source, reason)``
+  once, then reopen attempts with capped backoff (each distinct error logged once), then
+  ``DeviceRestored`` when it opens again. A partial frame from before the loss is dropped.
+  Codes scanned while the port was away are not read (the bytes never arrived): the round is
+  paused meanwhile, so the dealer re-scans them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import serial
+
+from drivers.base import EventSource
+from drivers.codes import BadgeCode, CardCode, CodeFormat, CutCode, UnknownCode
+from drivers.events import CardRead, CutCardSeen, DeviceLost, DeviceRestored
+from drivers.framing import Frame, FrameError, FrameParser, Parsed, show_bytes
+from drivers.reconnect import Backoff, LogOnce
+
+log = logging.getLogger(__name__)
+
+
+def error_code(reason: str, raw: bytes) -> str:
+    """The code posted for a bad frame or an unknown payload: never a card, safe to show."""
+    return f"?{reason}:{show_bytes(raw)}"
+
+
+class SerialScanner(EventSource):
+    """Reads one code per frame from a serial port and posts card events."""
+
+    def __init__(
+        self,
+        port: str,
+        *,
+        name: str = "scanner",
+        baudrate: int = 9600,
+        bytesize: int = 8,
+        parity: str = "N",
+        stopbits: float = 1,
+        parser: FrameParser | None = None,
+        codes: CodeFormat | None = None,
+        read_timeout_s: float = 0.1,
+        backoff: Backoff | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__()
+        self.name = name
+        self.port = port
+        self.serial_kwargs: dict[str, Any] = {"baudrate": baudrate, "bytesize": bytesize,
+                                              "parity": parity, "stopbits": stopbits}
+        self.parser = parser if parser is not None else FrameParser("cr")
+        self.codes = codes if codes is not None else CodeFormat()
+        self.read_timeout_s = read_timeout_s
+        self.backoff = backoff if backoff is not None else Backoff()
+        self.clock = clock
+        self._errors = LogOnce(log)
+        self._ser: serial.Serial | None = None
+
+    # --- thread ------------------------------------------------------------------------------
+    def _run(self) -> None:
+        lost = False  # DeviceLost posted and not yet answered by DeviceRestored
+        while not self.stopping.is_set():
+            ser = self._open()
+            if ser is None:
+                if not lost:
+                    self.post(DeviceLost(self.name, self._last_error, self.clock()))
+                    lost = True
+                self.stopping.wait(self.backoff.next())
+                continue
+            self.backoff.reset()
+            self._errors.reset()
+            if lost:
+                log.info("%s: %s open again", self.name, self.port)
+                self.post(DeviceRestored(self.name, self.clock()))
+                lost = False
+            reason = self._read_until_error(ser)
+            self._close()
+            self.parser.reset()
+            if reason is not None and not self.stopping.is_set():
+                self._errors.warning(f"{self.name}: {self.port}: {reason}")
+                self.post(DeviceLost(self.name, reason, self.clock()))
+                lost = True
+
+    def _open(self) -> serial.Serial | None:
+        try:
+            ser = serial.serial_for_url(self.port, timeout=self.read_timeout_s,
+                                        exclusive=True, **self.serial_kwargs)
+        except (serial.SerialException, OSError, ValueError) as exc:
+            self._last_error = f"cannot open {self.port}: {exc}"
+            self._errors.warning(f"{self.name}: {self._last_error}")
+            return None
+        self._ser = ser
+        return ser
+
+    def _read_until_error(self, ser: serial.Serial) -> str | None:
+        """Read and post until stopped (None) or the port fails (the reason)."""
+        while not self.stopping.is_set():
+            try:
+                data = ser.read(ser.in_waiting or 1)
+            except (serial.SerialException, OSError) as exc:
+                return str(exc) or type(exc).__name__
+            if data:
+                ts = self.clock()
+                for item in self.parser.feed(data):
+                    self._post_parsed(item, ts)
+        return None
+
+    def _post_parsed(self, item: Parsed, ts: float) -> None:
+        if isinstance(item, FrameError):
+            log.warning("%s: bad frame (%s): %s", self.name, item.reason, show_bytes(item.raw))
+            self.post(CardRead(error_code(item.reason, item.raw), self.name, ts))
+            return
+        assert isinstance(item, Frame)
+        code = self.codes.classify(item.payload)
+        if isinstance(code, CardCode):
+            self.post(CardRead(code.code, self.name, ts))
+        elif isinstance(code, CutCode):
+            self.post(CutCardSeen(self.name, ts))
+        elif isinstance(code, BadgeCode):
+            log.info("%s: supervisor badge %s scanned (not acted on by this driver)",
+                     self.name, code.badge)
+        elif isinstance(code, UnknownCode):
+            log.warning("%s: unknown code %s", self.name, show_bytes(item.raw))
+            self.post(CardRead(error_code("unknown", item.raw), self.name, ts))
+
+    def _close(self) -> None:
+        ser, self._ser = self._ser, None
+        if ser is not None:
+            # An unplugged port may fail to close; it is gone either way.
+            with contextlib.suppress(serial.SerialException, OSError):
+                ser.close()
+
+    def _wake(self) -> None:
+        # A blocking read ends at the read timeout anyway; on POSIX ports cancel_read ends it now.
+        ser = self._ser
+        cancel = getattr(ser, "cancel_read", None)
+        if cancel is not None:
+            # Closed meanwhile: the thread is leaving already.
+            with contextlib.suppress(serial.SerialException, OSError, AttributeError):
+                cancel()
+
+    _last_error = ""
