@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -82,6 +83,10 @@ class SerialScanner(EventSource):
         self.clock = clock
         self._errors = LogOnce(log)
         self._ser: serial.Serial | None = None
+        # Set while the port is open. pyserial discards input already waiting when it opens a
+        # port, as a scanner's bytes sent before then are lost at a table: a test or a
+        # monitor waits for this before writing into a simulated scanner.
+        self.connected = threading.Event()
 
     # --- thread ------------------------------------------------------------------------------
     def _run(self) -> None:
@@ -96,11 +101,13 @@ class SerialScanner(EventSource):
                 continue
             self.backoff.reset()
             self._errors.reset()
+            self.connected.set()
             if lost:
                 log.info("%s: %s open again", self.name, self.port)
                 self.post(DeviceRestored(self.name, self.clock()))
                 lost = False
             reason = self._read_until_error(ser)
+            self.connected.clear()
             self._close()
             self.parser.reset()
             if reason is not None and not self.stopping.is_set():
