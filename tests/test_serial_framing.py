@@ -230,7 +230,8 @@ items = st.one_of(card_payloads.map(lambda p: ("card", p.encode())), bad_payload
 
 @st.composite
 def streams(draw: st.DrawFn) -> tuple[str, bytes, list[str]]:
-    """A framing, a stream of frames with mixed endings, and the expected results."""
+    """A framing, a stream of frames with mixed endings, and the expected results: a card's
+    code, or the one error each bad frame must give."""
     framing = draw(st.sampled_from(FRAMINGS))
     frames = draw(st.lists(items, max_size=25))
     data = bytearray()
@@ -244,15 +245,19 @@ def streams(draw: st.DrawFn) -> tuple[str, bytes, list[str]]:
                 endings = [e for e in endings if not e.startswith(b"\n")]  # that LF ends CR+LF
             data += payload + draw(st.sampled_from(endings))
         expected.append(CODES.classify(payload.decode()).code  # type: ignore[union-attr]
-                        if kind == "card" else "error")
+                        if kind == "card" else kind)
     return framing, bytes(data), expected
 
 
 def outcome(parsed: list[Parsed]) -> list[str]:
+    """Each result as the card's code, ``unknown``, or the error's reason."""
     out = []
     for item in parsed:
-        code = CODES.classify(item.payload) if isinstance(item, Frame) else None
-        out.append(code.code if isinstance(code, CardCode) else "error")
+        if isinstance(item, FrameError):
+            out.append(item.reason)
+            continue
+        code = CODES.classify(item.payload)
+        out.append(code.code if isinstance(code, CardCode) else "unknown")
     return out
 
 
