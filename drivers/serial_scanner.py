@@ -82,6 +82,7 @@ class SerialScanner(EventSource):
         self.backoff = backoff if backoff is not None else Backoff()
         self.clock = clock
         self._errors = LogOnce(log)
+        self._last_error = ""  # why the last open failed, for DeviceLost
         self._ser: serial.Serial | None = None
         # Set while the port is open. pyserial discards input already waiting when it opens a
         # port, as a scanner's bytes sent before then are lost at a table: a test or a
@@ -172,5 +173,3 @@ class SerialScanner(EventSource):
             # Closed meanwhile: the thread is leaving already.
             with contextlib.suppress(serial.SerialException, OSError, AttributeError):
                 cancel()
-
-    _last_error = ""
