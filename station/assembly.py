@@ -64,6 +64,13 @@ def build_daemon(config: StationConfig) -> Assembled:
 
 
 def _build(config: StationConfig, closers: list[Callable[[], None]]) -> Assembled:
+    if config.reader.type != "simulated":
+        # The scanner driver exists (station monitor), but a live table also needs the
+        # dealer's NEW SHOE / OPEN / CLOSE BETTING controls, which come with the display.
+        raise ConfigError(
+            f"{config.path}: reader.type {config.reader.type}: station run cannot yet take the "
+            "dealer's buttons from a live table (they come with the web display); check the "
+            "scanner with `station monitor`, and run the simulated table meanwhile")
     journal, carried_seq = _open_journal(config)
     closers.append(journal.close)
     header = journal.header

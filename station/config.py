@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from drivers.codes import CodeFormat
+from drivers.framing import FRAMINGS
 from drivers.simulated import FAULT_KINDS, SUPERVISOR_POLICIES, Fault, Pace
 from station.cards import DECK_SIZE
 from station.errors import ConfigError
@@ -33,7 +35,7 @@ from station.upstream.settings import TYPES as UPSTREAM_TYPES
 from station.upstream.settings import TlsSettings, UpstreamSettings
 from station.yamlload import load_yaml
 
-READER_TYPES = ("simulated",)
+READER_TYPES = ("simulated", "serial")
 MAX_PATH_CHARS = 4096
 
 
@@ -47,6 +49,18 @@ class SimulationConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ReaderSettings:
+    """``reader:`` beyond the type and the dedupe window: the serial scanner's line."""
+
+    type: str = "simulated"
+    port: str | None = None  # a device path (best /dev/serial/by-id/...) or a pyserial URL
+    baud: int = 9600
+    framing: str = "cr"
+    code_format: str | None = None  # None: the station's own forms (AS, TD, 10H, QH)
+    cut_code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class StationConfig:
     path: Path
     rules: TableRules
@@ -57,6 +71,7 @@ class StationConfig:
     results_path: str
     announcements_path: str | None
     recording_dir: str | None
+    reader: ReaderSettings = field(default_factory=ReaderSettings)
     journal_path: str = "var/journal.sqlite3"
     upstream: UpstreamSettings = field(default_factory=UpstreamSettings)
 
@@ -143,7 +158,8 @@ def parse_config(path: Path, data: Any) -> StationConfig:
     table = top.sub(
         "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants")
     )
-    reader = top.sub("reader", ("type", "dedupe_ms"))
+    reader = top.sub("reader", ("type", "dedupe_ms", "port", "baud", "framing", "code_format",
+                                "cut_code"))
     table_id = table.data.get("id", "table-1")
     problem = table_id_problem(table_id)
     if problem is not None:
@@ -169,9 +185,11 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         rules=rules,
         paytable=_paytable(table),
         reader_type=reader.choice("type", "simulated", READER_TYPES),
+        reader=_reader(reader),
         simulation=_simulation(top.sub(
             "simulation", ("seed", "shoes", "supervisor", "pace", "faults")
-        ), rules.decks, rules.dedupe_ms),
+        ), rules.decks,
+            rules.dedupe_ms if reader.data.get("type", "simulated") == "simulated" else 0),
         display_type=display.choice("type", "console", ("console", "none")),
         results_path=results.path_("path", "var/results.jsonl", "a file path, or - for stdout")
         or "-",
@@ -358,3 +376,37 @@ def _upstream(sec: _Section) -> UpstreamSettings:
     for key, problem in settings.problems():
         sec.fail(sec.key(key), problem)
     return settings
+
+
+def _reader(sec: _Section) -> ReaderSettings:
+    """``reader:`` for a serial scanner; the code format and cut code are checked here, so a
+    bad pattern is a config error at start, not a surprise at the first card."""
+    kind = sec.choice("type", "simulated", READER_TYPES)
+    port = sec.str_("port", None, "a device such as /dev/serial/by-id/usb-... or a pyserial "
+                    "URL such as socket://127.0.0.1:7000")
+    if kind == "serial" and port is None:
+        sec.fail(sec.key("port"), "a serial reader needs its port: a device such as "
+                 "/dev/serial/by-id/usb-... or a pyserial URL")
+    settings = ReaderSettings(
+        type=kind,
+        port=port,
+        baud=sec.int_("baud", 9600, 50, "the scanner's baud rate, e.g. 9600", 4_000_000) or 9600,
+        framing=sec.choice("framing", "cr", FRAMINGS),
+        code_format=sec.str_("code_format", None, "a regular expression with groups "
+                             "(?P<rank>...) and (?P<suit>...)"),
+        cut_code=sec.str_("cut_code", None, "the code the scanner sends for the cut card"),
+    )
+    if kind == "serial":
+        try:
+            reader_codes(settings)
+        except ValueError as exc:
+            sec.fail(sec.key("code_format" if settings.code_format else "cut_code"), str(exc))
+    return settings
+
+
+def reader_codes(settings: ReaderSettings) -> CodeFormat:
+    """The scanner's code format; raises ValueError naming what is wrong."""
+    cut = [settings.cut_code] if settings.cut_code else []
+    if settings.code_format is None:
+        return CodeFormat(cut_codes=cut)
+    return CodeFormat(settings.code_format, cut_codes=cut)

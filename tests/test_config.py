@@ -92,3 +92,17 @@ def test_a_simulated_pace_inside_the_double_read_window_is_refused(tmp_path: Pat
         parse_config(tmp_path / "s.yaml", data)
     data["reader"] = {"dedupe_ms": 50}
     assert parse_config(tmp_path / "s.yaml", data).simulation.pace.card_s == 0.1
+
+
+def test_a_serial_reader_needs_a_port_and_a_usable_code_format(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"reader\.port: a serial reader needs its port"):
+        parse_config(tmp_path / "s.yaml", {"reader": {"type": "serial"}})
+    with pytest.raises(ConfigError, match=r"reader\.code_format: .*named groups"):
+        parse_config(tmp_path / "s.yaml", {"reader": {"type": "serial", "port": "/dev/x",
+                                                      "code_format": "[A-Z]+"}})
+    with pytest.raises(ConfigError, match=r"reader\.cut_code: .*also matches the card format"):
+        parse_config(tmp_path / "s.yaml", {"reader": {"type": "serial", "port": "/dev/x",
+                                                      "cut_code": "AS"}})
+    r = parse_config(tmp_path / "s.yaml", {"reader": {"type": "serial", "port": "/dev/x",
+                                                      "framing": "stx_etx", "baud": 115200}}).reader
+    assert (r.type, r.port, r.framing, r.baud) == ("serial", "/dev/x", "stx_etx", 115200)

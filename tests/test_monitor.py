@@ -1,0 +1,51 @@
+"""``station monitor``: what a real serial line sends, through the real driver, as JSON."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from drivers.sim_serial import PtyScanner
+
+
+def test_monitor_prints_each_code_as_it_comes_and_stops_on_sigint(tmp_path: Path) -> None:
+    with PtyScanner(tmp_path / "scanner") as pty:
+        cfg = tmp_path / "station.yaml"
+        cfg.write_text(yaml.safe_dump({"reader": {"type": "serial", "port": pty.path,
+                                                  "framing": "cr", "cut_code": "CUTCARD"}}))
+        proc = subprocess.Popen([sys.executable, "-m", "station.cli", "monitor", "-c", str(cfg)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert proc.stderr is not None and proc.stdout is not None
+            assert "Ctrl-C stops" in proc.stderr.readline()
+            time.sleep(0.5)  # the port opens after the banner; bytes before that are lost
+            pty.write(b"AS\r10h\rCUTCARD\rZZ\r\xff\xfe\r")
+            lines = [json.loads(proc.stdout.readline()) for _ in range(5)]
+            proc.send_signal(signal.SIGINT)
+            proc.wait(10)
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()  # type: ignore[union-attr]
+            proc.stderr.close()  # type: ignore[union-attr]
+    assert proc.returncode == 0
+    assert [(x["e"], x.get("code")) for x in lines[:3]] == [("card", "AS"), ("card", "TH"),
+                                                            ("cut", None)]
+    assert [(x["e"], x["reason"]) for x in lines[3:]] == [("error", "unknown"),
+                                                         ("error", "not_utf8")]
+    assert all(x["src"] == "scanner" and x["t"] > 1e9 for x in lines)
+
+
+def test_monitor_with_the_simulated_table_says_there_is_no_device(tmp_path: Path) -> None:
+    cfg = tmp_path / "station.yaml"
+    cfg.write_text("reader: {type: simulated}\n")
+    done = subprocess.run([sys.executable, "-m", "station.cli", "monitor", "-c", str(cfg)],
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 2
+    assert "reader.type is simulated: there is no device to monitor" in done.stderr
