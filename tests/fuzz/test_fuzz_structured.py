@@ -208,8 +208,8 @@ def _simulate(rng: random.Random, pool: dict[str, list[str]]) -> list[str]:
 
 
 def _command(rng: random.Random, pool: dict[str, list[str]]) -> list[str]:
-    cmd = rng.choice(["simulate", "replay", "roads", "analyze", "run", "journal", "keygen",
-                      "junk"])
+    cmd = rng.choice(["simulate", "replay", "roads", "analyze", "run", "monitor", "journal",
+                      "keygen", "junk"])
     if cmd == "journal":
         verb = rng.choice(["verify", "export", "nonsense"])
         argv = ["journal", verb, rng.choice([*pool["recordings"], *pool["files"],
@@ -244,9 +244,10 @@ def _command(rng: random.Random, pool: dict[str, list[str]]) -> list[str]:
         if rng.random() < 0.3:
             argv += ["--variant", rng.choice(pool["words"])]
         return argv + rng.sample(["--json", "--strict"], rng.randint(0, 2))
-    if cmd == "run":
-        # Never a config that loads: that would start a daemon that runs until stopped.
-        return ["run", "-c", rng.choice([p for p in pool["files"] if not p.endswith(".out")])]
+    if cmd in ("run", "monitor"):
+        # Never a config that loads: that would start a daemon (or a monitor) that runs
+        # until stopped.
+        return [cmd, "-c", rng.choice([p for p in pool["files"] if not p.endswith(".out")])]
     return rng.sample(pool["words"], rng.randint(0, 3))
 
 
