@@ -6,7 +6,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import yaml
@@ -24,7 +23,8 @@ def test_monitor_prints_each_code_as_it_comes_and_stops_on_sigint(tmp_path: Path
         try:
             assert proc.stderr is not None and proc.stdout is not None
             assert "Ctrl-C stops" in proc.stderr.readline()
-            time.sleep(0.5)  # the port opens after the banner; bytes before that are lost
+            # What a scanner sends before its port is open is lost: wait until it is.
+            assert proc.stderr.readline().strip().endswith(" open")
             pty.write(b"AS\r10h\rCUTCARD\rZZ\r\xff\xfe\r")
             lines = [json.loads(proc.stdout.readline()) for _ in range(5)]
             proc.send_signal(signal.SIGINT)

@@ -70,9 +70,15 @@ def run(args: argparse.Namespace) -> int:
     print(f"station monitor: {reader.port} ({reader.baud} baud, {reader.framing}); Ctrl-C "
           "stops", file=sys.stderr, flush=True)
     scanner.start(show)
+    was_open = False
     try:
-        while not stop.wait(0.2):
-            pass
+        while not stop.wait(0.05):
+            # Said on stderr, so a technician (or a test) knows bytes are being read now:
+            # what a scanner sends before its port is open is lost.
+            if scanner.connected.is_set() != was_open:
+                was_open = not was_open
+                print(f"station monitor: {reader.port} {'open' if was_open else 'closed'}",
+                      file=sys.stderr, flush=True)
     finally:
         scanner.stop()
         for s, h in old.items():
