@@ -41,3 +41,12 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
         yield b
     finally:
         b.kill()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    # Hardware-in-the-loop (docs/hardware.md): the contract suite runs against a real device
+    # on a bench when one is named; every test marked `hardware` is skipped otherwise.
+    parser.addoption("--scanner-url", default=None,
+                     help="a real shoe scanner's port or pyserial URL")
+    parser.addoption("--scanner-shoe", default=None,
+                     help="a shoe file listing the test cards to scan, in order")

@@ -1,0 +1,121 @@
+"""One contract for every card source: the same shoe gives the same cards in the same order,
+and dealt through the station it publishes the same rounds.
+
+The simulated source hands the dealer's events over directly; the serial source writes each
+code as bytes into a pseudo-terminal read by the real driver and parser. With
+``--scanner-url URL --scanner-shoe FILE`` the same check runs against a real scanner on a
+bench (marked ``hardware``): scan the cards of FILE in order when the test says so.
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.base import EventSource
+from drivers.codes import CodeFormat
+from drivers.events import CardRead, CutCardSeen, InputEvent
+from drivers.serial_scanner import SerialScanner
+from drivers.sim_serial import PtyScanner
+from drivers.simulated import CUT, SimulatedDealer, shuffled_shoe
+from station.outputs import Published
+from station.shoefile import read_shoe_file
+from station.simulation import DUE
+from station.station import Station, TableRules
+
+CUT_CODE = "CUTCARD"
+Transport = Callable[[InputEvent], InputEvent]
+
+
+def deal(tokens: list[str], transport: Transport) -> tuple[list[str], list[dict[str, Any]]]:
+    """Deal one shoe through a station; every card and cut card goes through ``transport``
+    (the device under test). Returns the codes the station got and the rounds it published."""
+    station = Station(TableRules(), prompts=False)
+    dealer = SimulatedDealer(iter([tokens]))
+    seen: list[str] = []
+    rounds: list[dict[str, Any]] = []
+    while steps := dealer.steps(DUE[station.phase]):
+        for _, dealt in steps:
+            event = dealt
+            if isinstance(dealt, CardRead | CutCardSeen):
+                event = transport(dealt)
+                seen.append(event.code if isinstance(event, CardRead) else CUT)
+            rounds += [o.record for o in station.apply(event) if isinstance(o, Published)]
+    return seen, rounds
+
+
+class Received:
+    """What a driver posts, for the test's thread to take one at a time."""
+
+    def __init__(self) -> None:
+        self.events: queue.Queue[InputEvent] = queue.Queue()
+
+    def __call__(self, source: EventSource, event: InputEvent) -> None:
+        self.events.put(event)
+
+    def next(self, timeout_s: float = 5.0) -> InputEvent:
+        return self.events.get(timeout=timeout_s)
+
+
+@pytest.fixture
+def pty_scanner(tmp_path: Path) -> Iterator[tuple[PtyScanner, SerialScanner, Received]]:
+    with PtyScanner(tmp_path / "scanner") as pty:
+        driver = SerialScanner(pty.path, codes=CodeFormat(cut_codes=[CUT_CODE]))
+        got = Received()
+        driver.start(got)
+        try:
+            assert driver.connected.wait(5), "the driver never opened the pty"
+            yield pty, driver, got
+        finally:
+            driver.stop()
+
+
+def through_pty(pty: PtyScanner, got: Received, rng: random.Random) -> Transport:
+    def transport(event: InputEvent) -> InputEvent:
+        code = event.code if isinstance(event, CardRead) else CUT_CODE
+        pty.send([code], rng=rng, max_chunk=3)
+        read = got.next()
+        # The device decides what was read; the dealer's virtual clock keeps the timing.
+        return replace(read, ts=event.ts)
+    return transport
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_shoe_through_the_serial_scanner_deals_as_the_simulated_one(
+        seed: int, pty_scanner: tuple[PtyScanner, SerialScanner, Received]) -> None:
+    pty, _, got = pty_scanner
+    tokens = shuffled_shoe(random.Random(seed))
+    direct_cards, direct_rounds = deal(tokens, lambda e: e)
+    serial_cards, serial_rounds = deal(tokens, through_pty(pty, got, random.Random(seed)))
+    assert serial_cards == direct_cards
+    assert len(direct_rounds) > 60 and serial_rounds == direct_rounds
+    assert got.events.empty()  # nothing invented on the way
+
+
+@pytest.mark.hardware
+def test_a_real_scanner_reads_the_test_shoe_in_order(request: pytest.FixtureRequest) -> None:
+    url = request.config.getoption("--scanner-url")
+    shoe = request.config.getoption("--scanner-shoe")
+    if not url or not shoe:
+        pytest.skip("needs --scanner-url URL and --scanner-shoe FILE (docs/hardware.md)")
+    expected = [t for t in read_shoe_file(Path(shoe)) if t != CUT]
+    driver = SerialScanner(url, codes=CodeFormat(cut_codes=[CUT_CODE]))
+    got = Received()
+    driver.start(got)
+    try:
+        assert driver.connected.wait(10), f"{url} did not open"
+        print(f"\nscan the {len(expected)} cards of {shoe} in order now")
+        read: list[str] = []
+        while len(read) < len(expected):
+            event = got.next(timeout_s=120)
+            if isinstance(event, CardRead):
+                read.append(event.code)
+    finally:
+        driver.stop()
+    assert read == expected
