@@ -20,7 +20,6 @@ import orjson
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
 from station.errors import ConfigError, InputFileError
 from station.limits import (
-    MAX_LINE_BYTES,
     decks_problem,
     dedupe_ms_problem,
     short,
@@ -28,7 +27,7 @@ from station.limits import (
 )
 from station.paytable import Paytable, parse_paytable
 from station.station import CUT_POLICIES, Station, TableRules
-from station.textfile import decode, describe_path, parse_json
+from station.textfile import bounded_lines, decode, describe_path, parse_json
 
 FORMAT = "dealer-station-recording"
 LATEST_TS = 4_102_444_800.0  # 2100-01-01: anything later is a corrupt timestamp
@@ -173,19 +172,8 @@ def _open(path: Path, name: str) -> IO[bytes]:
 
 
 def _lines(stream: IO[bytes], name: str) -> Iterator[tuple[int, bytes]]:
-    """(line number, line) for every line that is not blank; a line longer than any a
-    station writes is refused without reading it whole."""
-    line_no = 0
-    while True:
-        line = stream.readline(MAX_LINE_BYTES + 1)
-        if not line:
-            return
-        line_no += 1
-        if len(line) > MAX_LINE_BYTES:
-            raise InputFileError(f"{name}, line {line_no}: longer than "
-                                 f"{MAX_LINE_BYTES // 1024} KiB; not a line a station writes")
-        if line.strip():
-            yield line_no, line
+    return bounded_lines(stream, lambda n: f"{name}, line {n}", "not a line a station writes",
+                         InputFileError)
 
 
 def _event(line: bytes, line_no: int, name: str) -> InputEvent:

@@ -9,13 +9,14 @@ is not UTF-8, or it starts with a byte order mark (accepted: editors on Windows 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
 from station.errors import StationError
-from station.limits import MAX_FILE_BYTES, short
+from station.limits import MAX_FILE_BYTES, MAX_LINE_BYTES, short
 
 BOM = b"\xef\xbb\xbf"
 
@@ -93,3 +94,20 @@ def parse_json(text: str) -> Any:
         raise ValueError("nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON: {exc.msg} at column {exc.colno}") from None
+
+
+def bounded_lines(stream: IO[bytes], where: Callable[[int], str], what: str,
+                  error: type[StationError]) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) for every line that is not blank. A line longer than any the
+    station writes is refused (``error``: "<where(n)>: longer than ... KiB; <what>") without
+    being read whole."""
+    line_no = 0
+    while True:
+        line = stream.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        line_no += 1
+        if len(line) > MAX_LINE_BYTES:
+            raise error(f"{where(line_no)}: longer than {MAX_LINE_BYTES // 1024} KiB; {what}")
+        if line.strip():
+            yield line_no, line

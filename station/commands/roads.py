@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from station.errors import InputFileError
-from station.limits import MAX_LINE_BYTES, ROUND_MAX, short
+from station.limits import ROUND_MAX, short
 from station.outfiles import Outputs
 from station.roads import (
     RecordError,
@@ -25,7 +25,7 @@ from station.roads import (
 )
 from station.roads.svg import render_svg
 from station.roads.text import roads_text
-from station.textfile import decode, describe_path, parse_json
+from station.textfile import bounded_lines, decode, describe_path, parse_json
 
 
 def register(subparsers: Any) -> None:
@@ -148,15 +148,8 @@ def read_results(path: str, wanted: str | None) -> tuple[str | None, list[Round]
 def _records(handle: IO[bytes], name: str) -> Iterator[tuple[int, dict[str, Any]]]:
     # Bytes in, decoded line by line, so a damaged line is reported with its number; a line
     # longer than any record is refused without being read whole.
-    line_no = 0
-    while True:
-        raw = handle.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            return
-        line_no += 1
-        if len(raw) > MAX_LINE_BYTES:
-            raise InputFileError(f"{name}:{line_no}: longer than {MAX_LINE_BYTES // 1024} KiB; "
-                                 "not a result record")
+    for line_no, raw in bounded_lines(handle, lambda n: f"{name}:{n}", "not a result record",
+                                      InputFileError):
         line = decode(raw, name, InputFileError, f":{line_no}")
         if not line.strip():
             continue
