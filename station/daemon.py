@@ -98,6 +98,7 @@ class Daemon:
         self._held: deque[tuple[EventSource | None, InputEvent, Payloads | None]] = deque()
         self._restore_queued = False
         self._quiet = False
+        self._next_retry = 0.0
         self.outage_count = 0
 
     # --- thread-safe entry points ---------------------------------------------------------
@@ -128,10 +129,18 @@ class Daemon:
         self._tell_sources()
         try:
             while True:
+                wait = (max(0.0, self._next_retry - time.monotonic()) if self._outage
+                        else None)
                 try:
-                    item = self._queue.get(timeout=RETRY_S if self._outage else None)
+                    item = self._queue.get(timeout=wait)
                 except queue.Empty:
+                    item = None
+                # Tried again on time even while events keep arriving (a device that goes on
+                # sending while the journal is down would otherwise starve the retry).
+                if self._outage and time.monotonic() >= self._next_retry:
+                    self._next_retry = time.monotonic() + RETRY_S
                     self._retry_journal()
+                if item is None:
                     continue
                 if item is _STOP:
                     break
@@ -195,6 +204,7 @@ class Daemon:
     def _begin_outage(self, reason: str) -> None:
         self.outage_count += 1
         self._outage = reason
+        self._next_retry = time.monotonic() + RETRY_S
         log.error("journal: %s; the table is held until it can be written", reason)
         # Journaled first when the journal is back: the table paused from this moment.
         self._held.append((None, DeviceLost(JOURNAL, f"not writable: {reason}"[:300],

@@ -8,19 +8,22 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from contextlib import closing
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 import yaml
 
 from drivers.base import EventSource
+from drivers.events import DeviceRestored
 from station import assembly
 from station.assembly import build_daemon
 from station.config import parse_config
 from station.errors import ConfigError
+from station.journal import JournalWriteError
 from tests.conftest import REPO
 
 FAST_PACE = {"card_s": 0.002, "open_betting_s": 0.002, "betting_s": 0.002,
@@ -344,3 +347,54 @@ def test_run_with_a_serial_reader_says_what_it_cannot_do_yet(tmp_path: Path) -> 
     with pytest.raises(ConfigError, match=r"reader\.type serial: station run cannot yet take"):
         build_daemon(parse_config(tmp_path / "s.yaml", data))
     assert not (tmp_path / "journal.sqlite3").exists()  # refused before touching anything
+
+
+class Chatty(EventSource):
+    """A device that keeps talking (every 5 ms) whatever the display says."""
+
+    name = "chatty"
+
+    def _run(self) -> None:
+        while not self.stopping.wait(0.005):
+            self.post(DeviceRestored(self.name, time.time()))
+
+
+class FullDisk:
+    """The journal as seen through a disk that fills and empties: a seam at the file-system
+    boundary (the real full disk is tests/test_durability.py's tmpfs)."""
+
+    def __init__(self, journal: Any) -> None:
+        self.journal = journal
+        self.full = False
+
+    def append(self, *args: Any, **kwargs: Any) -> int:
+        if self.full:
+            raise JournalWriteError("record not journaled: the disk is full (test)")
+        seq: int = self.journal.append(*args, **kwargs)
+        return seq
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.journal, name)
+
+
+def test_the_journal_is_retried_on_time_while_a_device_keeps_sending(tmp_path: Path) -> None:
+    built = build_daemon(parse_config(tmp_path / "s.yaml", config_dict(tmp_path)))
+    d = built.daemon
+    disk = FullDisk(d.journal)
+    d.journal = disk  # type: ignore[assignment]
+    d.sources = [Chatty()]
+    started = time.monotonic()
+    disk.full = True
+    timers = [threading.Timer(0.3, lambda: setattr(disk, "full", False)),
+              threading.Timer(10, d.request_stop)]  # a backstop: the test fails, never hangs
+    for t in timers:
+        t.start()
+    try:
+        d.run(until=lambda: d.outage_count == 1 and not d._outage)
+    finally:
+        for t in timers:
+            t.cancel()
+        built.close()
+    assert d.outage_count == 1 and not d._outage
+    assert time.monotonic() - started < 5
+    assert "journal lost (not writable" in " ".join(d.station.dealing.pause_reasons)
