@@ -38,6 +38,11 @@ CONFIGS = [
     b"reader: {dedupe_ms: 150}\nsimulation: {seed: 3, shoes: 2, pace: {card_s: 0.5}}\n",
     b"table:\n  decks: 6\n  cut_card_between_rounds: close_shoe\nsimulation:\n  faults:\n"
     b"    - {kind: garbled, card: 6}\nresults: {path: '-', announcements_path: null}\n",
+    b"journal: {path: var/j.sqlite3}\nupstream:\n  type: mqtt\n  host: 127.0.0.1\n"
+    b"  port: 1883\n  prefix: baccarat/eu\n  tls: {ca_file: ca.pem}\n"
+    b"  command_keys: {pit: pit.pub.pem}\n  command_window_s: 30\n  max_inflight: 50\n"
+    b"reader: {type: serial, port: /dev/ttyUSB0, baud: 9600, framing: stx_etx,\n"
+    b"  code_format: '(?P<rank>[A2-9TJQK]|10)(?P<suit>[SHDC])', cut_code: CUTCARD}\n",
 ]
 
 
