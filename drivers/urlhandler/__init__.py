@@ -1,0 +1,1 @@
+"""pyserial URL handlers for simulated devices (``serial.protocol_handler_packages``)."""
