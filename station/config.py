@@ -36,6 +36,9 @@ from station.upstream.settings import TlsSettings, UpstreamSettings
 from station.yamlload import load_yaml
 
 READER_TYPES = ("simulated", "serial")
+# drivers.cut_card.PINS, spelled out so loading a config never imports pyserial (a test keeps
+# the two the same).
+CUT_CARD_PINS = ("cts", "dsr", "cd", "ri")
 MAX_PATH_CHARS = 4096
 
 
@@ -61,6 +64,18 @@ class ReaderSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class CutCardSettings:
+    """``cut_card:``: how the station learns the cut card came out. ``reader_code``: the
+    scanner reads it (``reader.cut_code``; the simulated shoe deals it); ``modem_pin``: a
+    contact on a USB-serial adapter's status pin; ``none``: no sensor."""
+
+    type: str = "reader_code"
+    port: str | None = None
+    pin: str = "cts"
+    debounce_ms: int = 20
+
+
+@dataclass(frozen=True, slots=True)
 class StationConfig:
     path: Path
     rules: TableRules
@@ -72,6 +87,7 @@ class StationConfig:
     announcements_path: str | None
     recording_dir: str | None
     reader: ReaderSettings = field(default_factory=ReaderSettings)
+    cut_card: CutCardSettings = field(default_factory=CutCardSettings)
     journal_path: str = "var/journal.sqlite3"
     upstream: UpstreamSettings = field(default_factory=UpstreamSettings)
 
@@ -152,8 +168,8 @@ def load_config(path: Path) -> StationConfig:
 
 def parse_config(path: Path, data: Any) -> StationConfig:
     top = _Section(
-        path, "", data, ("table", "reader", "simulation", "display", "results", "recording",
-                         "journal", "upstream")
+        path, "", data, ("table", "reader", "cut_card", "simulation", "display", "results",
+                         "recording", "journal", "upstream")
     )
     table = top.sub(
         "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants")
@@ -186,6 +202,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         paytable=_paytable(table),
         reader_type=reader.choice("type", "simulated", READER_TYPES),
         reader=_reader(reader),
+        cut_card=_cut_card(top.sub("cut_card", ("type", "port", "pin", "debounce_ms"))),
         simulation=_simulation(top.sub(
             "simulation", ("seed", "shoes", "supervisor", "pace", "faults")
         ), rules.decks,
@@ -410,3 +427,14 @@ def reader_codes(settings: ReaderSettings) -> CodeFormat:
     if settings.code_format is None:
         return CodeFormat(cut_codes=cut)
     return CodeFormat(settings.code_format, cut_codes=cut)
+
+
+def _cut_card(sec: _Section) -> CutCardSettings:
+    kind = sec.choice("type", "reader_code", ("reader_code", "modem_pin", "none"))
+    port = sec.str_("port", None, "the adapter's port, e.g. /dev/serial/by-id/usb-...")
+    if kind == "modem_pin" and port is None:
+        sec.fail(sec.key("port"), "a modem_pin sensor needs the port of its USB-serial adapter")
+    return CutCardSettings(
+        type=kind, port=port, pin=sec.choice("pin", "cts", CUT_CARD_PINS),
+        debounce_ms=sec.int_("debounce_ms", 20, 0, "e.g. 20", 1000) or 0,
+    )

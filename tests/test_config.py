@@ -106,3 +106,14 @@ def test_a_serial_reader_needs_a_port_and_a_usable_code_format(tmp_path: Path) -
     r = parse_config(tmp_path / "s.yaml", {"reader": {"type": "serial", "port": "/dev/x",
                                                       "framing": "stx_etx", "baud": 115200}}).reader
     assert (r.type, r.port, r.framing, r.baud) == ("serial", "/dev/x", "stx_etx", 115200)
+
+
+def test_a_modem_pin_cut_card_sensor_needs_its_port(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"cut_card\.port: a modem_pin sensor needs the port"):
+        parse_config(tmp_path / "s.yaml", {"cut_card": {"type": "modem_pin"}})
+    with pytest.raises(ConfigError, match=r"cut_card\.pin: 'rts' is not one of"):
+        parse_config(tmp_path / "s.yaml", {"cut_card": {"type": "modem_pin", "port": "/dev/x",
+                                                        "pin": "rts"}})
+    c = parse_config(tmp_path / "s.yaml", {"cut_card": {"type": "modem_pin", "port": "/dev/x",
+                                                        "pin": "dsr", "debounce_ms": 5}}).cut_card
+    assert (c.type, c.port, c.pin, c.debounce_ms) == ("modem_pin", "/dev/x", "dsr", 5)

@@ -13,9 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers.base import EventSource
-from drivers.cut_card import CutCardSensor, Debouncer
+from drivers.cut_card import PINS, CutCardSensor, Debouncer
 from drivers.events import CutCardSeen, DeviceLost, DeviceRestored, InputEvent
 from drivers.urlhandler.protocol_contact import CONTACTS, Contact
+from station.config import CUT_CARD_PINS
 
 if "drivers.urlhandler" not in serial.protocol_handler_packages:
     serial.protocol_handler_packages.append("drivers.urlhandler")
@@ -119,3 +120,7 @@ def test_the_debouncer_reports_each_settled_close_once(steps: list[tuple[bool, i
             settled = level
             expected += level
     assert closes == expected
+
+
+def test_the_config_knows_the_same_pins_as_the_driver() -> None:
+    assert CUT_CARD_PINS == PINS

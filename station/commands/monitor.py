@@ -42,12 +42,20 @@ def run(args: argparse.Namespace) -> int:
 
     path: Path = args.config or default_config_path()
     config = load_config(path)
-    reader = config.reader
-    if reader.type != "serial" or reader.port is None:
-        raise ConfigError(f"{path}: reader.type is {reader.type}: there is no device to "
-                          "monitor; set reader.type: serial and reader.port")
-    scanner = SerialScanner(reader.port, baudrate=reader.baud,
-                            parser=FrameParser(reader.framing), codes=reader_codes(reader))
+    reader, cut = config.reader, config.cut_card
+    devices: list[EventSource] = []
+    if reader.type == "serial" and reader.port is not None:
+        devices.append(SerialScanner(reader.port, baudrate=reader.baud,
+                                     parser=FrameParser(reader.framing),
+                                     codes=reader_codes(reader)))
+    if cut.type == "modem_pin" and cut.port is not None:
+        from drivers.cut_card import CutCardSensor  # noqa: PLC0415
+
+        devices.append(CutCardSensor(cut.port, pin=cut.pin, debounce_ms=cut.debounce_ms))
+    if not devices:
+        raise ConfigError(f"{path}: reader.type is {reader.type} and cut_card.type is "
+                          f"{cut.type}: there is no device to monitor; set reader.type: serial "
+                          "and reader.port, or cut_card.type: modem_pin and cut_card.port")
     lock = threading.Lock()
 
     def show(source: EventSource, event: InputEvent) -> None:
@@ -67,20 +75,25 @@ def run(args: argparse.Namespace) -> int:
         stop.set()
 
     old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    print(f"station monitor: {reader.port} ({reader.baud} baud, {reader.framing}); Ctrl-C "
-          "stops", file=sys.stderr, flush=True)
-    scanner.start(show)
+    watching = ", ".join(
+        f"{d.port} ({reader.baud} baud, {reader.framing})" if isinstance(d, SerialScanner)
+        else f"{cut.port} (cut card on {cut.pin.upper()})" for d in devices)
+    print(f"station monitor: {watching}; Ctrl-C stops", file=sys.stderr, flush=True)
+    for d in devices:
+        d.start(show)
+    scanner = next((d for d in devices if isinstance(d, SerialScanner)), None)
     was_open = False
     try:
         while not stop.wait(0.05):
             # Said on stderr, so a technician (or a test) knows bytes are being read now:
             # what a scanner sends before its port is open is lost.
-            if scanner.connected.is_set() != was_open:
+            if scanner is not None and scanner.connected.is_set() != was_open:
                 was_open = not was_open
                 print(f"station monitor: {reader.port} {'open' if was_open else 'closed'}",
                       file=sys.stderr, flush=True)
     finally:
-        scanner.stop()
+        for d in devices:
+            d.stop()
         for s, h in old.items():
             signal.signal(s, h)
     return 0
