@@ -70,7 +70,10 @@ class SerialScanner(EventSource):
         read_timeout_s: float = 0.1,
         backoff: Backoff | None = None,
         clock: Callable[[], float] = time.time,
+        on_raw: Callable[[bytes, float], None] | None = None,
     ) -> None:
+        """``on_raw`` (``station monitor --raw``) sees every chunk of bytes as read, with its
+        time, on the driver's thread, before it is parsed."""
         super().__init__()
         self.name = name
         self.port = port
@@ -81,6 +84,7 @@ class SerialScanner(EventSource):
         self.read_timeout_s = read_timeout_s
         self.backoff = backoff if backoff is not None else Backoff()
         self.clock = clock
+        self.on_raw = on_raw
         self._errors = LogOnce(log)
         self._last_error = ""  # why the last open failed, for DeviceLost
         self._ser: serial.Serial | None = None
@@ -136,6 +140,8 @@ class SerialScanner(EventSource):
                 return str(exc) or type(exc).__name__
             if data:
                 ts = self.clock()
+                if self.on_raw is not None:
+                    self.on_raw(data, ts)
                 for item in self.parser.feed(data):
                     self._post_parsed(item, ts)
         return None

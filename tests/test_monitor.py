@@ -49,3 +49,30 @@ def test_monitor_with_the_simulated_table_says_there_is_no_device(tmp_path: Path
                           capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 2
     assert "there is no device to monitor" in done.stderr
+
+
+def test_monitor_raw_shows_the_bytes_before_what_they_mean(tmp_path: Path) -> None:
+    with PtyScanner(tmp_path / "scanner") as pty:
+        cfg = tmp_path / "station.yaml"
+        cfg.write_text(yaml.safe_dump({"reader": {"type": "serial", "port": pty.path}}))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "station.cli", "monitor", "--raw", "-c", str(cfg)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert proc.stderr is not None and proc.stdout is not None
+            proc.stderr.readline()
+            assert proc.stderr.readline().strip().endswith(" open")
+            pty.write(b"QH\r")
+            lines = [json.loads(proc.stdout.readline())]
+            while lines[-1]["e"] == "raw":  # the bytes may come in more than one read
+                lines.append(json.loads(proc.stdout.readline()))
+            proc.send_signal(signal.SIGINT)
+            proc.wait(10)
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()  # type: ignore[union-attr]
+            proc.stderr.close()  # type: ignore[union-attr]
+    assert proc.returncode == 0
+    assert "".join(x["bytes"] for x in lines[:-1]) == "QH\\x0d"
+    assert (lines[-1]["e"], lines[-1]["code"]) == ("card", "QH")

@@ -27,6 +27,9 @@ def register(sub: Any) -> None:
     )
     p.add_argument("-c", "--config", type=Path, default=None,
                    help="station YAML (default: config/station.yaml)")
+    p.add_argument("--raw", action="store_true",
+                   help="also print every chunk of bytes as the scanner sends it "
+                   '(e: "raw", bytes shown safely)')
     p.set_defaults(func=run)
 
 
@@ -34,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     # Imported here: the serial driver is only for this command and `run`.
     from drivers.base import EventSource  # noqa: PLC0415
     from drivers.events import CardRead, InputEvent  # noqa: PLC0415
-    from drivers.framing import FrameParser  # noqa: PLC0415
+    from drivers.framing import FrameParser, show_bytes  # noqa: PLC0415
     from drivers.serial_scanner import SerialScanner  # noqa: PLC0415
     from station.config import default_config_path, load_config, reader_codes  # noqa: PLC0415
     from station.errors import ConfigError  # noqa: PLC0415
@@ -44,10 +47,21 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(path)
     reader, cut = config.reader, config.cut_card
     devices: list[EventSource] = []
+    lock = threading.Lock()
+
+    def emit(line: dict[str, Any]) -> None:
+        with lock:
+            sys.stdout.write(orjson.dumps(line).decode() + "\n")
+            sys.stdout.flush()
+
+    def raw(data: bytes, ts: float) -> None:
+        emit({"t": ts, "e": "raw", "src": "scanner", "bytes": show_bytes(data, 256)})
+
     if reader.type == "serial" and reader.port is not None:
         devices.append(SerialScanner(reader.port, baudrate=reader.baud,
                                      parser=FrameParser(reader.framing),
-                                     codes=reader_codes(reader)))
+                                     codes=reader_codes(reader),
+                                     on_raw=raw if args.raw else None))
     if cut.type == "modem_pin" and cut.port is not None:
         from drivers.cut_card import CutCardSensor  # noqa: PLC0415
 
@@ -56,8 +70,6 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"{path}: reader.type is {reader.type} and cut_card.type is "
                           f"{cut.type}: there is no device to monitor; set reader.type: serial "
                           "and reader.port, or cut_card.type: modem_pin and cut_card.port")
-    lock = threading.Lock()
-
     def show(source: EventSource, event: InputEvent) -> None:
         line: dict[str, Any] = event_to_json(event)
         if isinstance(event, CardRead) and event.code.startswith("?"):
@@ -65,9 +77,7 @@ def run(args: argparse.Namespace) -> int:
             reason, _, raw = event.code[1:].partition(":")
             line = {"t": event.ts, "e": "error", "src": event.source, "reason": reason,
                     "raw": raw}
-        with lock:
-            sys.stdout.write(orjson.dumps(line).decode() + "\n")
-            sys.stdout.flush()
+        emit(line)
 
     stop = threading.Event()
 
