@@ -225,6 +225,12 @@ def frames(video: ShoeVideo) -> Iterator[Image]:
     bank = [sensor_noise(empty, rng) for _ in range(NOISE_BANK)]
     x, y, w, h = video.region
     cards = {p: card_image(p, video.symbology, video.module_px) for p in set(video.codes)}
+    for payload, card in cards.items():
+        if card.shape[1] > w or card.shape[0] + 8 > h:
+            raise ValueError(f"the card {payload!r} ({card.shape[1]}x{card.shape[0]} px at "
+                             f"module_px {video.module_px}) does not fit the region of "
+                             f"interest {w}x{h}: use a shorter code, smaller modules or a "
+                             f"larger region")
     count = 0
     last = bank[0]
 
