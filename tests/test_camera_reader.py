@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from drivers.camera import CameraReader
+from drivers.camera.decoders import make_decoder
+from drivers.camera.pipeline import FramePipeline
 from drivers.codes import CodeFormat
 from drivers.events import CardRead, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
 from drivers.reconnect import Backoff
-from drivers.sim_camera import ShoeVideo, write_video
+from drivers.sim_camera import ShoeVideo, card_image, write_video
 from station.shoefile import read_shoe_file
 from tests.camerakit import CUT_CODE, Collected, codes_of, run_to_end
 from tests.conftest import REPO
@@ -116,13 +121,6 @@ def test_on_raw_hears_every_decoded_payload_with_its_confidence(
 
 def test_grayscale_comes_before_the_decoder_whatever_the_colour(tmp_path: Path) -> None:
     # A red-on-green card: pyzbar given the BGR frame would read one channel and miss it.
-    import cv2
-    import numpy as np
-
-    from drivers.camera.decoders import make_decoder
-    from drivers.camera.pipeline import FramePipeline
-    from drivers.sim_camera import card_image
-
     card = card_image("QH", "code128", 3)
     frame = np.zeros((card.shape[0] + 20, card.shape[1] + 20, 3), np.uint8)
     patch = frame[10:-10, 10:-10]
@@ -225,7 +223,6 @@ def test_an_absent_device_path_is_lost_once_however_often_it_is_retried(
     reader.start(got.post, got.end)
     try:
         got.wait_for(lambda ev: len(ev) >= 1)
-        import time
         time.sleep(0.2)  # many retries
     finally:
         reader.stop()
