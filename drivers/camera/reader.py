@@ -170,8 +170,9 @@ class CameraReader(EventSource):
             if self._recorder is not None:
                 self._recorder.write(frame, cap.fps)
             verdict = self.health.check(ts, frame)
-            problem = verdict.problem or roi_problem(frame, self.pipeline.roi)
-            usable = verdict.usable and problem == verdict.problem
+            misfit = roi_problem(frame, self.pipeline.roi)
+            problem = misfit or verdict.problem
+            usable = misfit is None and verdict.usable
             if problem is not None:
                 self._lose(problem, ts)
             elif self._lost:
