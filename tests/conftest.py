@@ -50,3 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="a real shoe scanner's port or pyserial URL")
     parser.addoption("--scanner-shoe", default=None,
                      help="a shoe file listing the test cards to scan, in order")
+    parser.addoption("--cut-card-url", default=None,
+                     help="a real cut-card sensor's USB-serial adapter (port or pyserial URL)")
+    parser.addoption("--cut-card-pin", default="cts", choices=("cts", "dsr", "cd", "ri"),
+                     help="the modem-status pin the cut-card contact is wired to")

@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import queue
 import random
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+import serial
 
 from drivers.base import EventSource
 from drivers.codes import CodeFormat
+from drivers.cut_card import CutCardSensor
 from drivers.events import CardRead, CutCardSeen, InputEvent
 from drivers.serial_scanner import SerialScanner
 from drivers.sim_serial import PtyScanner
 from drivers.simulated import CUT, SimulatedDealer, shuffled_shoe
+from drivers.urlhandler.protocol_contact import CONTACTS, Contact
 from station.outputs import Published
 from station.shoefile import read_shoe_file
 from station.simulation import DUE
@@ -119,3 +123,63 @@ def test_a_real_scanner_reads_the_test_shoe_in_order(request: pytest.FixtureRequ
     finally:
         driver.stop()
     assert read == expected
+
+
+# --- the cut card through a modem-status pin ------------------------------------------------
+def through_contact(contact: Contact, got: Received) -> Transport:
+    """Cards go straight to the station; the cut card closes the contact on the adapter's pin
+    (the real CutCardSensor reads it through pyserial) and opens it again as it leaves."""
+    def transport(event: InputEvent) -> InputEvent:
+        if not isinstance(event, CutCardSeen):
+            return event
+        contact.closed = True
+        seen = got.next()
+        contact.closed = False
+        assert isinstance(seen, CutCardSeen), seen
+        return replace(seen, ts=event.ts)
+    return transport
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_a_shoe_with_the_cut_card_on_a_modem_pin_deals_as_the_simulated_one(seed: int) -> None:
+    if "drivers.urlhandler" not in serial.protocol_handler_packages:
+        serial.protocol_handler_packages.append("drivers.urlhandler")
+    CONTACTS["contract"] = contact = Contact(pin="cd")
+    sensor = CutCardSensor("contact://contract", pin="cd", debounce_ms=5)
+    got = Received()
+    sensor.start(got)
+    try:
+        tokens = shuffled_shoe(random.Random(seed))
+        assert CUT in tokens
+        direct_cards, direct_rounds = deal(tokens, lambda e: e)
+        sensed_cards, sensed_rounds = deal(tokens, through_contact(contact, got))
+        assert sensed_cards == direct_cards
+        assert len(direct_rounds) > 60 and sensed_rounds == direct_rounds
+        time.sleep(0.05)  # a second, invented pass would have been posted by now
+        assert got.events.empty()
+    finally:
+        sensor.stop()
+        CONTACTS.pop("contract", None)
+
+
+@pytest.mark.hardware
+def test_a_real_cut_card_sensor_sees_each_pass_once(request: pytest.FixtureRequest) -> None:
+    url = request.config.getoption("--cut-card-url")
+    if not url:
+        pytest.skip("needs --cut-card-url URL [--cut-card-pin PIN] (docs/hardware.md)")
+    pin = request.config.getoption("--cut-card-pin")
+    passes = 5
+    sensor = CutCardSensor(url, pin=pin)
+    got = Received()
+    sensor.start(got)
+    try:
+        print(f"\npass the cut card through the shoe's mouth {passes} times, a second apart")
+        seen = 0
+        while seen < passes:
+            event = got.next(timeout_s=120)
+            assert isinstance(event, CutCardSeen), f"{url}: {event}"
+            seen += 1
+        time.sleep(2)  # a bounce counted twice would show up here
+        assert got.events.empty()
+    finally:
+        sensor.stop()
