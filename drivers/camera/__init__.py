@@ -1,0 +1,29 @@
+"""The camera card reader: frames from a camera, a video file or a stream, barcodes decoded in
+a region of interest, one ``CardRead`` per card as it passes (``CameraReader``).
+
+OpenCV and the decoders are an optional extra (``pip install 'dealer-station[camera]'``) and
+are imported only here, when a camera is chosen: ``import drivers`` or a serial table never
+loads them. Without the extra, importing this package raises ``CameraUnavailable`` (an
+``ImportError``) saying what to install, so a config that names a camera fails at selection
+with the fix rather than somewhere deep in a thread.
+"""
+
+from __future__ import annotations
+
+
+class CameraUnavailable(ImportError):
+    """The camera extra (OpenCV, a decoder, or Debian's libzbar0 for pyzbar) is missing."""
+
+
+INSTALL_HINT = "install the camera extra: pip install 'dealer-station[camera]'"
+
+try:
+    import cv2  # noqa: F401  (checked here so every module below may import it plainly)
+    import numpy  # noqa: F401
+except ImportError as exc:
+    raise CameraUnavailable(f"the camera reader needs OpenCV and numpy ({exc}); "
+                            f"{INSTALL_HINT}") from exc
+
+from drivers.camera.reader import CameraReader  # noqa: E402
+
+__all__ = ["INSTALL_HINT", "CameraReader", "CameraUnavailable"]
