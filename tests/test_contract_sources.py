@@ -183,3 +183,83 @@ def test_a_real_cut_card_sensor_sees_each_pass_once(request: pytest.FixtureReque
         assert got.events.empty()
     finally:
         sensor.stop()
+
+
+# --- the camera: a video of the shoe through OpenCV and the real decoder ----------------------
+def camera_reads(codes: list[str], tmp_path: Path, symbology: str) -> list[InputEvent]:
+    """Every code written as a barcode into a video file, read back by the real CameraReader."""
+    from drivers.camera import CameraReader  # noqa: PLC0415 - the camera extra, only here
+    from drivers.sim_camera import ShoeVideo, write_video  # noqa: PLC0415
+
+    # A whole shoe is 2,500 frames: at 480x360 with small modules it is written and read in
+    # about 15 s here. Three empty frames between cards (and a reader that releases a code after
+    # three) so two of the same card in a row are two passes.
+    video = ShoeVideo(codes, symbology=symbology, size=(480, 360), module_px=2,
+                      frames_per_card=3, gap_frames=3, lead_frames=2)
+    path = tmp_path / "shoe.avi"
+    write_video(path, video)
+    reader = CameraReader(str(path), roi=video.region, codes=CodeFormat(cut_codes=[CAMERA_CUT]),
+                          release_frames=3)
+    got = Received()
+    done = queue.Queue[BaseException | None]()
+    reader.start(got, lambda source, error: done.put(error))
+    try:
+        assert done.get(timeout=90) is None, "the camera reader died"
+    finally:
+        reader.stop()
+    return list(got.events.queue)
+
+
+CAMERA_CUT = "CUT"  # short enough to fit the region of a 640x480 frame
+
+
+def through_camera(reads: list[InputEvent]) -> Transport:
+    """The dealer's cards and cut card, answered by what the camera read, in order."""
+    it = iter(reads)
+
+    def transport(event: InputEvent) -> InputEvent:
+        read = next(it)
+        return replace(read, ts=event.ts)
+    return transport
+
+
+def test_a_shoe_through_the_camera_deals_as_the_simulated_one(tmp_path: Path) -> None:
+    # Code 128, as edge-printed cards carry; the other symbologies and both decoders read the
+    # short shoe in tests/test_camera_reader.py.
+    tokens = shuffled_shoe(random.Random(7))
+    codes = [CAMERA_CUT if t == CUT else t for t in tokens]
+    reads = camera_reads(codes, tmp_path, "code128")
+    assert all(isinstance(e, CardRead | CutCardSeen) for e in reads), [
+        e for e in reads if not isinstance(e, CardRead | CutCardSeen)]
+    direct_cards, direct_rounds = deal(tokens, lambda e: e)
+    camera_cards, camera_rounds = deal(tokens, through_camera(reads))
+    assert camera_cards == direct_cards
+    assert len(direct_rounds) > 60 and camera_rounds == direct_rounds
+    assert len(reads) == len(tokens)  # nothing invented, nothing left over
+
+
+@pytest.mark.hardware
+def test_a_real_camera_reads_the_test_shoe_in_order(request: pytest.FixtureRequest) -> None:
+    source = request.config.getoption("--camera")
+    shoe = request.config.getoption("--scanner-shoe")
+    if not source or not shoe:
+        pytest.skip("needs --camera SOURCE and --scanner-shoe FILE (docs/hardware.md)")
+    from drivers.camera import CameraReader  # noqa: PLC0415
+
+    roi_text = request.config.getoption("--camera-roi")
+    roi = tuple(int(v) for v in roi_text.split(",")) if roi_text else None
+    expected = [t for t in read_shoe_file(Path(shoe)) if t != CUT]
+    reader = CameraReader(int(source) if source.isdigit() else source,
+                          roi=roi)  # type: ignore[arg-type]
+    got = Received()
+    reader.start(got)
+    try:
+        print(f"\npass the {len(expected)} cards of {shoe} under the camera in order now")
+        read: list[str] = []
+        while len(read) < len(expected):
+            event = got.next(timeout_s=120)
+            assert isinstance(event, CardRead), f"{source}: {event}"
+            read.append(event.code)
+    finally:
+        reader.stop()
+    assert read == expected
