@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 import yaml
 
-from drivers.events import CardRead, CutCardSeen
 from drivers.sim_camera import ShoeVideo, write_video
 from drivers.simulated import CUT, SimulatedDealer
 from station.outputs import Published
