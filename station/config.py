@@ -35,7 +35,11 @@ from station.upstream.settings import TYPES as UPSTREAM_TYPES
 from station.upstream.settings import TlsSettings, UpstreamSettings
 from station.yamlload import load_yaml
 
-READER_TYPES = ("simulated", "serial")
+READER_TYPES = ("simulated", "serial", "camera")
+# drivers.camera.DECODERS, spelled out so loading a config never imports OpenCV.
+CAMERA_DECODERS = ("zxing", "pyzbar")
+AGREE_FRAMES_MAX = 30
+ROI_MAX = 16384  # pixels: wider than any camera a shoe has
 # drivers.cut_card.PINS, spelled out so loading a config never imports pyserial (a test keeps
 # the two the same).
 CUT_CARD_PINS = ("cts", "dsr", "cd", "ri")
@@ -61,6 +65,11 @@ class ReaderSettings:
     framing: str = "cr"
     code_format: str | None = None  # None: the station's own forms (AS, TD, 10H, QH)
     cut_code: str | None = None
+    # The camera reader: where frames come from, how they are decoded, and how sure it must be.
+    source: str | int | None = None  # a camera index, a device path, a video file or a URL
+    decoder: str = "zxing"
+    roi: tuple[int, int, int, int] | None = None  # x, y, width, height in pixels
+    agree_frames: int = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +99,7 @@ class StationConfig:
     cut_card: CutCardSettings = field(default_factory=CutCardSettings)
     journal_path: str = "var/journal.sqlite3"
     upstream: UpstreamSettings = field(default_factory=UpstreamSettings)
+    recording_raw: bool = False  # each device's raw traffic, beside the recording
 
 
 class _Section:
@@ -140,6 +150,12 @@ class _Section:
             self.fail(self.key(name), f"{short(value)} is not one of: {', '.join(choices)}")
         return value
 
+    def bool_(self, name: str, default: bool, fix: str) -> bool:
+        value = self.data.get(name, default)
+        if not isinstance(value, bool):
+            self.fail(self.key(name), f"expected true or false, got {short(value)}; {fix}")
+        return value
+
     def str_(self, name: str, default: str | None, fix: str) -> str | None:
         value = self.data.get(name, default)
         if value is None:
@@ -175,7 +191,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants")
     )
     reader = top.sub("reader", ("type", "dedupe_ms", "port", "baud", "framing", "code_format",
-                                "cut_code"))
+                                "cut_code", "source", "decoder", "roi", "agree_frames"))
     table_id = table.data.get("id", "table-1")
     problem = table_id_problem(table_id)
     if problem is not None:
@@ -195,7 +211,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
     results = top.sub("results", ("path", "announcements_path"))
     if "path" in results.data and results.data["path"] is None:
         results.fail(results.key("path"), "null is not a place for results; use - for stdout")
-    recording = top.sub("recording", ("dir",))
+    recording = top.sub("recording", ("dir", "raw"))
     return StationConfig(
         path=path,
         rules=rules,
@@ -214,6 +230,8 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "announcements_path", "var/announcements.jsonl", "a file path, - or null for none"
         ),
         recording_dir=recording.path_("dir", "var/recordings", "a directory, or null for none"),
+        recording_raw=recording.bool_("raw", False, "true to keep each device's raw traffic "
+                                      "(bytes, video) beside the recording"),
         journal_path=top.sub("journal", ("path",)).path_(
             "path", "var/journal.sqlite3", "a file for the station's journal, e.g. "
             "/var/lib/dealer-station/journal.sqlite3") or "var/journal.sqlite3",
@@ -412,13 +430,51 @@ def _reader(sec: _Section) -> ReaderSettings:
         code_format=sec.str_("code_format", None, "a regular expression with groups "
                              "(?P<rank>...) and (?P<suit>...)"),
         cut_code=sec.str_("cut_code", None, "the code the scanner sends for the cut card"),
+        source=_camera_source(sec, kind),
+        decoder=sec.choice("decoder", "zxing", CAMERA_DECODERS),
+        roi=_roi(sec),
+        agree_frames=sec.int_("agree_frames", 2, 1, "how many frames in a row must read the "
+                              "same code, e.g. 2", AGREE_FRAMES_MAX) or 2,
     )
-    if kind == "serial":
+    if kind in ("serial", "camera"):
         try:
             reader_codes(settings)
         except ValueError as exc:
             sec.fail(sec.key("code_format" if settings.code_format else "cut_code"), str(exc))
     return settings
+
+
+def _camera_source(sec: _Section, kind: str) -> str | int | None:
+    """``reader.source``: a camera index (0, 1, ...), a device path, a video file or a URL."""
+    value = sec.data.get("source")
+    fix = ("a camera index such as 0, a device such as /dev/v4l/by-id/usb-...-video-index0, "
+           "a video file, or a stream URL")
+    if value is None:
+        if kind == "camera":
+            sec.fail(sec.key("source"), f"a camera reader needs its source: {fix}")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        sec.fail(sec.key("source"), f"expected {fix}, got {short(value)}")
+    if isinstance(value, int):
+        return sec.int_("source", None, 0,
+                        "a camera index from 0 to 63, or a device, file or URL as text", 63)
+    return sec.path_("source", None, fix)
+
+
+def _roi(sec: _Section) -> tuple[int, int, int, int] | None:
+    """``reader.roi``: ``[x, y, width, height]`` in pixels of the camera's frame."""
+    value = sec.data.get("roi")
+    if value is None:
+        return None
+    fix = "[x, y, width, height] in pixels, e.g. [400, 200, 480, 240], or null for the whole frame"
+    if (not isinstance(value, list) or len(value) != 4
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        sec.fail(sec.key("roi"), f"expected {fix}, got {short(value)}")
+    x, y, w, h = value
+    if min(x, y) < 0 or min(w, h) < 1 or max(x + w, y + h) > ROI_MAX:
+        sec.fail(sec.key("roi"), f"{short(value)} is not a region of a frame: x and y from 0, "
+                 f"width and height from 1, within {ROI_MAX} pixels; {fix}")
+    return (x, y, w, h)
 
 
 def reader_codes(settings: ReaderSettings) -> CodeFormat:

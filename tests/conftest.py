@@ -50,3 +50,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="a real shoe scanner's port or pyserial URL")
     parser.addoption("--scanner-shoe", default=None,
                      help="a shoe file listing the test cards to scan, in order")
+    parser.addoption("--cut-card-url", default=None,
+                     help="a real cut-card sensor's USB-serial adapter (port or pyserial URL)")
+    parser.addoption("--camera", default=None,
+                     help="a real camera (index, device path or stream URL) over the shoe's "
+                     "mouth; with --camera-roi X,Y,W,H and --scanner-shoe")
+    parser.addoption("--camera-roi", default=None,
+                     help="the region of interest of --camera, as X,Y,W,H in pixels")
+    parser.addoption("--cut-card-pin", default="cts", choices=("cts", "dsr", "cd", "ri"),
+                     help="the modem-status pin the cut-card contact is wired to")

@@ -117,3 +117,51 @@ def test_a_modem_pin_cut_card_sensor_needs_its_port(tmp_path: Path) -> None:
     c = parse_config(tmp_path / "s.yaml", {"cut_card": {"type": "modem_pin", "port": "/dev/x",
                                                         "pin": "dsr", "debounce_ms": 5}}).cut_card
     assert (c.type, c.port, c.pin, c.debounce_ms) == ("modem_pin", "/dev/x", "dsr", 5)
+
+
+def test_camera_reader_keys() -> None:
+    cfg = parse_config(Path("s.yaml"), {"reader": {
+        "type": "camera", "source": "/dev/v4l/by-id/usb-cam-video-index0", "decoder": "pyzbar",
+        "roi": [400, 200, 480, 240], "agree_frames": 3}, "recording": {"raw": True}})
+    r = cfg.reader
+    assert (r.type, r.source, r.decoder, r.roi, r.agree_frames) == (
+        "camera", "/dev/v4l/by-id/usb-cam-video-index0", "pyzbar", (400, 200, 480, 240), 3)
+    assert cfg.recording_raw
+    index = parse_config(Path("s.yaml"), {"reader": {"type": "camera", "source": 1}}).reader
+    assert (index.source, index.decoder, index.roi, index.agree_frames) == (1, "zxing", None, 2)
+    assert not parse_config(Path("s.yaml"), {}).recording_raw
+
+
+CAMERA = {"type": "camera", "source": 0}
+
+
+@pytest.mark.parametrize(
+    ("reader", "message"),
+    [
+        ({"type": "camera"}, "reader.source: a camera reader needs its source"),
+        ({**CAMERA, "source": True}, "reader.source: expected a camera index such as 0"),
+        ({**CAMERA, "source": -1}, "reader.source: expected a whole number >= 0"),
+        ({**CAMERA, "source": 64}, "reader.source: expected a whole number <= 63"),
+        ({**CAMERA, "source": ""}, "reader.source: expected a non-empty text"),
+        ({**CAMERA, "source": "cam\n0"}, "reader.source: 'cam\\n0' is not a usable path"),
+        ({**CAMERA, "decoder": "zbar"}, "reader.decoder: 'zbar' is not one of: zxing, pyzbar"),
+        ({**CAMERA, "roi": [1, 2, 3]}, "reader.roi: expected [x, y, width, height]"),
+        ({**CAMERA, "roi": [0, 0, 0, 5]}, "reader.roi: [0, 0, 0, 5] is not a region"),
+        ({**CAMERA, "roi": [-1, 0, 5, 5]}, "reader.roi: [-1, 0, 5, 5] is not a region"),
+        ({**CAMERA, "roi": [16000, 0, 500, 5]}, "within 16384 pixels"),
+        ({**CAMERA, "roi": [0, 0, 5.5, 5]}, "reader.roi: expected [x, y, width, height]"),
+        ({**CAMERA, "roi": [True, 0, 5, 5]}, "reader.roi: expected [x, y, width, height]"),
+        ({**CAMERA, "agree_frames": 0}, "reader.agree_frames: expected a whole number >= 1"),
+        ({**CAMERA, "agree_frames": 31}, "reader.agree_frames: expected a whole number <= 30"),
+        ({**CAMERA, "code_format": "(?P<rank>x"}, "reader.code_format"),
+    ],
+)
+def test_bad_camera_keys_name_the_key_and_the_fix(reader: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config(Path("s.yaml"), {"reader": reader})
+    assert message in str(err.value)
+
+
+def test_recording_raw_must_be_true_or_false() -> None:
+    with pytest.raises(ConfigError, match=r"recording\.raw: expected true or false, got 1"):
+        parse_config(Path("s.yaml"), {"recording": {"raw": 1}})

@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,19 +109,22 @@ def run_inprocess(argv: Sequence[str], limit_s: float = TIME_LIMIT_S) -> Outcome
                    time.perf_counter() - started, crash)
 
 
-def _limits() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+def _limits(memory: int) -> Callable[[], None]:
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    return limit
 
 
-def run_subprocess(argv: Sequence[str], limit_s: float = TIME_LIMIT_S) -> Outcome:
-    """The case in a fresh interpreter with 256 MB of address space; the time limit covers
-    the case, not the interpreter's start-up (measured once and added)."""
+def run_subprocess(argv: Sequence[str], limit_s: float = TIME_LIMIT_S,
+                   memory: int = MEMORY_LIMIT) -> Outcome:
+    """The case in a fresh interpreter with 256 MB of address space (``memory``); the time
+    limit covers the case, not the interpreter's start-up (measured once and added)."""
     started = time.perf_counter()
     try:
         res = subprocess.run(
             [sys.executable, "-m", "station.cli", *argv], capture_output=True,
-            timeout=limit_s + startup_s(), preexec_fn=_limits, check=False, cwd=SCRATCH,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
+            timeout=limit_s + startup_s(), preexec_fn=_limits(memory), check=False,
+            cwd=SCRATCH, env={**os.environ, "PYTHONHASHSEED": "0"},
         )
     except subprocess.TimeoutExpired:
         return Outcome(list(argv), None, "", "", time.perf_counter() - started, "timeout")
@@ -155,8 +158,8 @@ def snapshot(paths: Sequence[Path]) -> dict[Path, tuple[int, int] | None]:
     return out
 
 
-def problems(case: Case, outcome: Outcome, before: dict[Path, tuple[int, int] | None]
-             ) -> list[str]:
+def problems(case: Case, outcome: Outcome, before: dict[Path, tuple[int, int] | None],
+             limit_s: float = TIME_LIMIT_S) -> list[str]:
     """Every way ``outcome`` breaks the property (empty: the case passed)."""
     found: list[str] = []
     if outcome.crash:
@@ -164,7 +167,7 @@ def problems(case: Case, outcome: Outcome, before: dict[Path, tuple[int, int] | 
         return found
     if "Traceback" in outcome.stderr:
         found.append(f"traceback on stderr: {outcome.stderr[-2000:]}")
-    if outcome.elapsed > TIME_LIMIT_S:
+    if outcome.elapsed > limit_s:
         found.append(f"took {outcome.elapsed:.2f} s")
     if outcome.code not in case.allowed:
         found.append(f"exit {outcome.code}: {outcome.stderr[-1000:]}")
@@ -194,14 +197,22 @@ def _names_another_input(line: str, case: Case) -> bool:
     return any(a in line for a in case.argv[1:] if len(a) > 2 and not a.startswith("-"))
 
 
-def check(case: Case, subprocess_: bool = False) -> list[str]:
+def check(case: Case, subprocess_: bool = False, memory: int = MEMORY_LIMIT,
+          limit_s: float = TIME_LIMIT_S) -> list[str]:
     """Run ``case`` and return what is wrong with it."""
+    return check_outcome(case, subprocess_, memory, limit_s)[0]
+
+
+def check_outcome(case: Case, subprocess_: bool = False, memory: int = MEMORY_LIMIT,
+                  limit_s: float = TIME_LIMIT_S) -> tuple[list[str], Outcome]:
+    """``check``, and what the case printed."""
     for out in case.outputs:
         if not out.exists():
             out.write_text("existing output\n", encoding="utf-8")
     before = snapshot(case.outputs)
-    outcome = (run_subprocess if subprocess_ else run_inprocess)(case.argv)
-    return problems(case, outcome, before)
+    outcome = (run_subprocess(case.argv, limit_s, memory) if subprocess_
+               else run_inprocess(case.argv, limit_s))
+    return problems(case, outcome, before, limit_s), outcome
 
 
 # -- one command line per input kind -------------------------------------------------------

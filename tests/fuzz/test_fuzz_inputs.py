@@ -43,6 +43,8 @@ CONFIGS = [
     b"  command_keys: {pit: pit.pub.pem}\n  command_window_s: 30\n  max_inflight: 50\n"
     b"reader: {type: serial, port: /dev/ttyUSB0, baud: 9600, framing: stx_etx,\n"
     b"  code_format: '(?P<rank>[A2-9TJQK]|10)(?P<suit>[SHDC])', cut_code: CUTCARD}\n",
+    b"reader: {type: camera, source: /dev/video0, decoder: pyzbar, roi: [400, 200, 480, 240],\n"
+    b"  agree_frames: 3, cut_code: CUT}\nrecording: {dir: var/rec, raw: true}\n",
 ]
 
 

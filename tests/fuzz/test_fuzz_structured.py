@@ -64,13 +64,14 @@ def _assert_ok(case: Case) -> None:
 
 CONFIG_KEYS = {
     "table": ["id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants"],
-    "reader": ["type", "dedupe_ms", "port", "baud", "framing", "code_format", "cut_code"],
+    "reader": ["type", "dedupe_ms", "port", "baud", "framing", "code_format", "cut_code",
+               "source", "decoder", "roi", "agree_frames"],
     "journal": ["path"],
     "upstream": ["type", "path", "host", "port", "prefix", "client_id", "credentials_file",
                  "tls", "signing_key_file", "keepalive_s", "session_expiry_s", "max_inflight",
                  "reconnect_max_s", "command_keys", "command_window_s", "command_skew_s"],
     "simulation": ["seed", "shoes", "supervisor", "pace", "faults"],
-    "display": ["type"], "results": ["path", "announcements_path"], "recording": ["dir"],
+    "display": ["type"], "results": ["path", "announcements_path"], "recording": ["dir", "raw"],
 }
 
 
