@@ -53,16 +53,17 @@ class Degradation:
 
     @staticmethod
     def realistic(rng: np.random.Generator) -> Degradation:
-        """A fixed camera over the shoe's mouth: small tilt, a little motion blur, sensor
-        noise, a camera's own JPEG, uneven light."""
+        """A fixed camera over the shoe's mouth, mounted and focused as docs/hardware.md asks
+        (at least 3 pixels per module): small tilt, a little motion blur, sensor noise, a
+        camera's own JPEG, uneven light."""
         return Degradation(
-            blur_sigma=float(rng.uniform(0, 1.0)),
+            blur_sigma=float(rng.uniform(0, 0.8)),
             rotation_deg=float(rng.uniform(-6, 6)),
             perspective=float(rng.uniform(0, 0.06)),
             noise_sigma=float(rng.uniform(0, 5)),
             contrast=float(rng.uniform(0.55, 1.0)),
             jpeg_quality=int(rng.integers(60, 96)) if rng.random() < 0.7 else None,
-            module_px=int(rng.integers(2, 5)),
+            module_px=int(rng.integers(3, 5)),
         )
 
     @staticmethod

@@ -4,6 +4,7 @@ decoders, the agreement rule and the health checks (docs/hardware.md, "Camera re
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -139,11 +140,16 @@ def lost_then_restored(events: list[InputEvent]) -> list[str]:
 
 @pytest.mark.parametrize("fault, reason", [("frozen", "image frozen"), ("black", "image black")])
 def test_a_frozen_or_black_image_is_lost_then_restored_and_no_card_is_lost(
-        fault: str, reason: str, videos: Callable[..., tuple[Path, ShoeVideo]]) -> None:
+        fault: str, reason: str, videos: Callable[..., tuple[Path, ShoeVideo]],
+        caplog: pytest.LogCaptureFixture) -> None:
     # 2.5 s at 30 fps: longer than the 2 s threshold.
     path, video = videos(("AS", "KD", "QH", "2C"), frames_per_card=3, gap_frames=2,
                          **{fault: (2, 75)})
-    events = run_to_end(path, roi=video.region, start_ts=START)
+    with caplog.at_level(logging.WARNING, logger="drivers.camera.reader"):
+        events = run_to_end(path, roi=video.region, start_ts=START)
+    # One warning for the fault, not one per frozen frame.
+    assert [r.message for r in caplog.records if reason in r.message] == [
+        f"camera: {next(e for e in events if isinstance(e, DeviceLost)).reason}"]
     assert lost_then_restored(events) == ["DeviceLost", "DeviceRestored"]
     lost = next(e for e in events if isinstance(e, DeviceLost))
     assert lost.reason.startswith(reason) and lost.source == "camera"

@@ -52,7 +52,8 @@ def parse_source(source: str | int, live: bool | None = None) -> Source:
     if isinstance(source, bool) or not isinstance(source, int | str):
         raise ValueError(f"camera source must be a device index, path, URL or file, "
                          f"not {source!r}")
-    if isinstance(source, str) and source.strip().isdigit():
+    # ASCII digits only: str.isdigit() also accepts '²', which int() refuses.
+    if isinstance(source, str) and source.strip().isascii() and source.strip().isdigit():
         source = int(source.strip())
     if isinstance(source, int):
         if source < 0:

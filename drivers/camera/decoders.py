@@ -66,11 +66,17 @@ def _payload(data: bytes) -> str:
 
 class ZxingDecoder:
     """zxing-cpp. ``try_invert`` is off: card codes are dark on light, and inverting doubles
-    the work for nothing."""
+    the work for nothing. ``try_rotate`` (also search a linear code turned by 90 degrees) is
+    off by default: a card passes a fixed camera the same way every time, so the camera is
+    mounted with a Code 128's bars across the image rows (tilts of several degrees still
+    read), and the search costs about three times the decode (0.5 against 2.2 ms on a
+    640x360 region here). Data Matrix and QR are read at any angle either way."""
 
     name = "zxing"
 
-    def __init__(self, symbologies: Sequence[str] = SYMBOLOGIES) -> None:
+    def __init__(self, symbologies: Sequence[str] = SYMBOLOGIES, *,
+                 try_rotate: bool = False) -> None:
+        self.try_rotate = try_rotate
         _check_symbologies(self.name, symbologies, SYMBOLOGIES)
         try:
             import zxingcpp  # noqa: PLC0415  (only when chosen)
@@ -86,7 +92,8 @@ class ZxingDecoder:
         self.symbologies = tuple(symbologies)
 
     def decode(self, gray: NDArray[np.uint8]) -> list[Decoded]:
-        found = self._zx.read_barcodes(gray, formats=self._formats, try_invert=False)
+        found = self._zx.read_barcodes(gray, formats=self._formats, try_invert=False,
+                                       try_rotate=self.try_rotate)
         out: list[Decoded] = []
         for barcode in found:
             symbology = self._symbology_of.get(barcode.format)

@@ -47,7 +47,7 @@ from drivers.camera.pipeline import FramePipeline, roi_problem
 from drivers.codes import BadgeCode, CardCode, CodeFormat, CutCode, UnknownCode
 from drivers.events import CardRead, CutCardSeen, DeviceLost, DeviceRestored
 from drivers.framing import show_bytes
-from drivers.reconnect import Backoff, LogOnce
+from drivers.reconnect import Backoff
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ class CameraReader(EventSource):
         self.health = HealthMonitor(frozen_s=frozen_s, black_s=black_s,
                                     black_level=black_level, gap_s=gap_s)
         self.backoff = backoff if backoff is not None else Backoff(0.05, 2.0)
-        self._errors = LogOnce(log)
+        self._logged: set[str] = set()  # kinds of fault logged at WARNING since frames flowed
         self._lost = False  # DeviceLost posted and not yet answered by DeviceRestored
         self._last_ts: float | None = None
         self._recorder: Recorder | None = None
@@ -166,12 +166,13 @@ class CameraReader(EventSource):
             if not self.connected.is_set():
                 self.connected.set()
                 self.backoff.reset()
-                self._errors.reset()
+                self._logged.clear()
             if self._recorder is not None:
                 self._recorder.write(frame, cap.fps)
             verdict = self.health.check(ts, frame)
-            problem = verdict.problem or roi_problem(frame, self.pipeline.roi)
-            usable = verdict.usable and problem == verdict.problem
+            misfit = roi_problem(frame, self.pipeline.roi)
+            problem = misfit or verdict.problem
+            usable = misfit is None and verdict.usable
             if problem is not None:
                 self._lose(problem, ts)
             elif self._lost:
@@ -204,8 +205,14 @@ class CameraReader(EventSource):
             self.post(CardRead(f"?unknown:{shown}", self.name, ts))
 
     def _lose(self, reason: str, ts: float) -> None:
-        """Report the camera lost once; later reasons are logged once each."""
-        self._errors.warning(f"{self.name}: {reason}")
+        """Report the camera lost once; each kind of reason is logged once (a frozen image
+        gives a new "for N s" every frame: the kind is what comes before the first colon)."""
+        kind = reason.split(":", 1)[0]
+        if kind in self._logged:
+            log.debug("%s: %s", self.name, reason)
+        else:
+            self._logged.add(kind)
+            log.warning("%s: %s", self.name, reason)
         if not self._lost:
             self._lost = True
             self.post(DeviceLost(self.name, reason, ts))
