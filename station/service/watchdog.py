@@ -40,9 +40,9 @@ def watchdog_interval(env: Mapping[str, str] | None = None, pid: int | None = No
 
 def describe(snap: Snapshot) -> str:
     """``STATUS=``: what ``systemctl status`` shows, e.g. ``dealing, shoe t1-...-1 round 12``."""
-    where = (f"shoe {snap.shoe} round {snap.round_no}" if snap.shoe is not None
-             else "no shoe")
-    text = f"{snap.phase.replace('_', ' ')}, {where}"
+    text = snap.phase.replace("_", " ")
+    if snap.shoe is not None:
+        text += f", shoe {snap.shoe} round {snap.round_no}"
     if snap.paused and snap.reasons:
         text += ": " + "; ".join(snap.reasons)
     return text

@@ -1,0 +1,81 @@
+"""``station run`` under a ``Type=notify`` unit, as systemd sees it: READY after start,
+pings at half of WATCHDOG_USEC, STATUS, STOPPING on SIGTERM and an exit within the stop
+timeout; and no READY at all when the config is wrong."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from station.service.runner import STOP_TIMEOUT_S
+from tests.service.notifykit import NotifySocket, pings
+from tests.test_daemon import config_dict
+
+
+def start(tmp: Path, cfg: dict[str, Any], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    path = tmp / "station.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    with (tmp / "station.log").open("ab") as log:
+        return subprocess.Popen([sys.executable, "-m", "station.cli", "run", "-c", str(path)],
+                                cwd=tmp, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=log, env={**os.environ, **env})
+
+
+def test_ready_pings_status_and_stopping_on_sigterm(tmp_path: Path) -> None:
+    sock = NotifySocket(tmp_path)
+    # A card every 0.3 s: the loop is mostly waiting, which is when the bounded wait matters.
+    pace = {"card_s": 0.3, "open_betting_s": 0.3, "betting_s": 0.3, "new_shoe_s": 0.3,
+            "supervisor_s": 0.3}
+    proc = start(tmp_path, config_dict(tmp_path, pace=pace), sock.env(watchdog_usec=1_000_000))
+    try:
+        ready = sock.wait_for("READY", 30)
+        assert ready["MAINPID"] == str(proc.pid)
+        # READY only once the journal is open and the drivers are started.
+        assert (tmp_path / "journal.sqlite3").exists()
+        assert ready["STATUS"] == "no shoe"  # a new journal: before the first shoe
+        seen = sock.collect(3.0)
+        beats = pings(seen)
+        gaps = [b - a for a, b in zip(beats, beats[1:], strict=False)]
+        # Every 0.5 s (half of WATCHDOG_USEC); none late enough to miss the 1 s watchdog.
+        assert len(beats) >= 4 and max(gaps) < 1.0, gaps
+        assert sum(gaps) / len(gaps) > 0.4, gaps  # not a busy loop of pings either
+        statuses = [f["STATUS"] for _, f in seen if "STATUS" in f]
+        assert any("round" in s for s in statuses), statuses  # phase, shoe and round
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        stopping = sock.wait_for("STOPPING", 10)
+        assert stopping["STATUS"] == "stopping (SIGTERM)"
+        proc.wait(STOP_TIMEOUT_S + 5)
+        assert time.monotonic() - sent < STOP_TIMEOUT_S
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        sock.close()
+    log = (tmp_path / "station.log").read_text()
+    assert proc.returncode == 0, log[-3000:]
+    assert "Traceback" not in log
+
+
+def test_a_bad_config_exits_2_and_never_says_ready(tmp_path: Path) -> None:
+    sock = NotifySocket(tmp_path, abstract=True)
+    cfg = config_dict(tmp_path)
+    cfg["metrics"] = {"prot": 9464}
+    proc = start(tmp_path, cfg, sock.env(watchdog_usec=1_000_000))
+    try:
+        assert proc.wait(60) == 2
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert sock.collect(0.2) == []
+    sock.close()
+    log = (tmp_path / "station.log").read_text()
+    assert "metrics.prot: unknown key (did you mean 'port'?)" in log
