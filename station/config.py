@@ -334,7 +334,11 @@ def default_config_path() -> Path:
     local = Path("config/station.yaml")
     if local.exists():
         return local
-    return Path(__file__).resolve().parent.parent / "config" / "station.yaml"
+    beside = Path(__file__).resolve().parent.parent / "config" / "station.yaml"
+    if beside.exists():
+        return beside
+    # Installed from a wheel: the same file, shipped as package data (station/shipped/).
+    return Path(__file__).resolve().parent / "shipped" / "config" / "station.yaml"
 
 
 UPSTREAM_KEYS = ("type", "path", "host", "port", "prefix", "client_id", "credentials_file",
