@@ -17,7 +17,7 @@ IO_MODULES = {"os", "sys", "io", "socket", "serial", "sqlite3", "subprocess", "p
 IO_STATION = {"station.recording", "station.sinks", "station.display", "station.daemon",
               "station.config", "station.cli", "station.commands", "station.shoefile",
               "station.journal", "station.upstream", "station.assembly", "station.recovery",
-              "station.outfiles", "station.yamlload", "station.textfile"}
+              "station.outfiles", "station.yamlload", "station.textfile", "station.service"}
 # Pure modules inside the I/O edges: what they compute is tested without files or sockets.
 PURE_EDGE_FILES = ["journal/chain.py", "upstream/observe.py", "upstream/messages.py",
                    "upstream/canonical.py"]
