@@ -59,13 +59,15 @@ def configure(level: int = logging.INFO, stream: IO[str] | None = None,
     """Set up the root logger on ``stream`` (stderr); whether it writes for journald."""
     out = stream if stream is not None else sys.stderr
     journal = stream_is_journal(out, env)
-    handler = logging.StreamHandler(out)
-    handler.setFormatter(JournaldFormatter() if journal else logging.Formatter(PLAIN_FORMAT))
     root = logging.getLogger()
-    for old in list(root.handlers):
-        root.removeHandler(old)
-    root.addHandler(handler)
-    root.setLevel(level)
+    # As logging.basicConfig: a process that set up its logging already (a test harness
+    # calling main() in-process) keeps it.
+    if not root.handlers:
+        handler = logging.StreamHandler(out)
+        handler.setFormatter(JournaldFormatter() if journal
+                             else logging.Formatter(PLAIN_FORMAT))
+        root.addHandler(handler)
+        root.setLevel(level)
     # transitions logs every state change at INFO: the station's table log and recording
     # already say all of it, and journald should not get a line per card twice over.
     logging.getLogger("transitions").setLevel(logging.WARNING)

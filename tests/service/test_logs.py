@@ -63,6 +63,7 @@ def test_a_stream_without_a_file_is_not_the_journal() -> None:
     buf = io.StringIO()
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
+    root.handlers[:] = []
     try:
         assert configure(logging.INFO, buf, {"JOURNAL_STREAM": "1:2"}) is False
         logging.getLogger("station.x").info("hello")
