@@ -61,11 +61,15 @@ class Notifier:
                 sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
                 try:
                     sock.connect(socket_address(self.address))
+                    # Never wait on systemd: a full socket buffer (a manager that stopped
+                    # reading) would hang the loop that owns the table, and with it the stop.
+                    # A datagram that cannot go now is dropped; the next one says it again.
+                    sock.setblocking(False)
                 except OSError:
                     sock.close()
                     raise
                 self._sock = sock
-            self._sock.sendall(data)
+            self._sock.send(data)
         except OSError as exc:
             if not self._failed:
                 log.warning("sd_notify: cannot send to %s (%s); systemd will not hear from "

@@ -110,12 +110,13 @@ def install_stop_handlers(daemon: Daemon, service: Service,
 
     def handler(signum: int, frame: FrameType | None) -> None:
         name = signal.Signals(signum).name
-        # Python runs handlers on the main thread, which is the loop's: the notifier is
-        # never used from two threads at once.
-        service.stopping(f"stopping ({name})")
+        # The deadline first: nothing after it may keep the stop from being bounded.
         with contextlib.suppress(RuntimeError, ValueError):  # stderr closed: no dump, still stop
             faulthandler.dump_traceback_later(timeout_s, exit=True)
         daemon.request_stop()
+        # Python runs handlers on the main thread, which is the loop's: the notifier is
+        # never used from two threads at once.
+        service.stopping(f"stopping ({name})")
 
     signal.signal(signal.SIGINT, handler)
     signal.signal(signal.SIGTERM, handler)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -80,3 +81,26 @@ def test_a_bad_config_exits_2_and_never_says_ready(tmp_path: Path) -> None:
     sock.close()
     log = (tmp_path / "station.log").read_text()
     assert "metrics.prot: unknown key (did you mean 'port'?)" in log
+
+
+def test_a_manager_that_stops_reading_never_hangs_the_table(tmp_path: Path) -> None:
+    """Datagrams are sent without waiting: with the socket's buffer full, the station deals
+    on and still stops on SIGTERM (a blocking send once hung the loop and the stop)."""
+    sock = NotifySocket(tmp_path)
+    sock.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    proc = start(tmp_path, config_dict(tmp_path), sock.env())
+    try:
+        sock.wait_for("READY", 30)  # then never read again: the buffer fills
+        results = tmp_path / "results.jsonl"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (
+                not results.exists() or len(results.read_text().splitlines()) < 20):
+            time.sleep(0.1)
+        assert len(results.read_text().splitlines()) >= 20
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(STOP_TIMEOUT_S) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        sock.close()
