@@ -146,11 +146,12 @@ def test_each_config_mistake_names_file_key_and_fix_and_stops_before_ready(
 def test_a_missing_device_is_a_problem_check_config_names(tmp_path: Path) -> None:
     cfg = config_dict(tmp_path)
     cfg["reader"] = {"type": "serial", "port": str(tmp_path / "no-such-tty")}
-    cfg["cut_card"] = {"type": "modem_pin", "port": str(tmp_path / "no-such-adapter")}
+    cfg["cut_card"] = {"type": "modem_pin", "port": "nope://adapter"}  # no such URL kind
     done = station("check-config", "-c", str(write(tmp_path, cfg)), cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     assert f"FAIL reader.port: {tmp_path / 'no-such-tty'} cannot be opened" in done.stdout
-    assert "FAIL cut_card.port" in done.stdout and "udev rule" in done.stdout
+    assert "FAIL cut_card.port: nope://adapter cannot be opened" in done.stdout
+    assert "udev rule" in done.stdout
     assert "2 problem(s)" in done.stdout
 
 

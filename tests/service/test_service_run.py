@@ -104,3 +104,41 @@ def test_a_manager_that_stops_reading_never_hangs_the_table(tmp_path: Path) -> N
             proc.kill()
             proc.wait()
         sock.close()
+
+
+def test_a_hung_loop_stops_pinging_and_its_stop_is_bounded(tmp_path: Path) -> None:
+    """The dealer display writes to a pipe nobody reads: once the pipe is full the loop
+    hangs inside show(). The watchdog pings stop (systemd would restart it), and SIGTERM
+    ends the process within the stop timeout, with every thread's stack in the log."""
+    sock = NotifySocket(tmp_path)
+    cfg = config_dict(tmp_path)
+    cfg["display"] = {"type": "console"}
+    path = tmp_path / "station.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    with (tmp_path / "station.log").open("ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "station.cli", "run", "-c", str(path)], cwd=tmp_path,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+            env={**os.environ, **sock.env(watchdog_usec=400_000)})
+    try:
+        sock.wait_for("READY", 30)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # until a whole second passes without a ping
+            if not pings(sock.collect(1.0)):
+                break
+        else:
+            raise AssertionError("the pings never stopped: is the display pipe unbounded?")
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(STOP_TIMEOUT_S + 10)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        assert proc.stdout is not None
+        proc.stdout.close()
+        sock.close()
+    log_text = (tmp_path / "station.log").read_text()
+    assert code == 1 and STOP_TIMEOUT_S - 1 < took < STOP_TIMEOUT_S + 5, (code, took)
+    assert "most recent call first" in log_text and "display.py" in log_text
