@@ -5,6 +5,7 @@ checkout is never touched), with this venv's setuptools, and installed without d
 
 from __future__ import annotations
 
+import os
 import shutil
 import site
 import subprocess
@@ -19,8 +20,10 @@ SOURCES = ("station", "drivers", "config", "systemd", "pyproject.toml", "README.
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    # Without PYTHONPATH: a checkout on it would hide the installed wheel.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, timeout=300,
-                          check=False)
+                          check=False, env=env)
 
 
 def test_the_wheel_installs_station_with_its_configs_and_unit_files(tmp_path: Path) -> None:
