@@ -33,6 +33,7 @@ from station.station import RESTART
 from station.upstream.commands import CommandPolicy, CommandVerifier
 from station.upstream.feed import Feed
 from station.upstream.filesink import FileSink
+from station.upstream.outbox import Outbox
 from station.upstream.signing import Signer, load_public_key, load_signer
 
 log = logging.getLogger(__name__)
@@ -51,11 +52,13 @@ class Assembled:
                 close()
 
 
-def build_daemon(config: StationConfig) -> Assembled:
-    """The daemon of ``config``, its station rebuilt from the journal. Raises StationError."""
+def build_daemon(config: StationConfig, *,
+                 outbox: Callable[[Outbox], Outbox] | None = None) -> Assembled:
+    """The daemon of ``config``, its station rebuilt from the journal. Raises StationError.
+    ``outbox``: wraps the journal's outbox for the publisher (the metrics time deliveries)."""
     closers: list[Callable[[], None]] = []
     try:
-        return _build(config, closers)
+        return _build(config, closers, outbox)
     except BaseException:
         for close in reversed(closers):
             with contextlib.suppress(Exception):
@@ -63,7 +66,8 @@ def build_daemon(config: StationConfig) -> Assembled:
         raise
 
 
-def _build(config: StationConfig, closers: list[Callable[[], None]]) -> Assembled:
+def _build(config: StationConfig, closers: list[Callable[[], None]],
+           wrap: Callable[[Outbox], Outbox] | None = None) -> Assembled:
     if config.reader.type != "simulated":
         # The scanner driver exists (station monitor), but a live table also needs the
         # dealer's NEW SHOE / OPEN / CLOSE BETTING controls, which come with the display.
@@ -106,7 +110,7 @@ def _build(config: StationConfig, closers: list[Callable[[], None]]) -> Assemble
         closers.append(announcements.close)
     daemon = Daemon(station, sources, journal, feed, display=display, results=results,
                     announcements=announcements, recorder=recorder)
-    daemon.outlet = _outlet(config, journal, signer, daemon, rec)
+    daemon.outlet = _outlet(config, journal, signer, daemon, rec, wrap=wrap)
     if rec.events:
         # Journaled like any input, so a replay shows the restart and what it paused.
         daemon.submit(Command(RESTART, "station", time.time()))
@@ -207,10 +211,11 @@ def _signer(config: StationConfig) -> Signer | None:
 
 
 def _outlet(config: StationConfig, journal: Journal, signer: Signer | None, daemon: Daemon,
-            rec: Recovered) -> Outlet:
+            rec: Recovered, *, wrap: Callable[[Outbox], Outbox] | None = None) -> Outlet:
     up = config.upstream
+    box: Outbox = journal if wrap is None else wrap(journal)
     if up.type == "file":
-        return FileSink(journal, up.path)
+        return FileSink(box, up.path)
     from station.upstream.mqtt import MqttPublisher  # noqa: PLC0415 - only an MQTT table needs paho
 
     assert signer is not None  # _signer refuses mqtt without a key
@@ -221,7 +226,7 @@ def _outlet(config: StationConfig, journal: Journal, signer: Signer | None, daem
                                                  up.command_skew_s))
         for cid, ts in rec.command_ids:  # a command accepted before the restart stays used
             verifier.seen.add(cid, ts + up.command_window_s + 1.0)
-    return MqttPublisher(journal, up, table=config.rules.table, signer=signer,
+    return MqttPublisher(box, up, table=config.rules.table, signer=signer,
                          verifier=verifier,
                          on_command=daemon.upstream_command if verifier else None)
 

@@ -8,6 +8,8 @@ operations engineer at a table that will not open until it is right. Units are i
 from __future__ import annotations
 
 import difflib
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -100,6 +102,7 @@ class StationConfig:
     journal_path: str = "var/journal.sqlite3"
     upstream: UpstreamSettings = field(default_factory=UpstreamSettings)
     recording_raw: bool = False  # each device's raw traffic, beside the recording
+    metrics_port: int | None = None  # the Prometheus endpoint on 127.0.0.1; None: off
 
 
 class _Section:
@@ -185,7 +188,7 @@ def load_config(path: Path) -> StationConfig:
 def parse_config(path: Path, data: Any) -> StationConfig:
     top = _Section(
         path, "", data, ("table", "reader", "cut_card", "simulation", "display", "results",
-                         "recording", "journal", "upstream")
+                         "recording", "journal", "upstream", "metrics")
     )
     table = top.sub(
         "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants")
@@ -236,6 +239,9 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "path", "var/journal.sqlite3", "a file for the station's journal, e.g. "
             "/var/lib/dealer-station/journal.sqlite3") or "var/journal.sqlite3",
         upstream=_upstream(top.sub("upstream", UPSTREAM_KEYS)),
+        metrics_port=top.sub("metrics", ("port",)).int_(
+            "port", None, 0, "a TCP port for the Prometheus endpoint on 127.0.0.1 (e.g. 9464; "
+            "0 picks a free one), or null for none", 65535),
     )
 
 
@@ -346,7 +352,11 @@ def default_config_path() -> Path:
     local = Path("config/station.yaml")
     if local.exists():
         return local
-    return Path(__file__).resolve().parent.parent / "config" / "station.yaml"
+    beside = Path(__file__).resolve().parent.parent / "config" / "station.yaml"
+    if beside.exists():
+        return beside
+    # Installed from a wheel: the same file, shipped as package data (station/shipped/).
+    return Path(__file__).resolve().parent / "shipped" / "config" / "station.yaml"
 
 
 UPSTREAM_KEYS = ("type", "path", "host", "port", "prefix", "client_id", "credentials_file",
@@ -362,7 +372,7 @@ def _upstream(sec: _Section) -> UpstreamSettings:
 
     def file_(name: str) -> Path | None:
         value = sec.path_(name, None, "a file next to the config, e.g. keys/signing.pem")
-        return None if value is None else here / value
+        return None if value is None else secret_path(sec, name, value)
 
     def whole(name: str, default: int, maximum: int) -> int:
         return sec.int_(name, default, 0, "a whole number", maximum) or 0
@@ -375,7 +385,8 @@ def _upstream(sec: _Section) -> UpstreamSettings:
         tls = None
     else:
         t = sec.sub("tls", ("ca_file", "cert_file", "key_file"))
-        tls = TlsSettings(*(None if (v := t.path_(k, None, "a PEM file")) is None else here / v
+        tls = TlsSettings(*(None if (v := t.path_(k, None, "a PEM file")) is None
+                            else secret_path(t, k, v)
                             for k in ("ca_file", "cert_file", "key_file")))
     keys_sec = sec.data.get("command_keys") or {}
     if not isinstance(keys_sec, dict):
@@ -411,6 +422,27 @@ def _upstream(sec: _Section) -> UpstreamSettings:
     for key, problem in settings.problems():
         sec.fail(sec.key(key), problem)
     return settings
+
+
+CREDENTIALS_PREFIX = "${CREDENTIALS_DIRECTORY}/"
+
+
+def secret_path(sec: _Section, name: str, value: str,
+                env: Mapping[str, str] | None = None) -> Path:
+    """A secret file: relative to the config's folder, or ``${CREDENTIALS_DIRECTORY}/ID``,
+    a credential systemd passed the unit (``LoadCredential=ID:FILE``), found at load time."""
+    if not value.startswith(CREDENTIALS_PREFIX):
+        return sec.path.parent / value
+    cred = value.removeprefix(CREDENTIALS_PREFIX)
+    if not cred or "/" in cred or cred in (".", ".."):
+        sec.fail(sec.key(name), f"{short(value)}: name one credential, e.g. "
+                 f"{CREDENTIALS_PREFIX}mqtt-client-key")
+    folder = (os.environ if env is None else env).get("CREDENTIALS_DIRECTORY", "")
+    if not folder:
+        sec.fail(sec.key(name), f"{short(value)} is a systemd credential, but "
+                 "CREDENTIALS_DIRECTORY is not set: run the station from its unit with "
+                 f"LoadCredential={cred}:FILE, or name the file itself")
+    return Path(folder) / cred
 
 
 def _reader(sec: _Section) -> ReaderSettings:

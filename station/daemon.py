@@ -100,6 +100,12 @@ class Daemon:
         self._quiet = False
         self._next_retry = 0.0
         self.outage_count = 0
+        # Service hooks (station/service/), both called on this loop's thread only.
+        # heartbeat: called before every wait; returns the longest wait it allows (None: no
+        # bound), so systemd's watchdog hears from the loop itself, never from a side thread.
+        self.heartbeat: Callable[[], float | None] | None = None
+        # observer: every event let out, its outputs and the seconds it took (metrics, log).
+        self.observer: Callable[[InputEvent, list[Output], float], None] | None = None
 
     # --- thread-safe entry points ---------------------------------------------------------
     def post(self, source: EventSource, event: InputEvent) -> None:
@@ -131,6 +137,10 @@ class Daemon:
             while True:
                 wait = (max(0.0, self._next_retry - time.monotonic()) if self._outage
                         else None)
+                if self.heartbeat is not None:
+                    beat = self.heartbeat()
+                    if beat is not None:
+                        wait = beat if wait is None else min(wait, beat)
                 try:
                     item = self._queue.get(timeout=wait)
                 except queue.Empty:
@@ -178,6 +188,7 @@ class Daemon:
 
     def _process(self, event: InputEvent, source: EventSource | None,
                  extra: Payloads | None) -> bool:
+        started = time.monotonic()
         if self.recorder is not None:
             self.recorder.write(event)
         before = Snapshot.of(self.station)
@@ -189,6 +200,8 @@ class Daemon:
         if not self._journal(item):
             return False
         self._let_out(item)
+        if self.observer is not None:
+            self.observer(event, outputs, time.monotonic() - started)
         return True
 
     def _journal(self, item: _Unjournaled) -> bool:

@@ -109,5 +109,8 @@ class AppendLog:
             self._failing = False
 
     def close(self) -> None:
-        if self.path != "-":
+        """Idempotent: the daemon and the assembly both close it at a stop, and a second
+        ``os.close`` of the same number would close whatever file or socket reused it."""
+        if self.path != "-" and self._fd >= 0:
             os.close(self._fd)
+            self._fd = -1

@@ -18,7 +18,7 @@ IO_STATION = {"station.recording", "station.sinks", "station.display", "station.
               "station.config", "station.cli", "station.commands", "station.shoefile",
               "station.journal", "station.upstream", "station.assembly", "station.recovery",
               "station.outfiles", "station.yamlload", "station.textfile",
-              "station.rawtraffic", "station.devices", "station.videoreplay"}
+              "station.rawtraffic", "station.devices", "station.videoreplay", "station.service"}
 # Pure modules inside the I/O edges: what they compute is tested without files or sockets.
 PURE_EDGE_FILES = ["journal/chain.py", "upstream/observe.py", "upstream/messages.py",
                    "upstream/canonical.py"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import pytest
@@ -29,3 +30,16 @@ def test_a_full_disk_is_logged_once_and_never_raises(caplog: pytest.LogCaptureFi
     w.close()
     assert w.dropped == 5
     assert caplog.text.count("cannot write") == 1
+
+
+def test_closing_twice_never_closes_a_file_that_reused_the_number(tmp_path: Path) -> None:
+    """The daemon and the assembly both close the results log at a stop: the second close
+    once closed whatever had reused the number (seen: the metrics server's socket)."""
+    log = AppendLog(str(tmp_path / "results.jsonl"))
+    log.close()
+    other = os.open(tmp_path / "other", os.O_WRONLY | os.O_CREAT)
+    try:
+        log.close()
+        os.fstat(other)  # still open
+    finally:
+        os.close(other)

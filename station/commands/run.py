@@ -25,26 +25,38 @@ def run(args: argparse.Namespace) -> int:
     # that no other command should pay at start.
     from station.assembly import build_daemon  # noqa: PLC0415
     from station.config import default_config_path, load_config  # noqa: PLC0415
-    from station.daemon import install_signal_handlers  # noqa: PLC0415
+    from station.service import logs  # noqa: PLC0415
+    from station.service.runner import (  # noqa: PLC0415
+        install_stop_handlers,
+        serve_metrics,
+        start_service,
+    )
 
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    # transitions logs every state change at INFO: the station's own display and recording
-    # already say all of it, and journald should not get a line per card twice over.
-    logging.getLogger("transitions").setLevel(logging.WARNING)
+    # Plain lines; with syslog priority prefixes when stderr is the journal (systemd).
+    journald = logs.configure(logging.INFO)
     path: Path = args.config or default_config_path()
     config = load_config(path)
-    built = build_daemon(config)
-    daemon = built.daemon
-    install_signal_handlers(daemon)
-    what = (f"{built.recovered_events} events recovered from the journal"
-            if built.recovered_events else "a new journal")
-    print(f"station: table {config.rules.table} from {path}; {what}; results -> "
-          f"{config.results_path}; upstream -> {config.upstream.type}; Ctrl-C stops",
-          file=sys.stderr, flush=True)
+    service = start_service(config)
     try:
-        daemon.run()
+        built = build_daemon(config, outbox=(service.metrics.measure
+                                             if service.metrics is not None else None))
+        try:
+            daemon = built.daemon
+            serve_metrics(service, config)
+            # One line per card and state change when nobody reads the console display.
+            service.wire(daemon, table_log=journald or config.display_type == "none")
+            install_stop_handlers(daemon, service)
+            what = (f"{built.recovered_events} events recovered from the journal"
+                    if built.recovered_events else "a new journal")
+            print(f"station: table {config.rules.table} from {path}; {what}; results -> "
+                  f"{config.results_path}; upstream -> {config.upstream.type}; Ctrl-C stops",
+                  file=sys.stderr, flush=True)
+            daemon.run()  # READY=1 comes from the loop, once the drivers are started
+            service.stopping(f"stopping: {daemon.stop_reason}")
+        finally:
+            built.close()
     finally:
-        built.close()
+        service.close()
     print(f"station: stopped after {daemon.events_applied} events ({daemon.stop_reason})",
           file=sys.stderr)
     return daemon.exit_code

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from drivers.events import InputEvent
+from station import __version__
 from station.outputs import Output
 from station.upstream import messages as m
 from station.upstream.canonical import canonical
@@ -44,6 +45,8 @@ class Feed:
         return self.seq
 
     def _payload(self, message: dict[str, Any]) -> tuple[str, bytes]:
+        # Which station built it: an optional key every schema allows (docs/upstream.md).
+        message[m.STATION_VERSION] = __version__
         # Unsigned only for the file upstream with no key configured (documented): the MQTT
         # upstream refuses to start without one.
         data = self.signer.sign(message) if self.signer is not None else canonical(message)

@@ -18,7 +18,12 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from station import __version__
+
 VERSION: Final = 1
+# Optional in every message (added, so a game server that ignores unknown keys is unaffected):
+# the version of the station that built it. The daemon's feed adds it to journaled messages.
+STATION_VERSION: Final = "station_version"
 
 SHOE_STARTED: Final = "shoe_started"
 SHOE_ENDED: Final = "shoe_ended"
@@ -158,4 +163,5 @@ def presence(*, table: str, ts: float, online: bool) -> dict[str, Any]:
     (offline): not from the journal, so no ``seq``; the next journaled status replaces it."""
     state = "online" if online else "offline"
     return {"v": VERSION, "kind": STATUS, "table": table,
-            "key": f"{table}:{STATUS}:{state}:{iso_ts(ts)}", "ts": iso_ts(ts), "online": online}
+            "key": f"{table}:{STATUS}:{state}:{iso_ts(ts)}", "ts": iso_ts(ts), "online": online,
+            STATION_VERSION: __version__}

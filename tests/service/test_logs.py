@@ -1,0 +1,73 @@
+"""Logging for journald: plain lines without timestamps, syslog priority prefixes only when
+stderr really is the journal stream, one line per card and per change of phase."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from station.service.logs import JournaldFormatter, configure, priority, stream_is_journal
+from tests.test_daemon import config_dict
+
+
+def run_station(tmp: Path, journal_stream: str | None) -> list[str]:
+    cfg = config_dict(tmp, shoes=1)
+    path = tmp / "station.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    log = tmp / "stderr.log"
+    env = {k: v for k, v in os.environ.items() if k != "JOURNAL_STREAM"}
+    with log.open("wb") as err:
+        st = os.fstat(err.fileno())
+        if journal_stream is not None:
+            env["JOURNAL_STREAM"] = journal_stream or f"{st.st_dev}:{st.st_ino}"
+        subprocess.run([sys.executable, "-m", "station.cli", "run", "-c", str(path)], cwd=tmp,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                       env=env, timeout=100, check=True)
+    return log.read_text().splitlines()
+
+
+def test_under_the_journal_every_line_has_a_priority_and_no_timestamp(tmp_path: Path) -> None:
+    lines = run_station(tmp_path, "")  # "": this very stderr file's dev:inode
+    logged = [x for x in lines if not x.startswith("station: ")]  # the start/stop summary
+    assert logged and all(re.match(r"^<[2-7]>[\w.]+: ", x) for x in logged), logged[:5]
+    assert not any(re.search(r"\d\d:\d\d:\d\d", x) for x in logged)  # journald stamps them
+    cards = [x for x in logged if x.startswith("<6>station.table: card ")]
+    assert len(cards) > 300  # one per card of the shoe
+    assert any(x.startswith("<4>station.assembly: upstream: no signing key") for x in logged)
+    assert any(x.startswith("<6>station.table: now betting open, shoe ") for x in logged)
+    assert any("station.table: round " in x and "published" in x for x in logged)
+
+
+def test_a_journal_stream_that_is_not_stderr_keeps_the_plain_format(tmp_path: Path) -> None:
+    lines = run_station(tmp_path, "1:2")  # inherited from a parent whose stderr it was
+    assert any(x.startswith("INFO station.table: card ") for x in lines)
+    assert not any(x.startswith("<") for x in lines)
+
+
+def test_priorities_follow_syslog() -> None:
+    assert [priority(level) for level in (50, 40, 30, 20, 10, 5)] == [2, 3, 4, 6, 7, 7]
+    record = logging.LogRecord("station.x", logging.ERROR, __file__, 1, "two\nlines", None,
+                               None)
+    assert JournaldFormatter().format(record) == "<3>station.x: two\n<3>lines"
+
+
+def test_a_stream_without_a_file_is_not_the_journal() -> None:
+    assert not stream_is_journal(io.StringIO(), {"JOURNAL_STREAM": "1:2"})
+    buf = io.StringIO()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    root.handlers[:] = []
+    try:
+        assert configure(logging.INFO, buf, {"JOURNAL_STREAM": "1:2"}) is False
+        logging.getLogger("station.x").info("hello")
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    assert buf.getvalue() == "INFO station.x: hello\n"
