@@ -21,7 +21,7 @@ from drivers.base import EventSource
 from drivers.events import Command
 from drivers.simulated import SimulatedDealer, SimulatedTable, random_shoes
 from station.config import StationConfig
-from station.daemon import Daemon, Outlet
+from station.daemon import Daemon, Display, Outlet
 from station.display import ConsoleDisplay
 from station.errors import ConfigError, StationError
 from station.journal import Journal, JournalError
@@ -64,13 +64,13 @@ def build_daemon(config: StationConfig) -> Assembled:
 
 
 def _build(config: StationConfig, closers: list[Callable[[], None]]) -> Assembled:
-    if config.reader.type != "simulated":
-        # The scanner driver exists (station monitor), but a live table also needs the
-        # dealer's NEW SHOE / OPEN / CLOSE BETTING controls, which come with the display.
+    if config.reader.type != "simulated" and config.display.type != "web":
+        # A live table needs the dealer's NEW SHOE / OPEN / CLOSE BETTING controls, which
+        # only the web display gives.
         raise ConfigError(
-            f"{config.path}: reader.type {config.reader.type}: station run cannot yet take the "
-            "dealer's buttons from a live table (they come with the web display); check the "
-            "scanner with `station monitor`, and run the simulated table meanwhile")
+            f"{config.path}: reader.type {config.reader.type}: a live table needs the dealer's "
+            "buttons (NEW SHOE, OPEN and CLOSE BETTING), which come with the web display; set "
+            "display.type: web, or check the scanner with `station monitor`")
     journal, carried_seq = _open_journal(config)
     closers.append(journal.close)
     header = journal.header
@@ -89,10 +89,12 @@ def _build(config: StationConfig, closers: list[Callable[[], None]]) -> Assemble
     feed = Feed(config.rules.table, config.rules.decks, signer,
                 max(rec.last_message_seq, carried_seq))
 
-    sources: list[EventSource] = [_simulated_table(config, rec, session)]
+    sources: list[EventSource] = (
+        [_simulated_table(config, rec, session)] if config.reader.type == "simulated"
+        else _live_reader(config))
     to_stdout = "-" in (config.results_path, config.announcements_path)
-    display = (ConsoleDisplay(sys.stderr if to_stdout else None, stamp=True)
-               if config.display_type == "console" else None)
+    display: Display | None = (ConsoleDisplay(sys.stderr if to_stdout else None, stamp=True)
+                               if config.display_type == "console" else None)
     results = _results(config, "path", config.results_path)
     closers.append(results.close)
     announcements = None
@@ -107,6 +109,10 @@ def _build(config: StationConfig, closers: list[Callable[[], None]]) -> Assemble
     daemon = Daemon(station, sources, journal, feed, display=display, results=results,
                     announcements=announcements, recorder=recorder)
     daemon.outlet = _outlet(config, journal, signer, daemon, rec)
+    if config.display.type == "web":
+        from station.web.serve import web_display  # noqa: PLC0415 - only a web table needs aiohttp
+
+        daemon.display = web_display(config, daemon, [s.name for s in sources], closers)
     if rec.events:
         # Journaled like any input, so a replay shows the restart and what it paused.
         daemon.submit(Command(RESTART, "station", time.time()))
@@ -237,6 +243,24 @@ def _simulated_table(config: StationConfig, rec: Recovered, session: str) -> Sim
     dealer.continue_shoe(*rec.shoe_position)
     log.info("simulated table seed %d", seed)
     return SimulatedTable(dealer)
+
+
+def _live_reader(config: StationConfig) -> list[EventSource]:
+    """The table's real devices: the serial scanner, and a modem-pin cut-card sensor."""
+    from drivers.framing import FrameParser  # noqa: PLC0415 - pyserial only for a live table
+    from drivers.serial_scanner import SerialScanner  # noqa: PLC0415
+    from station.config import reader_codes  # noqa: PLC0415
+
+    reader, cut = config.reader, config.cut_card
+    assert reader.port is not None  # the config refuses a serial reader without a port
+    devices: list[EventSource] = [SerialScanner(reader.port, baudrate=reader.baud,
+                                                parser=FrameParser(reader.framing),
+                                                codes=reader_codes(reader))]
+    if cut.type == "modem_pin" and cut.port is not None:
+        from drivers.cut_card import CutCardSensor  # noqa: PLC0415
+
+        devices.append(CutCardSensor(cut.port, pin=cut.pin, debounce_ms=cut.debounce_ms))
+    return devices
 
 
 def _results(config: StationConfig, key: str, path: str) -> AppendLog:
