@@ -146,7 +146,7 @@ def ctl(config: Path, *args: str, pin: str | None = None) -> subprocess.Complete
     if pin is not None:
         env["STATION_PIN"] = pin
     return subprocess.run([sys.executable, "-m", "station.cli", "ctl", *args, "-c", str(config)],
-                          capture_output=True, text=True, timeout=60, env=env,
+                          check=False, capture_output=True, text=True, timeout=60, env=env,
                           stdin=subprocess.DEVNULL)
 
 

@@ -47,7 +47,8 @@ def test_bad_display_keys_are_named(display: dict[str, Any], message: str) -> No
 
 def run(config: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "station.cli", "run", "-c", str(config)],
-                          capture_output=True, text=True, timeout=60, cwd=config.parent,
+                          check=False, capture_output=True, text=True, timeout=60,
+                          cwd=config.parent,
                           stdin=subprocess.DEVNULL)
 
 

@@ -87,7 +87,7 @@ def test_any_text_parses_or_is_refused_by_line(text: str) -> None:
 
 def run_pin(config: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "station.cli", "pin", *args, "-c", str(config)],
-                          input=stdin, capture_output=True, text=True, timeout=60)
+                          check=False, input=stdin, capture_output=True, text=True, timeout=60)
 
 
 def test_station_pin_set_change_and_remove(tmp_path: Path) -> None:

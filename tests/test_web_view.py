@@ -1,6 +1,7 @@
 """The page's view of the station (station/web/view.py, words.py): pure, so tested without
 a server. Every view of whole simulated shoes is checked against the station it came from."""
 
+# ruff: noqa: RUF001 - the Chinese wording uses full-width punctuation
 from __future__ import annotations
 
 import re
@@ -114,7 +115,7 @@ def test_the_buttons_are_those_the_machine_takes(phase: Phase, actions: list[str
 
 def test_a_button_not_offered_is_refused_by_the_station() -> None:
     t = Table()
-    for step in (lambda: None, lambda: t.new_shoe(), lambda: t.cmd("open_betting"),
+    for step in (lambda: None, t.new_shoe, lambda: t.cmd("open_betting"),
                  lambda: t.cmd("close_betting"), lambda: t.card("2S")):
         step()
         offered = actions_for(t.station.phase)
