@@ -54,8 +54,10 @@ class WebDisplay:
     def show(self, outputs: list[Output]) -> None:
         self.last_outputs = outputs
         for o in outputs:
-            if isinstance(o, Prompt):
-                self.prompt = o  # the station's, or the daemon's journal-outage pause
+            # The station's prompt, or the daemon's journal-outage pause; the daemon shows
+            # the prompt in force once at start, which is no new instruction.
+            if isinstance(o, Prompt) and o != self.prompt:
+                self.prompt = o
                 self.prompt_seq += 1
                 self.recent.append((self.prompt_seq, o.text, o.detail))
         if not self.recent:

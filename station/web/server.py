@@ -200,13 +200,15 @@ class WebServer:
         sent = -1
         try:
             await self._write(resp, b"retry: 500\n\n")
-            while not self._closing:
+            while True:
                 changed = self.hub.changed()
                 version, envelope = self.hub.envelope()
                 if version != sent:
                     sent = version
                     await self._write(resp, b"event: state\ndata: " + envelope + b"\n\n")
                     continue
+                if self._closing:
+                    break  # the last view went out first: a page never misses the end
                 try:
                     await asyncio.wait_for(changed.wait(), HEARTBEAT_S)
                 except TimeoutError:

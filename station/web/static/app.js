@@ -47,6 +47,7 @@ let audio = null;
 window.__prompts = [];
 window.__latencies = [];
 window.__offlineAt = null;
+window.__beeps = [];
 window.__onlineAt = null;
 
 const $ = (id) => document.getElementById(id);
@@ -97,6 +98,7 @@ setInterval(() => {
 
 function beep(kind) {
   if (muted || !state || state.sound === false) return;
+  window.__beeps.push(kind);
   try {
     audio = audio || new AudioContext();
     // Two distinct sounds: a rising pair for a third card, a low repeated one for a pause.
