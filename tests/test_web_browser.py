@@ -98,6 +98,9 @@ def test_pause_wrong_pin_then_resume_with_two_pages_in_step(
         assert text(page, "#pause-choice") == ("supervisor: resume continues the round, "
                                                "void refunds it")
         assert text(supervisor, "#pause-reason") == reason
+        # Nothing moves while paused, yet the heartbeat keeps an idle page online.
+        supervisor.wait_for_timeout(2500)
+        assert supervisor.evaluate("window.__offlineAt") is None
         # A reload mid-round shows the same state at once.
         page.reload()
         wait_text(page, "#pause-reason", reason)
@@ -163,6 +166,17 @@ def test_offline_within_2_s_of_a_kill_and_back_without_a_reload(
         page.wait_for_selector("#offline", state="hidden", timeout=10_000)
         assert page.evaluate("window.__marker") == "same page"
         assert page.locator("#instruction").is_visible()
+        # A station that hangs keeps its connection open but stops talking: the missing
+        # heartbeat is enough.
+        frozen = time.time()
+        os.kill(proc.pid, signal.SIGSTOP)
+        try:
+            page.wait_for_selector("#offline:not([hidden])", timeout=5000)
+            assert page.evaluate("window.__offlineAt") / 1000.0 - frozen < 2.0
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
+        page.wait_for_selector("#offline", state="hidden", timeout=10_000)
+        assert page.evaluate("window.__marker") == "same page"
     finally:
         webkit.stop(proc, config)
 
