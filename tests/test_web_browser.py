@@ -215,3 +215,18 @@ def test_a_live_table_run_from_the_page_and_its_keys(tmp_path: Path, page: Any) 
             assert text(page, "#player .cards") .split() == ["2S", "3D", "9C"]
             wait_text(page, "#results", "1: B WINS P4 B6")
             assert page.locator("#roads img").is_visible()
+
+
+SHOTS = [f"{lang}-{state}-{w}x{h}.png" for lang in ("en", "zh")
+         for state in ("betting-open", "third-card", "paused", "offline")
+         for w, h in ((1920, 1080), (1280, 800))]
+
+
+@pytest.mark.parametrize("name", SHOTS)
+def test_the_docs_screenshots_are_there(name: str) -> None:
+    """scripts/screenshots.py writes them; docs/display.md shows them."""
+    data = (webkit.ROOT / "docs" / "display" / name).read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert f"{width}x{height}" in name
+    assert f"display/{name}" in (webkit.ROOT / "docs" / "display.md").read_text()

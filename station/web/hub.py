@@ -20,6 +20,7 @@ class Hub:
         self.version = 0
         self.state = b"{}"
         self.published_at = 0.0  # wall clock, for the page's event-to-DOM latency
+        self._envelope: tuple[int, bytes] = (-1, b"")
         self.roads_version = -1
         self.roads = b""
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -58,12 +59,18 @@ class Hub:
             return self.version, self.state
 
     def envelope(self) -> tuple[int, bytes]:
-        """The version and the message a page gets: the view, when it was published and
-        when it is sent (both wall clock, seconds)."""
+        """The version and the message a page gets: the view and when it was published
+        (wall clock, seconds). Built once per version, however many pages read it."""
         with self._lock:
             version, state, at = self.version, self.state, self.published_at
-        return version, b'{"version":%d,"applied":%.4f,"ts":%.4f,"state":%s}' % (
-            version, at, time.time(), state)
+            cached = self._envelope
+        if cached[0] == version:
+            return cached
+        made = (version, b'{"version":%d,"applied":%.4f,"state":%s}' % (version, at, state))
+        with self._lock:
+            if self.version == version:
+                self._envelope = made
+        return made
 
     def latest_roads(self) -> tuple[int, bytes]:
         with self._lock:

@@ -15,7 +15,7 @@ const LABELS = {
     connecting: "CONNECTING...", mute: "SOUND ON (M)", muted: "MUTED (M)",
     upstream: "upstream", connected: "connected", disconnected: "DISCONNECTED", noShoe: "no shoe",
     tie: "TIE", wins: "WINS", void_: "VOID", needPin: "Enter the supervisor PIN first",
-    refused: "Refused", done: "Done",
+    refused: "Refused", done: "Done", ok: "OK", lost: "LOST",
   },
   zh: {
     round: "局", shoe: "牌靴", dealt: "已发", left: "剩余", lastRound: "最后一局",
@@ -25,7 +25,7 @@ const LABELS = {
     offlineWhy: "工作站无响应。请停止派牌；本页面会自动恢复。", connecting: "连接中...",
     mute: "声音开 (M)", muted: "静音 (M)", upstream: "上游", connected: "已连接",
     disconnected: "断开", noShoe: "无牌靴", tie: "和", wins: "赢", void_: "作废",
-    needPin: "请先输入主管密码", refused: "拒绝", done: "完成",
+    needPin: "请先输入主管密码", refused: "拒绝", done: "完成", ok: "正常", lost: "断开",
   },
 };
 const KEYS = { n: "new_shoe", o: "open_betting", c: "close_betting" };
@@ -163,7 +163,7 @@ function render(s) {
   devs.replaceChildren(...s.devices.map((d) => {
     const el = document.createElement("span");
     el.className = "dev " + (d.ok ? "ok" : "bad");
-    el.textContent = d.ok ? `${d.name} OK` : `${d.name} LOST`;
+    el.textContent = `${d.name} ${d.ok ? t("ok") : t("lost")}`;
     el.title = d.reason;
     return el;
   }));
