@@ -7,6 +7,7 @@ in Chinese, photographed by Debian's Chromium at 1920x1080 and 1280x800 in four 
 betting open, third card due, paused, offline. Nothing is drawn by hand.
 """
 
+# ruff: noqa: T201 - a script that says what it wrote
 from __future__ import annotations
 
 import os
