@@ -81,7 +81,7 @@ class WebDisplay:
         roads = None
         if self.history.version != self._roads_version:
             self._roads_version = self.history.version
-            roads = (self.history.version, self.history.svg.encode())
+            roads = (self.history.version, self.history.roads)
         if state != self._state or roads is not None:
             self._state = state
             self.hub.publish(state, roads)

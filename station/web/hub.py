@@ -13,6 +13,8 @@ import contextlib
 import threading
 import time
 
+from station.roads import Roads
+
 
 class Hub:
     def __init__(self) -> None:
@@ -22,13 +24,13 @@ class Hub:
         self.published_at = 0.0  # wall clock, for the page's event-to-DOM latency
         self._envelope: tuple[int, bytes] = (-1, b"")
         self.roads_version = -1
-        self.roads = b""
+        self.roads: Roads | None = None  # immutable; drawn by the server when asked
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake_pending = False
         self._changed: asyncio.Event | None = None
 
     # --- the station's loop thread --------------------------------------------------------
-    def publish(self, state: bytes, roads: tuple[int, bytes] | None = None) -> None:
+    def publish(self, state: bytes, roads: tuple[int, Roads] | None = None) -> None:
         now = time.time()
         with self._lock:
             self.version += 1
@@ -72,7 +74,7 @@ class Hub:
                 self._envelope = made
         return made
 
-    def latest_roads(self) -> tuple[int, bytes]:
+    def latest_roads(self) -> tuple[int, Roads | None]:
         with self._lock:
             return self.roads_version, self.roads
 

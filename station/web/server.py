@@ -26,7 +26,7 @@ from station.errors import ConfigError
 from station.web.display import WebControl
 from station.web.hub import Hub
 from station.web.pins import PinChecker, Verdict
-from station.web.view import COMMAND_TRIGGERS, SUPERVISOR_ACTIONS
+from station.web.view import COMMAND_TRIGGERS, SUPERVISOR_ACTIONS, roads_svg
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,7 @@ class WebServer:
         self._closing = False
         self.clients = 0
         self.dropped = 0
+        self._svg: tuple[int, bytes] = (-2, b"")
 
     # --- life -------------------------------------------------------------------------------
     def start(self) -> None:
@@ -184,8 +185,12 @@ class WebServer:
                             headers={"Cache-Control": "no-store"})
 
     async def roads(self, request: web.Request) -> web.StreamResponse:
-        _, svg = self.hub.latest_roads()
-        return web.Response(body=svg, content_type="image/svg+xml",
+        version, roads = self.hub.latest_roads()
+        if self._svg[0] != version:
+            # Drawn here, once per round however many pages ask, never on the station's loop.
+            svg = b"" if roads is None else roads_svg(roads).encode()
+            self._svg = (version, svg)
+        return web.Response(body=self._svg[1], content_type="image/svg+xml",
                             headers={"Cache-Control": "no-store"})
 
     async def events(self, request: web.Request) -> web.StreamResponse:

@@ -16,7 +16,7 @@ from typing import Any
 from station.cards import hand_total
 from station.machine import TRANSITIONS, Phase
 from station.outputs import Notice, Output, Prompt, Published
-from station.roads import Scoreboard
+from station.roads import Roads, Scoreboard
 from station.roads.svg import render_svg
 from station.station import Station
 from station.web.words import action_zh, detail_zh, prompt_zh
@@ -59,15 +59,17 @@ def actions_for(phase: Phase) -> list[str]:
 
 
 class ShoeHistory:
-    """The rounds published in the shoe in play, and its roads as SVG (rendered once per
-    round, not once per view). Fed every event's outputs on the loop thread."""
+    """The rounds published in the shoe in play, and its roads: an immutable snapshot taken
+    once per round on the loop thread; the SVG is drawn only when a page asks for it
+    (``svg``, on the server's thread), since drawing costs a few milliseconds. Fed every
+    event's outputs on the loop thread."""
 
     def __init__(self) -> None:
         self.shoe = ""
         self.records: list[dict[str, Any]] = []
         self.version = 0
         self._board = Scoreboard()
-        self._svg = render_svg(self._board.snapshot(), title="")
+        self.roads: Roads = self._board.snapshot()
 
     def add(self, outputs: Iterable[Output]) -> bool:
         """Take the rounds among ``outputs``; whether the roads changed."""
@@ -86,7 +88,7 @@ class ShoeHistory:
             changed = True
         if changed:
             self.version += 1
-            self._svg = render_svg(self._board.snapshot(), title="")
+            self.roads = self._board.snapshot()
         return changed
 
     def new_shoe(self, shoe_id: str) -> bool:
@@ -96,13 +98,18 @@ class ShoeHistory:
         self.shoe = shoe_id
         self.records = []
         self._board = Scoreboard()
-        self._svg = render_svg(self._board.snapshot(), title="")
+        self.roads = self._board.snapshot()
         self.version += 1
         return True
 
     @property
     def svg(self) -> str:
-        return self._svg
+        return roads_svg(self.roads)
+
+
+def roads_svg(roads: Roads) -> str:
+    """The scoreboard of ``roads`` as the page shows it (``station.roads.svg``)."""
+    return render_svg(roads, title="")
 
 
 def _result(record: Mapping[str, Any]) -> dict[str, Any]:
