@@ -35,6 +35,7 @@ MAX_BODY = 1024  # bytes; a command is a few dozen
 HEARTBEAT_S = 0.5  # the page calls the station offline after 1.5 s without a byte
 WRITE_TIMEOUT_S = 2.0  # a page that does not take its bytes for this long is dropped
 APPLY_TIMEOUT_S = 5.0
+MIN_GAP_S = 0.016  # one frame at 60 Hz
 ACTOR_MAX = 40
 ROUTE_ACTIONS = {a.replace("_", "-"): a for a in COMMAND_TRIGGERS}
 BODY_KEYS = {"actor", "pin"}
@@ -211,6 +212,11 @@ class WebServer:
                 if version != sent:
                     sent = version
                     await self._write(resp, b"event: state\ndata: " + envelope + b"\n\n")
+                    # A burst of events (a fast simulation, a journal catching up) reaches a
+                    # page at most once a frame, always ending on the latest view: the
+                    # server's work, which shares the interpreter with the station's loop,
+                    # then stays bounded however fast events come.
+                    await asyncio.sleep(MIN_GAP_S)
                     continue
                 if self._closing:
                     break  # the last view went out first: a page never misses the end
