@@ -21,7 +21,7 @@ from drivers.base import EventSource
 from drivers.events import Command
 from drivers.simulated import SimulatedDealer, SimulatedTable, random_shoes
 from station.config import StationConfig
-from station.daemon import Daemon, Outlet
+from station.daemon import Daemon, Display, Outlet
 from station.display import ConsoleDisplay
 from station.errors import ConfigError, StationError
 from station.journal import Journal, JournalError
@@ -68,20 +68,22 @@ def build_daemon(config: StationConfig, *,
 
 def _build(config: StationConfig, closers: list[Callable[[], None]],
            wrap: Callable[[Outbox], Outbox] | None = None) -> Assembled:
-    if config.reader.type != "simulated":
-        # The scanner driver exists (station monitor), but a live table also needs the
-        # dealer's NEW SHOE / OPEN / CLOSE BETTING controls, which come with the display.
+    if config.reader.type != "simulated" and config.display.type != "web":
+        # A live table needs the dealer's NEW SHOE / OPEN / CLOSE BETTING controls, which
+        # only the web display gives.
         raise ConfigError(
-            f"{config.path}: reader.type {config.reader.type}: station run cannot yet take the "
-            "dealer's buttons from a live table (they come with the web display); check the "
-            "scanner with `station monitor`, and run the simulated table meanwhile")
+            f"{config.path}: reader.type {config.reader.type}: a live table needs the dealer's "
+            "buttons (NEW SHOE, OPEN and CLOSE BETTING), which come with the web display; set "
+            "display.type: web, or check the scanner with `station monitor`")
     journal, carried_seq = _open_journal(config)
     closers.append(journal.close)
     header = journal.header
     session = header.session
     recorder = None
+    recording: Path | None = None
     if config.recording_dir is not None:
         stream = _recording(config, session)
+        recording = Path(stream.name)
         closers.append(stream.close)
         recorder = Recorder(stream, header.rules, header.paytable, flush_each=True,
                             session=session)
@@ -93,10 +95,12 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
     feed = Feed(config.rules.table, config.rules.decks, signer,
                 max(rec.last_message_seq, carried_seq))
 
-    sources: list[EventSource] = [_simulated_table(config, rec, session)]
+    sources: list[EventSource] = (
+        [_simulated_table(config, rec, session)] if config.reader.type == "simulated"
+        else _live_reader(config, recording, closers))
     to_stdout = "-" in (config.results_path, config.announcements_path)
-    display = (ConsoleDisplay(sys.stderr if to_stdout else None, stamp=True)
-               if config.display_type == "console" else None)
+    display: Display | None = (ConsoleDisplay(sys.stderr if to_stdout else None, stamp=True)
+                               if config.display_type == "console" else None)
     results = _results(config, "path", config.results_path)
     closers.append(results.close)
     announcements = None
@@ -111,6 +115,10 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
     daemon = Daemon(station, sources, journal, feed, display=display, results=results,
                     announcements=announcements, recorder=recorder)
     daemon.outlet = _outlet(config, journal, signer, daemon, rec, wrap=wrap)
+    if config.display.type == "web":
+        from station.web.serve import web_display  # noqa: PLC0415 - only a web table needs aiohttp
+
+        daemon.display = web_display(config, daemon, [s.name for s in sources], closers)
     if rec.events:
         # Journaled like any input, so a replay shows the restart and what it paused.
         daemon.submit(Command(RESTART, "station", time.time()))
@@ -242,6 +250,28 @@ def _simulated_table(config: StationConfig, rec: Recovered, session: str) -> Sim
     dealer.continue_shoe(*rec.shoe_position)
     log.info("simulated table seed %d", seed)
     return SimulatedTable(dealer)
+
+
+def _live_reader(config: StationConfig, recording: Path | None,
+                 closers: list[Callable[[], None]]) -> list[EventSource]:
+    """The table's real devices (station.devices), with their raw traffic kept beside the
+    recording when ``recording.raw`` asks: the scanner's bytes, the camera's frames."""
+    from station.devices import live_devices  # noqa: PLC0415 - drivers only for a live table
+
+    on_bytes = None
+    record_to = None
+    if config.recording_raw and recording is not None:
+        if config.reader.type == "serial":
+            from station.rawtraffic import RawTraffic, raw_path  # noqa: PLC0415
+
+            raw = RawTraffic.create(raw_path(recording, "scanner"), "scanner")
+            closers.append(raw.close)
+            on_bytes = raw.write
+        elif config.reader.type == "camera":
+            from station.rawtraffic import raw_path  # noqa: PLC0415
+
+            record_to = raw_path(recording, "camera", ".avi")
+    return live_devices(config, on_bytes=on_bytes, record_to=record_to)
 
 
 def _results(config: StationConfig, key: str, path: str) -> AppendLog:

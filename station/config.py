@@ -87,6 +87,20 @@ class CutCardSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class DisplaySettings:
+    """``display:``: how the dealer sees the station. ``web`` serves the dealer's page and the
+    local control API (station/web) on ``host``:``port``; ``credentials_file`` (relative to
+    the config's folder) holds the supervisors' hashed PINs, never the YAML."""
+
+    type: str = "console"
+    host: str = "127.0.0.1"
+    port: int = 8080
+    language: str = "en"
+    credentials_file: Path | None = None
+    sound: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class StationConfig:
     path: Path
     rules: TableRules
@@ -103,6 +117,7 @@ class StationConfig:
     upstream: UpstreamSettings = field(default_factory=UpstreamSettings)
     recording_raw: bool = False  # each device's raw traffic, beside the recording
     metrics_port: int | None = None  # the Prometheus endpoint on 127.0.0.1; None: off
+    display: DisplaySettings = field(default_factory=DisplaySettings)
 
 
 class _Section:
@@ -210,11 +225,15 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "cut_card_between_rounds", "next_round_last", CUT_POLICIES
         ),
     )
-    display = top.sub("display", ("type",))
+    display = top.sub("display", DISPLAY_KEYS)
     results = top.sub("results", ("path", "announcements_path"))
     if "path" in results.data and results.data["path"] is None:
         results.fail(results.key("path"), "null is not a place for results; use - for stdout")
     recording = top.sub("recording", ("dir", "raw"))
+    if recording.data.get("raw") is True and recording.data.get("dir", "") is None:
+        recording.fail(recording.key("raw"), "raw traffic is kept beside the recording, and "
+                       "recording.dir is null; name a directory in recording.dir, or set "
+                       "raw: false")
     return StationConfig(
         path=path,
         rules=rules,
@@ -226,7 +245,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "simulation", ("seed", "shoes", "supervisor", "pace", "faults")
         ), rules.decks,
             rules.dedupe_ms if reader.data.get("type", "simulated") == "simulated" else 0),
-        display_type=display.choice("type", "console", ("console", "none")),
+        display_type=display.choice("type", "console", DISPLAY_TYPES),
         results_path=results.path_("path", "var/results.jsonl", "a file path, or - for stdout")
         or "-",
         announcements_path=results.path_(
@@ -242,6 +261,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         metrics_port=top.sub("metrics", ("port",)).int_(
             "port", None, 0, "a TCP port for the Prometheus endpoint on 127.0.0.1 (e.g. 9464; "
             "0 picks a free one), or null for none", 65535),
+        display=_display(display),
     )
 
 
@@ -525,4 +545,31 @@ def _cut_card(sec: _Section) -> CutCardSettings:
     return CutCardSettings(
         type=kind, port=port, pin=sec.choice("pin", "cts", CUT_CARD_PINS),
         debounce_ms=sec.int_("debounce_ms", 20, 0, "e.g. 20", 1000) or 0,
+    )
+
+
+DISPLAY_TYPES = ("console", "web", "none")
+DISPLAY_KEYS = ("type", "host", "port", "language", "credentials_file", "sound")
+LANGUAGES = ("en", "zh")
+
+
+def _display(sec: _Section) -> DisplaySettings:
+    """``display:``. The web display listens on loopback unless told otherwise: its API can
+    resume a paused table (with a PIN), so exposing it is a decision made in the config."""
+    d = DisplaySettings()
+    host = sec.str_("host", d.host, "an address to listen on, e.g. 127.0.0.1") or d.host
+    if len(host) > 255 or any(c.isspace() or ord(c) < 32 for c in host):
+        sec.fail(sec.key("host"), f"{short(host)} is not an address; e.g. 127.0.0.1")
+    sound = sec.data.get("sound", d.sound)
+    if not isinstance(sound, bool):
+        sec.fail(sec.key("sound"), f"expected true or false, got {short(sound)}")
+    creds = sec.path_("credentials_file", None, "a file next to the config, e.g. "
+                      "supervisors.pins (`station pin set NAME` writes it)")
+    return DisplaySettings(
+        type=sec.choice("type", d.type, DISPLAY_TYPES),
+        host=host,
+        port=sec.int_("port", d.port, 1, "a TCP port, e.g. 8080", 65535) or d.port,
+        language=sec.choice("language", d.language, LANGUAGES),
+        credentials_file=None if creds is None else sec.path.parent / creds,
+        sound=sound,
     )

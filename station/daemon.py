@@ -25,7 +25,6 @@ from typing import Any, Protocol
 
 from drivers.base import EventSource
 from drivers.events import Command, DeviceLost, DeviceRestored, InputEvent
-from station.display import ConsoleDisplay
 from station.journal import Journal, JournalWriteError
 from station.outputs import Announced, Output, Prompt, Published
 from station.recording import Recorder
@@ -50,6 +49,13 @@ MAX_HELD = 10_000  # events held in memory while the journal cannot be written
 _UPSTREAM_ACTIONS = {"resume": "resume", "void": "void", "close_shoe": "end_shoe"}
 
 
+class Display(Protocol):
+    """What shows the dealer the station (``ConsoleDisplay``, ``station.web.WebDisplay``):
+    called on the loop thread after each event is let out, with what it caused."""
+
+    def show(self, outputs: list[Output]) -> None: ...
+
+
 class Outlet(Protocol):
     """A publisher draining the journal's outbox (``FileSink``, ``MqttPublisher``)."""
 
@@ -70,7 +76,7 @@ class _Unjournaled:
 
 class Daemon:
     def __init__(self, station: Station, sources: list[EventSource], journal: Journal,
-                 feed: Feed, *, display: ConsoleDisplay | None = None,
+                 feed: Feed, *, display: Display | None = None,
                  outlet: Outlet | None = None, results: AppendLog | None = None,
                  announcements: AppendLog | None = None,
                  recorder: Recorder | None = None,
@@ -266,7 +272,8 @@ class Daemon:
                 self.announcements.write(o.message)
         if self.outlet is not None and item.payloads:
             self.outlet.notify()
-        if self.display is not None and item.outputs:
+        if self.display is not None:
+            # Even with no output: the web display's view (shoe counts) follows every event.
             self.display.show(item.outputs)
         if not self._quiet:
             self._tell_sources()

@@ -77,13 +77,15 @@ def describe(config: StationConfig, device: EventSource) -> str:
 
 
 def live_devices(config: StationConfig, on_bytes: RawBytes | None = None,
-                 on_payload: RawPayload | None = None) -> list[EventSource]:
-    """The reader (unless simulated) and the cut-card sensor (if any) of ``config``."""
+                 on_payload: RawPayload | None = None, record_to: Path | None = None,
+                 ) -> list[EventSource]:
+    """The reader (unless simulated) and the cut-card sensor (if any) of ``config``;
+    ``record_to``: the camera's frames as a video (``recording.raw``)."""
     devices: list[EventSource] = []
     if config.reader.type == "serial":
         devices.append(serial_scanner(config, on_bytes))
     elif config.reader.type == "camera":
-        devices.append(camera_reader(config, on_raw=on_payload))
+        devices.append(camera_reader(config, on_raw=on_payload, record_to=record_to))
     sensor = cut_card_sensor(config)
     if sensor is not None:
         devices.append(sensor)

@@ -109,6 +109,11 @@ class Station:
     def phase(self) -> Phase:
         return self.dealing.phase
 
+    @property
+    def lost_devices(self) -> dict[str, str]:
+        """Devices lost now, with what their driver said (a copy, for the display)."""
+        return dict(self._lost)
+
     def apply(self, event: InputEvent) -> list[Output]:
         """Apply one event; return the notices, published rounds and prompt change it caused."""
         out = self._out = []

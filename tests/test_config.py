@@ -162,6 +162,9 @@ def test_bad_camera_keys_name_the_key_and_the_fix(reader: dict[str, Any], messag
     assert message in str(err.value)
 
 
-def test_recording_raw_must_be_true_or_false() -> None:
+def test_recording_raw_must_be_true_or_false_and_needs_a_recording() -> None:
     with pytest.raises(ConfigError, match=r"recording\.raw: expected true or false, got 1"):
         parse_config(Path("s.yaml"), {"recording": {"raw": 1}})
+    with pytest.raises(ConfigError, match=r"recording\.raw: raw traffic is kept beside the "
+                       "recording, and recording.dir is null"):
+        parse_config(Path("s.yaml"), {"recording": {"raw": True, "dir": None}})

@@ -344,7 +344,8 @@ def test_a_long_journal_moves_aside_at_a_shoe_boundary_not_mid_shoe(
 def test_run_with_a_serial_reader_says_what_it_cannot_do_yet(tmp_path: Path) -> None:
     data = config_dict(tmp_path)
     data["reader"] = {"type": "serial", "port": "/dev/ttyUSB9"}
-    with pytest.raises(ConfigError, match=r"reader\.type serial: station run cannot yet take"):
+    # Without the web display there are no dealer buttons (tests/test_web_config.py).
+    with pytest.raises(ConfigError, match=r"reader\.type serial: a live table needs the dealer"):
         build_daemon(parse_config(tmp_path / "s.yaml", data))
     assert not (tmp_path / "journal.sqlite3").exists()  # refused before touching anything
 

@@ -18,12 +18,14 @@ IO_STATION = {"station.recording", "station.sinks", "station.display", "station.
               "station.config", "station.cli", "station.commands", "station.shoefile",
               "station.journal", "station.upstream", "station.assembly", "station.recovery",
               "station.outfiles", "station.yamlload", "station.textfile",
-              "station.rawtraffic", "station.devices", "station.videoreplay", "station.service"}
+              "station.rawtraffic", "station.devices", "station.videoreplay", "station.service",
+              "station.web"}
 # Pure modules inside the I/O edges: what they compute is tested without files or sockets.
 PURE_EDGE_FILES = ["journal/chain.py", "upstream/observe.py", "upstream/messages.py",
-                   "upstream/canonical.py"]
+                   "upstream/canonical.py", "web/view.py", "web/words.py"]
 PURE_EDGE_MODULES = {"station." + f.removesuffix(".py").replace("/", ".") for f in PURE_EDGE_FILES}
 PURE_EDGE_MODULES.add("station.upstream")  # its __init__ is a docstring: `from ... import m`
+PURE_EDGE_MODULES.add("station.web")  # the same
 
 
 def imports(path: Path) -> set[str]:

@@ -7,4 +7,4 @@ callable taking the parsed ``argparse.Namespace`` and returning the exit code.
 from __future__ import annotations
 
 COMMANDS: tuple[str, ...] = ("run", "simulate", "replay", "roads", "analyze", "journal", "keygen",
-                             "monitor", "install_service", "check_config")
+                             "monitor", "install_service", "check_config", "pin", "ctl")

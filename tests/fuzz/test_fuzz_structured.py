@@ -71,7 +71,8 @@ CONFIG_KEYS = {
                  "tls", "signing_key_file", "keepalive_s", "session_expiry_s", "max_inflight",
                  "reconnect_max_s", "command_keys", "command_window_s", "command_skew_s"],
     "simulation": ["seed", "shoes", "supervisor", "pace", "faults"],
-    "display": ["type"], "results": ["path", "announcements_path"], "recording": ["dir", "raw"],
+    "display": ["type", "host", "port", "language", "credentials_file", "sound"],
+    "results": ["path", "announcements_path"], "recording": ["dir", "raw"],
 }
 
 

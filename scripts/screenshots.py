@@ -1,0 +1,100 @@
+"""Rewrite the dealer view's screenshots in docs/display/ (docs/display.md).
+
+    .venv/bin/python scripts/screenshots.py
+
+A live table (its scanner a pty this script types into) with the web display, in English and
+in Chinese, photographed by Debian's Chromium at 1920x1080 and 1280x800 in four states:
+betting open, third card due, paused, offline. Nothing is drawn by hand.
+"""
+
+# ruff: noqa: T201 - a script that says what it wrote
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from drivers.sim_serial import PtyScanner  # noqa: E402
+from tests import webkit  # noqa: E402
+
+OUT = ROOT / "docs" / "display"
+SIZES = [(1920, 1080), (1280, 800)]
+# Three rounds for the roads, then round 4 is photographed.
+ROUNDS = [["9S", "8D", "TC", "KH"], ["2S", "3S", "3D", "3C", "9C"], ["6D", "7H", "KS", "QC"]]
+
+
+def wait(base: str, what: str, check: Any) -> None:
+    webkit.wait_state(base, check, timeout_s=20, what=what)
+
+
+def shoot(pages: list[Any], lang: str, name: str, selector: str, words: str) -> None:
+    for page in pages:
+        page.wait_for_function(
+            "([s, w]) => { const e = document.querySelector(s);"
+            " return e && !e.closest('[hidden]') && e.textContent.includes(w); }",
+            arg=[selector, words], timeout=20_000)
+        page.wait_for_timeout(300)  # the roads image
+        size = page.viewport_size
+        path = OUT / f"{lang}-{name}-{size['width']}x{size['height']}.png"
+        page.screenshot(path=str(path))
+        print(f"wrote {path.relative_to(ROOT)}")
+
+
+def one_language(tmp: Path, lang: str, browser: Any) -> None:
+    zh = lang == "zh"
+    with PtyScanner(tmp / "scanner") as pty:
+        config = webkit.live_config(tmp, pty.path, language=lang)
+        proc = webkit.start(config)
+        base = webkit.url_of(config)
+        try:
+            pages = []
+            for width, height in SIZES:
+                page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+                page.goto(base)
+                pages.append(page)
+            wait(base, "the scanner", lambda s: all(d["ok"] for d in s["devices"]))
+            webkit.command(base, "new-shoe")
+            pty.send(["3H", "KD", "QD", "JD"])  # the burn: a 3 shown, 3 face down
+            wait(base, "the burn", lambda s: s["phase"] == "between_rounds")
+            for cards in ROUNDS:
+                webkit.command(base, "open-betting")
+                webkit.command(base, "close-betting")
+                pty.send(cards)
+                wait(base, "the round", lambda s: s["phase"] == "between_rounds")
+            webkit.command(base, "open-betting")
+            shoot(pages, lang, "betting-open", "#instruction", "下注中" if zh else "BETTING OPEN")
+            webkit.command(base, "close-betting")
+            pty.send(["4S", "5S", "AD", "TS"])  # player 5 draws
+            shoot(pages, lang, "third-card", "#instruction", "补第三张牌" if zh else "THIRD CARD")
+            pty.send(["7C"])  # player 5+7=2; banker 5 draws on a 7
+            wait(base, "the banker's third card", lambda s: s["phase"] == "banker_3")
+            pty.send(["8H", "4H"])  # the round ends on 8H; 4H is not due
+            shoot(pages, lang, "paused", "#pause-reason", "card not due: 4H")
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+            shoot(pages, lang, "offline", "#offline h1", "离线" if zh else "OFFLINE")
+        finally:
+            webkit.stop(proc, config)
+
+
+def main() -> int:
+    OUT.mkdir(parents=True, exist_ok=True)
+    with webkit.browser() as browser:
+        for lang in ("en", "zh"):
+            with tempfile.TemporaryDirectory() as tmp:
+                one_language(Path(tmp), lang, browser)
+    return 0
+
+
+if __name__ == "__main__":
+    started = time.monotonic()
+    code = main()
+    print(f"screenshots: {time.monotonic() - started:.1f} s")
+    sys.exit(code)

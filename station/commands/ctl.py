@@ -1,0 +1,127 @@
+"""``station ctl status|resume|void|new-shoe|open-betting|close-betting``: the local control
+API from a terminal, for scripts and technicians (docs/display.md).
+
+Talks to the station's web display named by the config (``display.host``/``display.port``)
+or ``--url``. A supervisor's PIN for resume and void is read from the environment variable
+``STATION_PIN`` or from standard input (asked without echo on a terminal), never from the
+command line. Exit codes: 0 done (or the status printed), 1 refused by the station (the reason
+printed), 2 bad usage or no station answering.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ACTIONS = ("status", "resume", "void", "new-shoe", "open-betting", "close-betting")
+TIMEOUT_S = 10.0
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "ctl", help="control a running station through its web display's API",
+        description="Print the station's state, or send it a command, through the local "
+        "control API. A PIN comes from STATION_PIN or standard input.",
+    )
+    p.add_argument("action", choices=ACTIONS)
+    p.add_argument("-c", "--config", type=Path, default=None,
+                   help="station YAML (default: config/station.yaml)")
+    p.add_argument("--url", default=None,
+                   help="the display's address, e.g. http://127.0.0.1:8080 (default: the "
+                   "config's display.host and display.port)")
+    p.add_argument("--actor", default="technician", help="who is acting, for the journal")
+    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    p.set_defaults(func=run)
+
+
+def _base(args: argparse.Namespace) -> str:
+    if args.url:
+        url: str = args.url
+        if not url.startswith("http://"):
+            raise SystemExit(_usage(f"--url {url[:60]!r}: give http://HOST:PORT"))
+        return url.rstrip("/")
+    from station.config import default_config_path, load_config  # noqa: PLC0415
+
+    d = load_config(args.config or default_config_path()).display
+    host = f"[{d.host}]" if ":" in d.host else d.host
+    if host in ("0.0.0.0", "[::]"):  # listening everywhere: this machine answers on loopback
+        host = "127.0.0.1"
+    return f"http://{host}:{d.port}"
+
+
+def _usage(message: str) -> int:
+    print(f"station ctl: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _pin() -> str:
+    pin = os.environ.get("STATION_PIN")
+    if pin:
+        return pin
+    if sys.stdin.isatty():
+        return getpass.getpass("supervisor PIN: ")
+    return sys.stdin.readline(200).rstrip("\r\n")
+
+
+def _call(url: str, body: dict[str, Any] | None) -> tuple[int, dict[str, Any]]:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method="GET" if body is None else "POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=TIMEOUT_S) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        try:
+            return exc.code, json.loads(exc.read())
+        except ValueError:
+            return exc.code, {"error": f"HTTP {exc.code}", "fix": "is this a station?"}
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        base = _base(args)
+    except SystemExit as exc:
+        return int(exc.code or 2)
+    action: str = args.action
+    try:
+        if action == "status":
+            status, answer = _call(f"{base}/api/state", None)
+        else:
+            body: dict[str, Any] = {"actor": args.actor[:40]}
+            if action in ("resume", "void"):
+                pin = _pin()
+                if not pin:
+                    return _usage(f"{action} needs a supervisor's PIN: set STATION_PIN or give "
+                                  "it on standard input")
+                body["pin"] = pin
+            status, answer = _call(f"{base}/api/commands/{action}", body)
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return _usage(f"no station answers at {base} ({reason}); is `station run` running "
+                      "with display.type: web?")
+    if args.json:
+        print(json.dumps(answer, ensure_ascii=False))
+    if action == "status" and status == 200:
+        if not args.json:
+            s = answer["state"]
+            p = s["prompt"]
+            line = f"{s['table']} {s['phase']}: {p['text']}"
+            print(line + (f" ({p['detail']})" if p["detail"] else ""))
+        return 0
+    if status == 200:
+        if not args.json:
+            print(f"{action}: done" + "".join(f"; {n}" for n in answer.get("notices", [])))
+        return 0
+    if status == 202:
+        print(f"{action}: {answer.get('detail', 'queued')}", file=sys.stderr)
+        return 0
+    print(f"station ctl {action}: refused ({status}): {answer.get('error', '?')}; "
+          f"{answer.get('fix', '')}", file=sys.stderr)
+    return 1 if status in (403, 409, 429) else 2

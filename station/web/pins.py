@@ -1,0 +1,189 @@
+"""Supervisors' PINs: hashed with scrypt in a credentials file, never in the YAML.
+
+One line per supervisor: ``NAME scrypt$N$R$P$SALT$HASH`` (salt and hash in hex). ``#`` starts
+a comment. ``station pin set NAME`` writes it (mode 0600, replaced atomically). A PIN is also
+what a badge reader types (a keyboard-wedge scanner), so any 4-64 printable characters.
+A supervisor is identified by the PIN alone, so two supervisors never share one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import secrets
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from station.errors import ConfigError
+
+# scrypt cost: about 50 ms a check on the dealer PC, which the lockout makes a brute force
+# of a 4-digit PIN take days instead of seconds.
+N, R, P = 2**14, 8, 1
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
+PIN_RE = re.compile(r"[\x21-\x7e]{4,64}")
+MAX_FILE_BYTES = 64 * 1024
+MAX_FAILURES = 5  # in a row, then locked out
+LOCKOUT_S = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    name: str
+    n: int
+    r: int
+    p: int
+    salt: bytes
+    digest: bytes
+
+    def matches(self, pin: str) -> bool:
+        got = hashlib.scrypt(pin.encode(), salt=self.salt, n=self.n, r=self.r, p=self.p,
+                             dklen=len(self.digest), maxmem=256 * 1024 * 1024)
+        return hmac.compare_digest(got, self.digest)
+
+    def line(self) -> str:
+        return (f"{self.name} scrypt${self.n}${self.r}${self.p}${self.salt.hex()}$"
+                f"{self.digest.hex()}")
+
+
+def hash_pin(name: str, pin: str) -> Entry:
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(pin.encode(), salt=salt, n=N, r=R, p=P, dklen=32)
+    return Entry(name, N, R, P, salt, digest)
+
+
+def pin_problem(pin: str) -> str | None:
+    if not PIN_RE.fullmatch(pin):
+        return "a PIN is 4 to 64 characters without spaces (digits, or a badge's code)"
+    return None
+
+
+def parse(path: Path, text: str) -> list[Entry]:
+    """The entries of a credentials file; raises ConfigError naming the line."""
+    entries: list[Entry] = []
+    for no, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        fields = parts[1].split("$") if len(parts) == 2 else []
+        ok = (len(parts) == 2 and NAME_RE.fullmatch(parts[0]) is not None
+              and len(fields) == 6 and fields[0] == "scrypt")
+        try:
+            n, r, p = (int(f) for f in fields[1:4]) if ok else (0, 0, 0)
+            salt, digest = (bytes.fromhex(fields[4]), bytes.fromhex(fields[5])) if ok else (b"",
+                                                                                           b"")
+        except ValueError:
+            ok = False
+        if not ok or not (2 <= n <= 2**20 and n & (n - 1) == 0 and 1 <= r <= 32
+                          and 1 <= p <= 16 and len(salt) >= 8 and 16 <= len(digest) <= 64):
+            raise ConfigError(f"{path}: line {no}: not a PIN entry (NAME scrypt$N$R$P$SALT$HASH);"
+                              " write it with `station pin set NAME`")
+        if any(e.name == parts[0] for e in entries):
+            raise ConfigError(f"{path}: line {no}: {parts[0]} appears twice; keep one line")
+        entries.append(Entry(parts[0], n, r, p, salt, digest))
+    return entries
+
+
+def load(path: Path) -> list[Entry]:
+    """Read ``path`` (missing: no supervisors yet). Raises ConfigError."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror}); make it readable by the "
+                          "station's user") from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_FILE_BYTES} bytes: not a PIN file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text: not a PIN file") from exc
+    return parse(path, text)
+
+
+def save(path: Path, entries: list[Entry]) -> None:
+    """Write ``entries`` to ``path`` under a temporary name, mode 0600, then move it over."""
+    body = "# supervisors' PINs (scrypt); edit with `station pin set NAME`\n" + "".join(
+        e.line() + "\n" for e in entries)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(body)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class Verdict:
+    OK = "ok"
+    WRONG = "wrong"
+    LOCKED = "locked"
+    NONE = "no_credentials"
+
+
+class PinChecker:
+    """Checks PINs against the credentials file (re-read when it changes), with a lockout
+    after ``MAX_FAILURES`` wrong PINs in a row. Thread-safe; the lockout lives in memory."""
+
+    def __init__(self, path: Path | None, *, max_failures: int = MAX_FAILURES,
+                 lockout_s: float = LOCKOUT_S) -> None:
+        self.path = path
+        self.max_failures = max_failures
+        self.lockout_s = lockout_s
+        self._lock = threading.Lock()
+        self._entries: list[Entry] = []
+        self._stamp: tuple[float, int] | None = None
+        self.failures = 0
+        self.locked_until = 0.0
+        if path is not None:
+            self._reload()
+
+    def _reload(self) -> None:
+        assert self.path is not None
+        try:
+            st = self.path.stat()
+            stamp: tuple[float, int] | None = (st.st_mtime, st.st_size)
+        except OSError:
+            stamp = None
+        if stamp != self._stamp or stamp is None:
+            self._entries = load(self.path)
+            self._stamp = stamp
+
+    def check(self, pin: str) -> tuple[str, str]:
+        """(verdict, the supervisor's name or why not)."""
+        now = time.monotonic()
+        with self._lock:
+            if self.path is None:
+                return Verdict.NONE, "no display.credentials_file in the config"
+            if now < self.locked_until:
+                return Verdict.LOCKED, f"locked for {self.locked_until - now:.0f} s more"
+            try:
+                self._reload()
+            except ConfigError as exc:
+                return Verdict.NONE, str(exc)
+            if not self._entries:
+                return Verdict.NONE, "no supervisor has a PIN yet (`station pin set NAME`)"
+            entries = list(self._entries)
+        found = next((e.name for e in entries if e.matches(pin)), None)
+        with self._lock:
+            if found is not None:
+                self.failures = 0
+                return Verdict.OK, found
+            self.failures += 1
+            if self.failures >= self.max_failures:
+                self.failures = 0
+                self.locked_until = time.monotonic() + self.lockout_s
+                return Verdict.LOCKED, (f"{self.max_failures} wrong PINs in a row: locked for "
+                                        f"{self.lockout_s:.0f} s")
+            return Verdict.WRONG, f"wrong PIN ({self.max_failures - self.failures} tries left)"

@@ -1,0 +1,35 @@
+"""Wiring of the web display for ``station run`` (``display.type: web``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from station.config import StationConfig
+from station.daemon import Daemon
+from station.web.display import WebControl, WebDisplay
+from station.web.hub import Hub
+from station.web.pins import PinChecker
+from station.web.server import WebServer
+from station.web.view import Surroundings
+
+
+def web_display(config: StationConfig, daemon: Daemon, devices: list[str],
+                closers: list[Callable[[], None]]) -> WebDisplay:
+    """The display, listening before the loop starts (a taken port is a config error, exit
+    2). Its server is stopped by ``closers`` after the loop, so pages then go offline."""
+    settings = config.display
+    outlet = daemon.outlet
+    connected: Callable[[], bool | None] | None = None
+    if config.upstream.type == "mqtt" and outlet is not None and hasattr(outlet, "connected"):
+        def connected() -> bool | None:
+            return bool(getattr(outlet, "connected", None))
+    hub = Hub()
+    around = Surroundings(config.rules.table, settings.language, settings.sound,
+                          config.upstream.type, None, tuple(devices))
+    display = WebDisplay(daemon.station, hub, around, connected)
+    control = WebControl(daemon.post, display)
+    server = WebServer(hub, control, PinChecker(settings.credentials_file), settings.host,
+                       settings.port)
+    server.start()
+    closers.append(server.stop)
+    return display

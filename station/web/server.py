@@ -1,0 +1,310 @@
+"""The dealer's page and the local control API: an aiohttp server in its own thread.
+
+It never blocks the station: views arrive through the ``Hub`` (latest bytes + a version), and
+commands leave through ``WebControl`` into the daemon's queue. Every answer is JSON with a
+clear ``error`` and ``fix`` for a 4xx; no request that is refused reaches the station, except
+a refused supervisor PIN, which is journaled as ``command_refused`` with who tried what.
+Routes and messages: docs/display.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from drivers.events import Command
+from station.errors import ConfigError
+from station.web.display import WebControl
+from station.web.hub import Hub
+from station.web.pins import PinChecker, Verdict
+from station.web.view import COMMAND_TRIGGERS, SUPERVISOR_ACTIONS, roads_svg
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_BODY = 1024  # bytes; a command is a few dozen
+HEARTBEAT_S = 0.5  # the page calls the station offline after 1.5 s without a byte
+WRITE_TIMEOUT_S = 2.0  # a page that does not take its bytes for this long is dropped
+APPLY_TIMEOUT_S = 5.0
+MIN_GAP_S = 0.016  # one frame at 60 Hz
+ACTOR_MAX = 40
+ROUTE_ACTIONS = {a.replace("_", "-"): a for a in COMMAND_TRIGGERS}
+BODY_KEYS = {"actor", "pin"}
+_PAGES = {"/": "index.html"}
+_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def problem(status: int, error: str, fix: str, **extra: Any) -> web.Response:
+    return web.Response(status=status, body=orjson.dumps({"ok": False, "error": error,
+                                                          "fix": fix, **extra}),
+                        content_type="application/json")
+
+
+def answer(body: dict[str, Any], status: int = 200) -> web.Response:
+    return web.Response(status=status, body=orjson.dumps(body), content_type="application/json")
+
+
+class WebServer:
+    def __init__(self, hub: Hub, control: WebControl, pins: PinChecker, host: str,
+                 port: int) -> None:
+        self.hub = hub
+        self.control = control
+        self.pins = pins
+        self.host = host
+        self.port = port
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._closing = False
+        self.clients = 0
+        self.dropped = 0
+        self._svg: tuple[int, bytes] = (-2, b"")
+
+    # --- life -------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Listen, or raise ConfigError (the port taken, the address not ours)."""
+        self._thread = threading.Thread(target=self._main, name="web-display", daemon=True)
+        self._thread.start()
+        self._ready.wait(30)
+        if self._error is not None:
+            self._thread.join(5)
+            raise ConfigError(f"display.host/display.port: cannot listen on {self.host}:"
+                              f"{self.port} ({self._error}); choose a free port or an address "
+                              "of this machine")
+
+    def stop(self) -> None:
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(stop.set)
+        if self._thread is not None:
+            self._thread.join(10)
+            self._thread = None
+
+    def _main(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            loop.run_until_complete(self._serve())
+        except Exception as exc:  # noqa: BLE001 - any failure to listen goes to start()
+            self._error = exc
+            self._ready.set()
+        finally:
+            self.hub.detach()
+            loop.close()
+
+    async def _serve(self) -> None:
+        self._stop = asyncio.Event()
+        self.hub.attach(asyncio.get_running_loop())
+        app = self.app()
+        runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=1.0)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, self.host, self.port)
+            await site.start()
+            self._ready.set()
+            log.info("display: http://%s:%d/", self.host, self.port)
+            await self._stop.wait()
+        finally:
+            self._closing = True
+            self.hub.wake_all()
+            await runner.cleanup()
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+        app.router.add_get("/", self.page)
+        app.router.add_get("/static/{name}", self.static)
+        app.router.add_get("/api/state", self.state)
+        app.router.add_get("/api/events", self.events)
+        app.router.add_get("/api/roads.svg", self.roads)
+        app.router.add_post("/api/commands/{action}", self.command)
+        return app
+
+    # --- guards -----------------------------------------------------------------------------
+    def _allowed_hosts(self) -> set[str]:
+        port = self.port
+        names = {self.host, "127.0.0.1", "localhost", "[::1]"}
+        if ":" in self.host and not self.host.startswith("["):
+            names.add(f"[{self.host}]")
+        return {f"{n}:{port}" for n in names}
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        # A page on another site (or a DNS name rebound to 127.0.0.1) must never drive the
+        # table: the Host must be this server, and a command's Origin this page.
+        host = request.headers.get("Host", "")
+        if host not in self._allowed_hosts():
+            return problem(403, f"Host {host[:80]!r} is not this station",
+                           f"use http://{self.host}:{self.port}/")
+        if request.method not in ("GET", "HEAD"):
+            origin = request.headers.get("Origin")
+            if origin is not None and origin != f"http://{host}":
+                return problem(403, f"a command from {origin[:80]!r} is refused",
+                               "commands are taken only from the station's own page")
+        try:
+            return await handler(request)
+        except web.HTTPException as exc:
+            if exc.status == 413:
+                return problem(413, f"body over {MAX_BODY} bytes", "send a small JSON object")
+            return problem(exc.status, exc.reason, "see docs/display.md for the routes")
+
+    # --- pages ------------------------------------------------------------------------------
+    async def page(self, request: web.Request) -> web.StreamResponse:
+        return self._file("index.html")
+
+    async def static(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        if name not in {"app.js", "app.css"}:
+            return problem(404, f"no file {name[:60]!r}", "the page needs only app.js, app.css")
+        return self._file(name)
+
+    @staticmethod
+    def _file(name: str) -> web.Response:
+        body = (STATIC / name).read_bytes()
+        return web.Response(body=body, content_type=_TYPES[Path(name).suffix],
+                            headers={"Cache-Control": "no-store"})
+
+    # --- state ------------------------------------------------------------------------------
+    def _envelope(self) -> bytes:
+        return self.hub.envelope()[1]
+
+    async def state(self, request: web.Request) -> web.StreamResponse:
+        return web.Response(body=self._envelope(), content_type="application/json",
+                            headers={"Cache-Control": "no-store"})
+
+    async def roads(self, request: web.Request) -> web.StreamResponse:
+        version, roads = self.hub.latest_roads()
+        if self._svg[0] != version:
+            # Drawn here, once per round however many pages ask, never on the station's loop.
+            svg = b"" if roads is None else roads_svg(roads).encode()
+            self._svg = (version, svg)
+        return web.Response(body=self._svg[1], content_type="image/svg+xml",
+                            headers={"Cache-Control": "no-store"})
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        """Server-Sent Events: ``state`` with the whole view at once and after every change,
+        ``ping`` every HEARTBEAT_S when nothing changed. Always the latest view, never a
+        queue: a page that falls behind skips to the present."""
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                           "Cache-Control": "no-store",
+                                           "X-Accel-Buffering": "no"})
+        await resp.prepare(request)
+        self.clients += 1
+        sent = -1
+        try:
+            await self._write(resp, b"retry: 500\n\n")
+            while True:
+                changed = self.hub.changed()
+                version, envelope = self.hub.envelope()
+                if version != sent:
+                    sent = version
+                    await self._write(resp, b"event: state\ndata: " + envelope + b"\n\n")
+                    # A burst of events (a fast simulation, a journal catching up) reaches a
+                    # page at most once a frame, always ending on the latest view: the
+                    # server's work, which shares the interpreter with the station's loop,
+                    # then stays bounded however fast events come.
+                    await asyncio.sleep(MIN_GAP_S)
+                    continue
+                if self._closing:
+                    break  # the last view went out first: a page never misses the end
+                try:
+                    await asyncio.wait_for(changed.wait(), HEARTBEAT_S)
+                except TimeoutError:
+                    await self._write(resp, b'event: ping\ndata: {"ts":%.4f}\n\n' % time.time())
+        except (ConnectionError, TimeoutError, asyncio.CancelledError):
+            self.dropped += 1
+        finally:
+            self.clients -= 1
+        return resp
+
+    @staticmethod
+    async def _write(resp: web.StreamResponse, data: bytes) -> None:
+        await asyncio.wait_for(resp.write(data), WRITE_TIMEOUT_S)
+
+    # --- commands ---------------------------------------------------------------------------
+    async def command(self, request: web.Request) -> web.StreamResponse:
+        route = request.match_info["action"]
+        action = ROUTE_ACTIONS.get(route)
+        if action is None:
+            return problem(404, f"unknown command {route[:40]!r}",
+                           f"one of: {', '.join(ROUTE_ACTIONS)}")
+        if request.content_type != "application/json":
+            return problem(415, "the body must be JSON (Content-Type: application/json)",
+                           'send {"actor": "NAME"} and, to resume or void, "pin"')
+        raw = await request.read()
+        try:
+            body = orjson.loads(raw) if raw.strip() else {}
+        except orjson.JSONDecodeError:
+            return problem(400, "the body is not JSON", 'send e.g. {"actor": "dealer"}')
+        if not isinstance(body, dict):
+            return problem(400, "the body must be a JSON object", 'e.g. {"actor": "dealer"}')
+        unknown = sorted(set(body) - BODY_KEYS)
+        if unknown:
+            return problem(400, f"unknown field {unknown[0][:40]!r}",
+                           f"fields: {', '.join(sorted(BODY_KEYS))}")
+        actor = body.get("actor", "dealer")
+        if (not isinstance(actor, str) or not 1 <= len(actor) <= ACTOR_MAX
+                or not actor.isprintable()):
+            return problem(400, "actor must be a name of 1-40 printable characters",
+                           'e.g. {"actor": "dealer"}')
+        who = f"{actor} (web {request.remote or '?'})"
+        if action in SUPERVISOR_ACTIONS:
+            pin = body.get("pin")
+            if not isinstance(pin, str) or not pin:
+                return problem(400, f"{action} needs a supervisor's PIN", 'send "pin"')
+            if len(pin) > 64:
+                return problem(400, "a PIN is at most 64 characters", "check the PIN")
+            verdict, detail = await asyncio.to_thread(self.pins.check, pin)
+            if verdict != Verdict.OK:
+                # Every refused override is journaled, with who tried and why.
+                await self._apply(Command("command_refused",
+                                           f"{who}: {action} refused ({detail})"[:300],
+                                           time.time()))
+                status = {Verdict.LOCKED: 429, Verdict.NONE: 403}.get(verdict, 403)
+                fix = {Verdict.LOCKED: "wait, then enter the right PIN",
+                       Verdict.NONE: "add a PIN with `station pin set NAME` and set "
+                       "display.credentials_file"}.get(verdict, "enter the right PIN")
+                return problem(status, detail, fix)
+            who = f"{detail} (web {request.remote or '?'})"
+        applied = await self._apply(Command(action, who, time.time()))
+        if applied is None:
+            return answer({"ok": None, "action": action, "queued": True,
+                           "detail": "taken but not yet applied (the station is holding "
+                           "events); watch the page"}, 202)
+        notices, view = applied
+        refused = [n for n in notices if "refused" in n]
+        if refused:
+            return problem(409, refused[0], "do what the display says now", action=action,
+                           state=view)
+        return answer({"ok": True, "action": action, "by": who, "notices": notices,
+                       "state": view})
+
+    async def _apply(self, event: Command) -> tuple[list[str], dict[str, Any]] | None:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[tuple[list[str], dict[str, Any]]] = loop.create_future()
+
+        def resolve(notices: list[str], view: dict[str, Any]) -> None:
+            def set_result() -> None:
+                if not done.done():
+                    done.set_result((notices, view))
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(set_result)
+
+        self.control.submit(event, resolve)
+        try:
+            return await asyncio.wait_for(asyncio.shield(done), APPLY_TIMEOUT_S)
+        except TimeoutError:
+            return None

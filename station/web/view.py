@@ -1,0 +1,215 @@
+"""The station as the dealer's page sees it: one immutable JSON-able view. Pure.
+
+Built on the station's loop thread after each event (``station.web.display``) from facts the
+station already holds: its prompt (worded by ``Station._prompt``), the dealing model's cards
+and shoe counts, the rounds published in this shoe (for the roads), the devices it knows are
+lost. Nothing here decides anything about the game; which buttons apply is read off the
+machine's own transition table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from station.cards import hand_total
+from station.machine import TRANSITIONS, Phase
+from station.outputs import Notice, Output, Prompt, Published
+from station.roads import Roads, Scoreboard
+from station.roads.svg import render_svg
+from station.station import Station
+from station.web.words import action_zh, detail_zh, prompt_zh
+
+VIEW_VERSION = 1
+LAST_RESULTS = 12  # results listed beside the roads
+LAST_NOTICES = 5
+
+# Page and API commands, as ``drivers.events.Command`` actions, and the machine trigger each
+# becomes (``station.station._COMMANDS``).
+COMMAND_TRIGGERS: dict[str, str] = {
+    "new_shoe": "shoe_started",
+    "open_betting": "betting_opened",
+    "close_betting": "betting_closed",
+    "resume": "resumed",
+    "void": "voided",
+}
+SUPERVISOR_ACTIONS = ("resume", "void")
+
+
+def _sources(trigger: str) -> frozenset[str]:
+    found: set[str] = set()
+    for t in TRANSITIONS:
+        if t["trigger"] == trigger:
+            src = t["source"]
+            found.update(src if isinstance(src, list) else [src])
+    return frozenset(found)
+
+
+_ALLOWED_FROM = {action: _sources(trigger) for action, trigger in COMMAND_TRIGGERS.items()}
+
+
+def actions_for(phase: Phase) -> list[str]:
+    """The page's commands the machine takes in ``phase``; a supervisor's only on a pause
+    (a void in the middle of a round is for upstream's pit commands, not the dealer's page)."""
+    found = [a for a, sources in _ALLOWED_FROM.items() if phase.value in sources]
+    if phase is not Phase.PAUSED:
+        found = [a for a in found if a not in SUPERVISOR_ACTIONS]
+    return found
+
+
+class ShoeHistory:
+    """The rounds published in the shoe in play, and its roads: an immutable snapshot taken
+    once per round on the loop thread; the SVG is drawn only when a page asks for it
+    (``svg``, on the server's thread), since drawing costs a few milliseconds. Fed every
+    event's outputs on the loop thread."""
+
+    def __init__(self) -> None:
+        self.shoe = ""
+        self.records: list[dict[str, Any]] = []
+        self.version = 0
+        self._board = Scoreboard()
+        self.roads: Roads = self._board.snapshot()
+
+    def add(self, outputs: Iterable[Output]) -> bool:
+        """Take the rounds among ``outputs``; whether the roads changed."""
+        changed = False
+        for o in outputs:
+            if not isinstance(o, Published):
+                continue
+            record = o.record
+            if record.get("shoe") != self.shoe:
+                self.shoe = str(record.get("shoe"))
+                self.records = []
+                self._board = Scoreboard()
+            self.records.append(record)
+            if record.get("status") == "complete":
+                self._board.add(record)
+            changed = True
+        if changed:
+            self.version += 1
+            self.roads = self._board.snapshot()
+        return changed
+
+    def new_shoe(self, shoe_id: str) -> bool:
+        """A shoe began with no round yet: its roads are empty."""
+        if shoe_id == self.shoe or not shoe_id:
+            return False
+        self.shoe = shoe_id
+        self.records = []
+        self._board = Scoreboard()
+        self.roads = self._board.snapshot()
+        self.version += 1
+        return True
+
+    @property
+    def svg(self) -> str:
+        return roads_svg(self.roads)
+
+
+def roads_svg(roads: Roads) -> str:
+    """The scoreboard of ``roads`` as the page shows it (``station.roads.svg``)."""
+    return render_svg(roads, title="")
+
+
+def _result(record: Mapping[str, Any]) -> dict[str, Any]:
+    if record.get("status") == "void":
+        return {"round": record.get("round"), "status": "void", "winner": None,
+                "reason": record.get("void_reason", "")}
+    return {"round": record.get("round"), "status": "complete", "winner": record.get("winner"),
+            "player_total": record.get("player_total"),
+            "banker_total": record.get("banker_total"), "natural": record.get("natural")}
+
+
+def split_pause(text: str) -> tuple[str, str]:
+    """A pause prompt as the station words it, ``PAUSED: reasons - actions; call
+    supervisor``, cut into its reason (what a void publishes) and what the dealer does."""
+    body = text.removeprefix("PAUSED: ")
+    reason, sep, todo = body.rpartition(" - ")
+    if not sep:
+        return body, ""
+    return reason, todo
+
+
+def prompt_view(prompt: Prompt, phase: Phase, language: str) -> dict[str, Any]:
+    kind = "pause" if prompt.paused else (
+        "third_card" if phase in (Phase.PLAYER_3, Phase.BANKER_3) else
+        "betting" if phase is Phase.BETTING_OPEN else
+        "deal" if phase in (Phase.PLAYER_1, Phase.BANKER_1, Phase.PLAYER_2, Phase.BANKER_2)
+        else "table")
+    view: dict[str, Any] = {"text": prompt.text, "detail": prompt.detail, "kind": kind,
+                            "paused": prompt.paused}
+    if prompt.paused:
+        reason, todo = split_pause(prompt.text)
+        view["reason"] = reason
+        view["todo"] = todo
+    if language == "zh":
+        zh: dict[str, str] = {"text": prompt_zh(prompt.text),
+                              "detail": detail_zh(prompt.detail) if prompt.detail else ""}
+        if prompt.paused:
+            zh["text"] = "暂停"
+            zh["todo"] = action_zh(view["todo"])
+        view["zh"] = zh
+    return view
+
+
+@dataclass(frozen=True, slots=True)
+class Surroundings:
+    """What the view shows that the station does not hold: the table, the language, the
+    upstream link (``None`` when it cannot be known, e.g. a file) and the outlet's backlog."""
+
+    table: str
+    language: str = "en"
+    sound: bool = True
+    upstream_type: str = "file"
+    upstream_connected: bool | None = None
+    devices: tuple[str, ...] = ()
+
+
+def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
+               notices: Iterable[str], around: Surroundings) -> dict[str, Any]:
+    """The whole view of the table now. ``prompt`` is the last one let out (the station's own,
+    or the daemon's journal-outage pause)."""
+    d = station.dealing
+    phase = station.phase
+    shoe = d.shoe
+    in_play = d.state not in ("no_shoe",) and shoe is not None
+    lost = station.lost_devices
+    names = sorted({*around.devices, *lost})
+    return {
+        "v": VIEW_VERSION,
+        "table": around.table,
+        "language": around.language,
+        "sound": around.sound,
+        "phase": phase.value,
+        "paused": phase is Phase.PAUSED or prompt.paused,
+        "paused_from": d.paused_from.value if phase is Phase.PAUSED and d.paused_from else None,
+        "prompt": prompt_view(prompt, d.paused_from or phase if phase is Phase.PAUSED else phase,
+                              around.language),
+        "actions": actions_for(phase),
+        "round": {
+            "no": d.round_no,
+            "player": [c.code for c in d.player],
+            "banker": [c.code for c in d.banker],
+            "player_total": hand_total(d.player) if d.player else None,
+            "banker_total": hand_total(d.banker) if d.banker else None,
+            "last_round": d.last_round,
+        },
+        "shoe": None if not in_play or shoe is None else {
+            "id": shoe.shoe_id,
+            "decks": shoe.decks,
+            "drawn": shoe.drawn,
+            "left": shoe.remaining,
+            "cut_card_out": d.cut_seen,
+            "last_round": d.last_round,
+        },
+        "results": [_result(r) for r in history.records[-LAST_RESULTS:]],
+        "roads_version": history.version,
+        "devices": [{"name": n, "ok": n not in lost, "reason": lost.get(n, "")} for n in names],
+        "upstream": {"type": around.upstream_type, "connected": around.upstream_connected},
+        "notices": list(notices)[-LAST_NOTICES:],
+    }
+
+
+def notices_of(outputs: Iterable[Output]) -> list[str]:
+    return [o.text for o in outputs if isinstance(o, Notice)]

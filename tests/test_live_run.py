@@ -1,0 +1,93 @@
+"""``station run`` with live devices: a serial scanner over a pty and a camera reading a video
+file, driven through the web display's API, with ``recording.raw`` keeping what they sent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from drivers.sim_camera import ShoeVideo, write_video
+from drivers.sim_serial import PtyScanner
+from station.rawtraffic import read_raw
+from tests import webkit
+
+
+def recordings(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "rec").glob("*.jsonl"))
+
+
+def raw_config(tmp_path: Path, reader: dict[str, Any]) -> Path:
+    cfg = webkit.base_config(tmp_path)
+    cfg["reader"] = {**reader, "dedupe_ms": 1}
+    cfg["recording"] = {"dir": str(tmp_path / "rec"), "raw": True}
+    path = tmp_path / "station.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def test_a_serial_table_keeps_the_scanners_bytes_exactly_as_they_came(tmp_path: Path) -> None:
+    with PtyScanner(tmp_path / "scanner") as pty:
+        config = raw_config(tmp_path, {"type": "serial", "port": pty.path, "framing": "cr"})
+        with webkit.running(config):
+            base = webkit.url_of(config)
+            assert webkit.command(base, "new-shoe")[0] == 200
+            webkit.wait_state(base, lambda s: s["devices"] == [
+                {"name": "scanner", "ok": True, "reason": ""}], what="scanner open")
+            sent = b"5S\rKD\rQ"  # the last code is cut in two by the line
+            pty.write(sent)
+            pty.write(b"D\r\xff\r")
+            webkit.wait_state(base, lambda s: s["paused"], what="the bad frame's pause")
+    [rec] = [p for p in recordings(tmp_path) if not p.name.endswith(".raw.jsonl")]
+    raw = rec.with_name(f"{rec.stem}.scanner.raw.jsonl")
+    chunks = list(read_raw(raw))
+    assert b"".join(c for _, _, c in chunks) == sent + b"D\r\xff\r"
+    assert all(src == "scanner" and t > 1e9 for t, src, _ in chunks)
+    events = [json.loads(x) for x in rec.read_text().splitlines()[1:]]
+    assert [e.get("code") for e in events if e["e"] == "card"] == ["5S", "KD", "QD",
+                                                                   "?not_utf8:\\xff"]
+
+
+def test_a_camera_table_keeps_its_frames_and_they_replay_to_the_same_cards(
+        tmp_path: Path) -> None:
+    codes = ["AS", "KD", "QH", "2C", "9S", "TD"]
+    video = ShoeVideo(codes, frames_per_card=3, gap_frames=5, lead_frames=2)
+    source = tmp_path / "table.avi"
+    write_video(source, video)
+    config = raw_config(tmp_path, {"type": "camera", "source": str(source),
+                                   "roi": list(video.region)})
+    proc = webkit.start(config)
+    try:
+        base = webkit.url_of(config)
+        # The dealer's buttons come from the page; the camera reads the video meanwhile (cards
+        # before NEW SHOE pause the table: the run's result is what the recording says).
+        webkit.command(base, "new-shoe")
+        proc.wait(60)  # the video ends: the only source has nothing more to give
+    finally:
+        log = webkit.stop(proc, config)
+    assert proc.returncode == 0, log[-2000:]
+    [rec] = [p for p in recordings(tmp_path)]
+    frames = rec.with_name(f"{rec.stem}.camera.avi")
+    assert frames.stat().st_size > 10_000
+    events = [json.loads(x) for x in rec.read_text().splitlines()[1:]]
+    live = [e["code"] for e in events if e["e"] == "card"]
+    again = monitor_cards(frames, config, tmp_path)
+    assert live and again == live  # the kept frames read to the same cards
+
+
+def monitor_cards(video: Path, config: Path, tmp_path: Path) -> list[str]:
+    """The cards ``station monitor`` reads from ``video`` with the table's reader settings."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    cfg = yaml.safe_load(config.read_text())
+    cfg["reader"]["source"] = str(video)
+    mon = tmp_path / "monitor.yaml"
+    mon.write_text(yaml.safe_dump(cfg))
+    done = subprocess.run([sys.executable, "-m", "station.cli", "monitor", "-c", str(mon)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(x)["code"] for x in done.stdout.splitlines()
+            if json.loads(x)["e"] == "card"]

@@ -1,0 +1,170 @@
+"""The page's view of the station (station/web/view.py, words.py): pure, so tested without
+a server. Every view of whole simulated shoes is checked against the station it came from."""
+
+# ruff: noqa: RUF001 - the Chinese wording uses full-width punctuation
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+import pytest
+
+from drivers.simulated import Fault, Pace, SimulatedDealer, random_shoes
+from station.machine import Phase
+from station.outputs import Output, Prompt
+from station.simulation import simulate
+from station.station import Station, TableRules
+from station.web.view import (
+    ShoeHistory,
+    Surroundings,
+    actions_for,
+    build_view,
+    notices_of,
+    split_pause,
+)
+from station.web.words import action_zh, detail_zh, prompt_zh
+from tests.tablekit import Table
+
+AROUND = Surroundings("t1", "zh", True, "file", None, ("sim-shoe",))
+FAULTS = (Fault("garbled", card=40), Fault("not_due", after_round=5), Fault("lost", card=90),
+          Fault("cut", card=120), Fault("double", card=60))
+ENGLISH = re.compile(r"\b(DEAL|ROUND|BURN|BETTING|SHOE|PLAYER|BANKER|draws|round|player|"
+                     r"banker|supervisor|shown|VOID|WINS|TIE)\b")
+
+
+def views_of_a_simulation(supervisor: str, seed: int) -> list[tuple[dict[str, Any], Station]]:
+    station = Station(TableRules(decks=8))
+    dealer = SimulatedDealer(random_shoes(seed, 2, 8), FAULTS, pace=Pace(),
+                             supervisor=supervisor, start_ts=1_800_000_000.0)
+    history = ShoeHistory()
+    notices: list[str] = []
+    seen: list[tuple[dict[str, Any], Station]] = []
+    prompt = station.prompt
+
+    def on_outputs(outputs: list[Output]) -> None:
+        nonlocal prompt
+        for o in outputs:
+            if isinstance(o, Prompt):
+                prompt = o
+        notices.extend(notices_of(outputs))
+        history.add(outputs)
+        view = build_view(station, prompt, history, notices, AROUND)
+        check_view(view, station)
+        seen.append((view, station))
+
+    simulate(station, dealer, on_outputs)
+    return seen
+
+
+def check_view(view: dict[str, Any], station: Station) -> None:
+    orjson.dumps(view)  # JSON as it is
+    d = station.dealing
+    p = view["prompt"]
+    assert p["text"] == station.prompt.text and p["detail"] == station.prompt.detail
+    assert view["phase"] == station.phase.value
+    assert view["paused"] == (station.phase is Phase.PAUSED)
+    assert view["round"]["player"] == [c.code for c in d.player]
+    assert view["round"]["banker"] == [c.code for c in d.banker]
+    if d.shoe is not None and view["shoe"] is not None:
+        assert view["shoe"]["drawn"] + view["shoe"]["left"] == 8 * 52
+    assert view["actions"] == actions_for(station.phase)
+    zh = p["zh"]
+    if not p["paused"]:
+        # Every instruction the station gives outside a pause is translated whole.
+        assert not ENGLISH.search(zh["text"]), zh["text"]
+        assert not ENGLISH.search(zh["detail"]), zh["detail"]
+        assert p["kind"] == ("third_card" if station.phase in (Phase.PLAYER_3, Phase.BANKER_3)
+                             else p["kind"])
+    else:
+        assert p["reason"] and p["todo"].endswith("call supervisor")
+        assert not ENGLISH.search(zh["detail"]), zh["detail"]
+        assert "请呼叫主管" in zh["todo"]
+
+
+@pytest.mark.parametrize(("supervisor", "seed"), [("resume", 1), ("void", 2)])
+def test_every_view_of_two_shoes_matches_the_station(supervisor: str, seed: int) -> None:
+    views = views_of_a_simulation(supervisor, seed)
+    kinds = {v["prompt"]["kind"] for v, _ in views}
+    assert {"third_card", "pause", "betting", "deal", "table"} <= kinds
+    assert any(v["prompt"]["detail"].count("draws on player third card") for v, _ in views)
+    rounds = [v["results"] for v, _ in views if v["results"]]
+    assert rounds, "no round was published"
+
+
+def test_split_pause_takes_the_stations_wording_apart() -> None:
+    t = Table()
+    t.new_shoe()
+    t.card("5H")  # between rounds: not due
+    assert t.station.prompt.paused
+    reason, todo = split_pause(t.station.prompt.text)
+    assert reason == "card not due: 5H (no round is open)"
+    assert todo == "set it aside; call supervisor"
+    assert action_zh(todo) == "将此牌放在一旁；请呼叫主管"
+
+
+@pytest.mark.parametrize(("phase", "actions"), [
+    (Phase.NO_SHOE, ["new_shoe"]), (Phase.SHOE_CLOSED, ["new_shoe"]),
+    (Phase.BETWEEN_ROUNDS, ["open_betting"]), (Phase.BETTING_OPEN, ["close_betting"]),
+    (Phase.PLAYER_1, []), (Phase.BANKER_3, []), (Phase.BURNING, []),
+    (Phase.PAUSED, ["resume", "void"]),
+])
+def test_the_buttons_are_those_the_machine_takes(phase: Phase, actions: list[str]) -> None:
+    assert actions_for(phase) == actions
+
+
+def test_a_button_not_offered_is_refused_by_the_station() -> None:
+    t = Table()
+    for step in (lambda: None, t.new_shoe, lambda: t.cmd("open_betting"),
+                 lambda: t.cmd("close_betting"), lambda: t.card("2S")):
+        step()
+        offered = actions_for(t.station.phase)
+        for action in ("new_shoe", "open_betting", "close_betting"):
+            if action in offered:
+                continue
+            before = t.phase
+            out = t.cmd(action)
+            assert any("refused" in n for n in notices_of(out)), (before, action)
+            assert t.phase == before
+
+
+def test_history_follows_the_shoe_and_its_roads() -> None:
+    t = Table()
+    history = ShoeHistory()
+    t.new_shoe()
+    assert history.new_shoe(t.station.dealing.shoe.shoe_id)  # type: ignore[union-attr]
+    v0 = history.version
+    t.cmd("open_betting")
+    t.cmd("close_betting")
+    out = t.outputs[:]
+    t.cards("2S", "3S", "4S", "5S")  # player 6 stands, banker 8: banker wins
+    assert history.add(t.outputs[len(out):])
+    assert history.version == v0 + 1
+    assert [r["round"] for r in history.records] == [1]
+    assert 'class="bead banker"' in history.svg
+    assert not history.add([])
+    t.cmd("end_shoe")
+    t.new_shoe()
+    assert history.new_shoe(t.station.dealing.shoe.shoe_id)  # type: ignore[union-attr]
+    assert history.records == [] and 'class="bead' not in history.svg
+
+
+@pytest.mark.parametrize(("en", "zh"), [
+    ("DEAL PLAYER CARD 2", "派闲家第2张牌"),
+    ("DEAL BANKER THIRD CARD", "庄家补第三张牌"),
+    ("BURN 3 MORE FACE DOWN", "再烧3张牌（牌面朝下）"),
+    ("ROUND 7: OPEN BETTING - CUT CARD OUT: this round is the last",
+     "第7局：开始下注 - 切牌已出：本局为最后一局"),
+    ("SHOE CLOSED after round 60: discard the rest, start a NEW SHOE",
+     "第60局后牌靴结束：弃掉余牌，开始新牌靴"),
+    ("something new", "something new"),
+])
+def test_prompt_words(en: str, zh: str) -> None:
+    assert prompt_zh(en) == zh
+
+
+def test_detail_words() -> None:
+    assert detail_zh("ROUND 4: banker 4 draws on player third card 7 (draws on 2,3,4,5,6,7)") \
+        == "第4局：庄家4点，闲家第三张牌为7，庄家补牌（2,3,4,5,6,7时补）"
+    assert detail_zh("ROUND 4: player 3 draws") == "第4局：闲家3点，补牌"
+    assert detail_zh("round 3: PLAYER 9 BANKER 5, PLAYER WINS") == "第3局：闲9点 庄5点，闲赢"
