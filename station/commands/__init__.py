@@ -8,3 +8,17 @@ from __future__ import annotations
 
 COMMANDS: tuple[str, ...] = ("run", "simulate", "replay", "roads", "analyze", "journal", "keygen",
                              "monitor")
+
+# Each command's one-line help, for ``station --help``: the station lists its commands
+# without importing their modules (and what they import), so it starts fast. The modules'
+# own ``register`` passes the same text; tests/test_startup.py holds the two equal.
+SUMMARIES: dict[str, str] = {
+    "run": "run the station daemon",
+    "simulate": "play shoes as fast as possible",
+    "replay": "replay a recorded session",
+    "roads": "draw the scoreboard roads of a shoe",
+    "analyze": "exact house edge and return of every bet of a paytable",
+    "journal": "verify a journal, or export it as a recording",
+    "keygen": "write a new Ed25519 key pair for signing upstream messages",
+    "monitor": "print what the configured reader sends",
+}
