@@ -20,6 +20,7 @@ from station.cards import ALL_CARDS, Card
 from station.outcome import RoundOutcome
 
 BetResults = dict[str, dict[str, object]]
+CLASS_CACHE_MAX: Final = 2048  # of the 7,072 classes of the first four cards (8 decks)
 
 
 def json_number(x: Fraction) -> int | float:
@@ -82,7 +83,8 @@ class Settler:
             groups[0 if r == {"values"} else 1 if r == {"first_two"} else 2].append(bet)
         self._values, self._first_two, self._live = (tuple(g) for g in groups)
         self._by_values: dict[tuple[int, int, int, int], tuple[Entry, ...]] = {}
-        self._by_class: dict[tuple[int, ...], tuple[Entry, ...]] = {}
+        self._by_class: dict[int, tuple[Entry, ...]] = {}
+        self._shared: dict[tuple[tuple[object, object], ...], tuple[Entry, ...]] = {}
         self._order = paytable.keys
         # Where each bet's entry sits in (values entries + first-two entries + live ones).
         place = {b.key: i for i, b in enumerate((*self._values, *self._first_two, *self._live))}
@@ -98,8 +100,10 @@ class Settler:
         firsts: tuple[Entry, ...] = ()
         if self._first_two:
             p0, p1, b0, b1 = player[0].index, player[1].index, banker[0].index, banker[1].index
-            cls = (_PAIR[p0][p1], _PAIR[b0][b1], _PAIR[p0][b0], _PAIR[p0][b1], _PAIR[p1][b0],
-                   _PAIR[p1][b1])
+            pair = _PAIR
+            # One int (six base-144 digits), not a tuple: the cache's keys stay small.
+            cls = (((((pair[p0][p1] * 144 + pair[b0][b1]) * 144 + pair[p0][b0]) * 144
+                     + pair[p0][b1]) * 144 + pair[p1][b0]) * 144 + pair[p1][b1])
             firsts = self._by_class.get(cls) or self._first_two_entries(cls, outcome)
         live = self._entries(self._live, outcome) if self._live else ()
         # Fresh entry dicts for every record, so no record can change another's; paytable
@@ -107,9 +111,16 @@ class Settler:
         return dict(zip(self._order, map(dict.copy, self._pick(values + firsts + live)),
                         strict=True))
 
-    def _first_two_entries(self, cls: tuple[int, ...], outcome: RoundOutcome
-                           ) -> tuple[Entry, ...]:
-        entries = self._by_class[cls] = self._entries(self._first_two, outcome)
+    def _first_two_entries(self, cls: int, outcome: RoundOutcome) -> tuple[Entry, ...]:
+        entries = self._entries(self._first_two, outcome)
+        # Thousands of classes settle the same few ways: each class keeps a reference to one
+        # shared tuple, so the cache stays small however many classes a long run meets.
+        same = tuple((e["outcome"], e["pays"]) for e in entries)
+        entries = self._shared.setdefault(same, entries)
+        # Bounded, so a run of 2,000 shoes needs no more memory than one of 200: the common
+        # classes come first; a rare one past the bound is settled each time it comes.
+        if len(self._by_class) < CLASS_CACHE_MAX:
+            self._by_class[cls] = entries
         return entries
 
     @staticmethod
