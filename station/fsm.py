@@ -30,19 +30,23 @@ from transitions import Event, EventData, Machine, Transition
 
 class LeanTransition(Transition):
     def execute(self, event_data: EventData) -> bool:
+        # Callbacks given as callables (the station binds its own) need no resolving; a name
+        # is resolved on the model as the library does.
         args, kwargs = event_data.args, event_data.kwargs
         resolve = Machine.resolve_callable
         for func in self.prepare:
-            resolve(func, event_data)(*args, **kwargs)
+            (resolve(func, event_data) if isinstance(func, str) else func)(*args, **kwargs)
         for cond in self.conditions:
-            if resolve(cond.func, event_data)(*args, **kwargs) != cond.target:
+            func = cond.func
+            if (resolve(func, event_data) if isinstance(func, str) else func)(*args, **kwargs
+                                                                          ) != cond.target:
                 return False
         for func in self.before:
-            resolve(func, event_data)(*args, **kwargs)
+            (resolve(func, event_data) if isinstance(func, str) else func)(*args, **kwargs)
         if self.dest:  # None: an internal transition, no state change
             self._change_state(event_data)
         for func in self.after:
-            resolve(func, event_data)(*args, **kwargs)
+            (resolve(func, event_data) if isinstance(func, str) else func)(*args, **kwargs)
         return True
 
     def _change_state(self, event_data: EventData) -> None:
@@ -67,9 +71,9 @@ class LeanEvent(Event):
 
     def _trigger(self, event_data: EventData) -> bool:
         machine = self.machine
-        state = machine.states[getattr(event_data.model, machine.model_attribute)]
-        event_data.state = state
-        candidates = self.transitions.get(state.name)
+        name = getattr(event_data.model, machine.model_attribute)  # a string state's name
+        state = event_data.state = machine.states[name]
+        candidates = self.transitions.get(name)
         if candidates is None:
             # The library's own check: raises MachineError, or returns False when invalid
             # triggers are ignored.

@@ -159,8 +159,9 @@ class Station:
         last = self._last_read.get(ev.source)
         self._last_read[ev.source] = (ident, ev.ts)
         # abs(): a wall clock stepped back (NTP) must not turn a bounce into a second card.
-        if (last is not None and last[0] == ident and self._dedupe_s > 0.0
-                and abs(ev.ts - last[1]) <= self._dedupe_s):
+        # The window first: it rules out nearly every read before any card is compared.
+        if (last is not None and self._dedupe_s > 0.0 and abs(ev.ts - last[1]) <= self._dedupe_s
+                and last[0] == ident):
             self._out.append(
                 Notice(
                     f"double read of {ev.code!r} from {ev.source} within "
