@@ -102,8 +102,14 @@ class Station:
         self._rescan_wanted = False  # paused on an unreadable card that was due
         self._lost: dict[str, str] = {}
         self._out: list[Output] = []
-        self.prompt = self._prompt()
+        self._shown = self._prompt()
         self._prompt_key: tuple[object, ...] = ()
+
+    @property
+    def prompt(self) -> Prompt:
+        """What the display shows now; without prompts, composed when asked (a fast run
+        still says where it ended)."""
+        return self._shown if self._prompts else self._prompt()
 
     @property
     def phase(self) -> Phase:
@@ -144,8 +150,8 @@ class Station:
         if key != self._prompt_key:
             self._prompt_key = key
             prompt = self._prompt()
-            if prompt != self.prompt:
-                self.prompt = prompt
+            if prompt != self._shown:
+                self._shown = prompt
                 out.append(prompt)
         return out
 

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
 
     recording = (read_journal(args.recording) if is_journal_file(args.recording)
                  else read_recording(args.recording))
-    station = recording.station()
+    station = recording.station(prompts=args.display)
     events = recording.events
     rounds = voids = count = 0
     with outs:
