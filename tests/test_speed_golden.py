@@ -135,3 +135,17 @@ if __name__ == "__main__":
     for run in sorted(RUNS):
         with tempfile.TemporaryDirectory() as d:
             print(f"    {run!r}: {run_digests(run, Path(d))!r},")
+
+
+def test_replay_without_a_display_says_where_the_session_ended(tmp_path: Path) -> None:
+    # Without --display the station composes no prompt per event; the ending it reports is
+    # composed when asked, and must be the one the display would have shown last.
+    faults = tmp_path / "faults.yaml"
+    faults.write_text("- {kind: double, card: 30}\n- {kind: not_due, after_round: 5}\n")
+    rec = tmp_path / "rec.jsonl"
+    _station("simulate", "--shoes", "1", "--seed", "7", "--faults", str(faults),
+             "--record", str(rec))
+    plain = _station("replay", str(rec)).stderr.decode().splitlines()[-1]
+    shown = _station("replay", str(rec), "--display").stderr.decode().splitlines()
+    assert plain == shown[-1]
+    assert plain.endswith(f"ended {shown[-2]}") and "PAUSED" in plain
