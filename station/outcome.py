@@ -6,8 +6,8 @@ derived fact about a round is computed once, here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from station.cards import Card, hand_total
 from station.rules import NATURALS
@@ -19,9 +19,11 @@ class Winner(StrEnum):
     TIE = "tie"
 
 
-@dataclass(frozen=True, slots=True)
-class RoundOutcome:
-    """Cards in deal order per hand and everything a bet or road needs from them."""
+class RoundOutcome(NamedTuple):
+    """Cards in deal order per hand and everything a bet or road needs from them.
+
+    A named tuple, immutable like the frozen dataclass it was, and built in one C call:
+    one is built for every round (a frozen dataclass sets its twelve fields one by one)."""
 
     player: tuple[Card, ...]
     banker: tuple[Card, ...]
