@@ -106,3 +106,48 @@ def test_edge_lines_get_the_line_by_line_verdict(line: bytes, tmp_path: Path) ->
     assert (verdict(path) == "ok") == (b"4102444799" in line or b'"cut"' in line
                                        or b"\xc3\xa9" in line or b"extra" in line
                                        or b"\\u0000" in line)
+
+
+def reference_events(path: Path) -> list[object]:
+    """Every event line by line, then the error that stops the reading, if any."""
+    out: list[object] = []
+    try:
+        with path.open("rb") as stream:
+            lines = _lines(stream, str(path))
+            next(lines, None)
+            for line_no, line in lines:
+                out.append(_event(line, line_no, str(path)))
+    except InputFileError as exc:
+        out.append(str(exc))
+    return out
+
+
+def block_events(path: Path) -> list[object]:
+    out: list[object] = []
+    try:
+        out.extend(recording._events(path, str(path)))
+    except InputFileError as exc:
+        out.append(str(exc))
+    return out
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1000, 1 << 20])
+def test_the_second_reading_yields_the_line_by_line_events(block: int, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """What replay applies: the same events, in order, or the same error at the same line
+    (a recording changed on disk after its first reading)."""
+    monkeypatch.setattr(recording, "_BLOCK_BYTES", block)
+    rng = random.Random(block + 1)
+    texts = [p.read_bytes() for p in SOURCES]
+    path = tmp_path / "rec.jsonl"
+    kinds: set[str] = set()
+    for n in range(200):
+        data = texts[n % len(texts)]
+        if n % 4:
+            data = mutate(rng, data, texts)
+        path.write_bytes(data)
+        expected = reference_events(path)
+        assert block_events(path) == expected, (n, data[:300])
+        kinds.update(type(x).__name__ for x in expected)
+    assert {"CardRead", "Command", "str"} <= kinds
