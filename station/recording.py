@@ -202,10 +202,13 @@ def _read_events(stream: IO[bytes], name: str, line_no: int, build: bool = True
         block, rest = data[:cut], data[cut:]
         if block and _PLAIN_EVENTS.fullmatch(block) is not None:
             if build:
-                # The match guarantees each card line's keys and types: no check is left.
+                # The match guarantees each line's keys and types: no check is left.
                 for obj in orjson.loads(b"[" + block[:-1].replace(b"\n", b",") + b"]"):
-                    if obj["e"] == "card":
+                    kind = obj["e"]
+                    if kind == "card":
                         yield CardRead(obj["code"], obj["src"], obj["t"])
+                    elif kind == "cmd":
+                        yield Command(obj["action"], obj["actor"], obj["t"])
                     else:
                         yield event_from_json(obj)
         elif block:
