@@ -50,10 +50,12 @@ class RoundOutcome(NamedTuple):
 
 def decide(player: tuple[Card, ...], banker: tuple[Card, ...]) -> RoundOutcome:
     """Build the outcome of a complete round (the caller has checked the tableau)."""
-    pt = hand_total(player)
-    bt = hand_total(banker)
+    # Two or three cards a hand: the totals from the two-card totals, without a generator
+    # (hand_total), as this runs on every round.
     p2 = (player[0].value + player[1].value) % 10
     b2 = (banker[0].value + banker[1].value) % 10
+    pt = p2 if len(player) == 2 else hand_total(player)
+    bt = b2 if len(banker) == 2 else hand_total(banker)
     winner = Winner.PLAYER if pt > bt else Winner.BANKER if bt > pt else Winner.TIE
     p_pair = player[0].rank == player[1].rank
     b_pair = banker[0].rank == banker[1].rank
