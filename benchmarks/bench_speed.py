@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -263,9 +264,19 @@ def main() -> None:
     sys.path.insert(0, str(tree))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load "
           f"{os.getloadavg()[0]:.1f}; commands of {tree}; {runs} run(s); CPU time")
+    # First, while this process is small: Linux reports a child's peak as at least the size
+    # of the process it was forked from.
+    counts = (2, 20) if args.quick else (200, 2000)
+    rss = memory(tree, counts, 1 if args.quick else 2)
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print("max RSS of simulate, KiB: " + ", ".join(
+        f"--shoes {n}: {spread([float(v) for v in rss[n]])}" for n in counts)
+        + f" (this process: {own:,})")
     n = 20_000 if args.quick else 200_000
-    print(f"reference: one plain transitions trigger {trigger_us(n):.2f} us (issue 13: 7.4 us); "
-          f"the same on station.fsm.LeanMachine {trigger_us(n, lean=True):.2f} us")
+    lean = (f"; the same on station.fsm.LeanMachine {trigger_us(n, lean=True):.2f} us"
+            if (tree / "station" / "fsm.py").exists() else "")
+    print(f"reference: one plain transitions trigger {trigger_us(n):.2f} us (issue 13: 7.4 us)"
+          + lean)
     with tempfile.TemporaryDirectory() as tmp:
         rates = command_rates(tree, shoes, runs, Path(tmp))
     rounds = int(rates.pop("rounds")[0])
@@ -290,10 +301,6 @@ def main() -> None:
         extra = statistics.median(values) - base
         print(f"  {name}: {spread(values, '{:.3f}')}" + (f", +{extra:.3f}" if values is not
                                                           cpu["python -c pass"] else ""))
-    counts = (2, 20) if args.quick else (200, 2000)
-    rss = memory(tree, counts, 1 if args.quick else 2)
-    print("max RSS of simulate, KiB: " + ", ".join(
-        f"--shoes {n}: {spread([float(v) for v in rss[n]])}" for n in counts))
 
 
 if __name__ == "__main__":
