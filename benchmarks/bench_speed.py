@@ -284,8 +284,9 @@ def main() -> None:
           "target >= 12,000):")
     for name, values in rates.items():
         print(f"  {name}: {spread(values)}")
-    ratio = [y / s for y, s in zip(rates["yardstick"], rates["simulate"], strict=True)]
-    print(f"  yardstick / simulate: {spread(ratio, '{:.2f}')}")
+    for other in ("replay", "yardstick"):
+        ratio = [y / s for y, s in zip(rates[other], rates["simulate"], strict=True)]
+        print(f"  {other} / simulate, run by run: {spread(ratio, '{:.2f}')}")
     for prompts in (False, True):
         med, p99, n, clock = apply_per_card(3 if args.quick else shoes, prompts)
         print(f"Station.apply per card read, prompts={prompts} ({n} reads, thread CPU, clock "
