@@ -28,17 +28,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"station {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
-        if only is None or name == only:
+        # A module's command is its name with hyphens (install_service: install-service).
+        summary = SUMMARIES.get(name.replace("_", "-"))
+        if only is None or name == only or summary is None:
             importlib.import_module(f"station.commands.{name}").register(sub)
         else:
-            sub.add_parser(name, help=SUMMARIES[name], add_help=False)
+            sub.add_parser(name.replace("_", "-"), help=summary, add_help=False)
     return parser
 
 
 def _command(words: list[str]) -> str:
     # The top-level options take no values, so the first word that is not one names the
     # command; "" (none, or not a command) imports no command module.
-    first = next((w for w in words if not w.startswith("-")), "")
+    first = next((w for w in words if not w.startswith("-")), "").replace("-", "_")
     return first if first in COMMANDS else ""
 
 

@@ -16,7 +16,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from station.cli import build_parser
-from station.commands import COMMANDS
+from station.commands import COMMANDS, SUMMARIES
 from station.roads.xmltext import escape, quoteattr
 from tests.conftest import REPO
 
@@ -73,6 +73,11 @@ def test_analyze_imports_the_analysis_when_it_runs() -> None:
 
 def _help(parser: object) -> str:
     return parser.format_help()  # type: ignore[attr-defined, no-any-return]
+
+
+def test_every_command_has_its_summary() -> None:
+    # Without one, `station --help` imports the command's module to list it.
+    assert {c.replace("_", "-") for c in COMMANDS} <= set(SUMMARIES)
 
 
 def test_the_fast_help_lists_each_command_as_its_module_describes_it() -> None:

@@ -11,7 +11,8 @@ COMMANDS: tuple[str, ...] = ("run", "simulate", "replay", "roads", "analyze", "j
 
 # Each command's one-line help, for ``station --help``: the station lists its commands
 # without importing their modules (and what they import), so it starts fast. The modules'
-# own ``register`` passes the same text; tests/test_startup.py holds the two equal.
+# own ``register`` passes the same text; tests/test_startup.py holds the two equal. A
+# command missing here is imported to be listed (correct, but slower to start).
 SUMMARIES: dict[str, str] = {
     "run": "run the station daemon",
     "simulate": "play shoes as fast as possible",
@@ -21,4 +22,6 @@ SUMMARIES: dict[str, str] = {
     "journal": "verify a journal, or export it as a recording",
     "keygen": "write a new Ed25519 key pair for signing upstream messages",
     "monitor": "print what the configured reader sends",
+    "install-service": "install the systemd unit, udev rules and a config skeleton",
+    "check-config": "validate a config and open each device it names",
 }
