@@ -24,4 +24,6 @@ SUMMARIES: dict[str, str] = {
     "monitor": "print what the configured reader sends",
     "install-service": "install the systemd unit, udev rules and a config skeleton",
     "check-config": "validate a config and open each device it names",
+    "pin": "set or remove a supervisor's PIN for the web display",
+    "ctl": "control a running station through its web display's API",
 }
