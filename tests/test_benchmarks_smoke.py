@@ -31,6 +31,10 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # Benchmarks of the camera reader and of the service (issues 9 and 12).
     "bench_camera.py": (("--quick", "--frames", "100"), ("accepted misreads",)),
     "bench_service.py": (("--starts", "1"), ("start to READY",)),
+    # The web display (issue 10): the loop's share only; its browser half (a whole shoe in
+    # Chromium, a minute and more) is what tests/test_web_browser.py already drives.
+    "bench_display.py": (("--pages", "2", "--repeat", "1", "--pace-s", "0", "--skip-browser",
+                          "--dir", "{tmp}"), ("2 pages vs none, loop CPU",)),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 
