@@ -123,6 +123,7 @@ class CameraReader(EventSource):
         self._last_ts: float | None = None
         self._recorder: Recorder | None = None
         self.frames = 0  # frames read, all connections together (for tests and monitor)
+        self.direct = False  # whether the open source's Motion-JPEG frames are read directly
         # Set while frames are flowing, cleared when the camera is lost (as SerialScanner's).
         self.connected = threading.Event()
 
@@ -200,6 +201,7 @@ class CameraReader(EventSource):
 
     def _read(self, cap: Capture) -> None:
         """Read and handle frames until stopped or a read fails (end of file, lost camera)."""
+        self.direct = cap.direct
         while not self.stopping.is_set():
             got = cap.read()
             if got is None:
