@@ -222,6 +222,8 @@ def bench_candidates(path: Path, roi: tuple[int, int, int, int]) -> None:
         return
     row("PyTurboJPEG, whole frame decoded to gray",
         lambda p: jpeg.decode(p.tobytes(), pixel_format=TJPF_GRAY))
+    row(f"PyTurboJPEG, header says {rows} rows, decoded to gray (silent)",
+        lambda p: jpeg.decode(_shorter(p, rows).tobytes(), pixel_format=TJPF_GRAY))
     row("PyTurboJPEG, lossless crop to the MCU-aligned region only",
         lambda p: jpeg.crop(p.tobytes(), x, y, w, h, gray=True))
     row("PyTurboJPEG, lossless crop, then decoded to gray",
