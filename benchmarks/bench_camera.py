@@ -173,6 +173,11 @@ def bench_candidates(path: Path, roi: tuple[int, int, int, int]) -> None:
         packets.append(np.asarray(packet, dtype=np.uint8).reshape(-1).copy())
     cap.release()
     rows = -(-(y + h) // 16) * 16  # the region's bottom, rounded up to a 4:2:0 MCU row
+    for packet in packets:  # the shortened header decodes the same luma, bit for bit
+        whole = cv2.imdecode(packet, cv2.IMREAD_GRAYSCALE)
+        short = cv2.imdecode(_shorter(packet, rows), cv2.IMREAD_GRAYSCALE)
+        assert whole is not None and short is not None
+        assert np.array_equal(whole[:rows], short)
 
     def row(name: str, way: Callable[[NDArray[np.uint8]], object]) -> None:
         ns = []

@@ -125,6 +125,11 @@ def test_the_watchdog_reports_each_stall_once_and_only_while_armed() -> None:
         fired.clear()
         now[0] += 1.5
         assert fired.wait(5) and stalls[1] == pytest.approx(1.5)  # a new stall after a frame
+        dog.disarm()  # the reader gave up on that capture and reopens the source
+        fired.clear()
+        dog.arm()
+        now[0] += 1.2
+        assert fired.wait(5) and stalls[2] == pytest.approx(1.2)  # watched afresh
     finally:
         dog.stop()
 
