@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -64,7 +65,7 @@ def video(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[Pat
     return get
 
 
-def both_paths(path: Path, **kwargs: object) -> tuple[list[InputEvent], list[InputEvent]]:
+def both_paths(path: Path, **kwargs: Any) -> tuple[list[InputEvent], list[InputEvent]]:
     old = run_to_end(path, direct_jpeg=False, start_ts=START, **kwargs)
     new = run_to_end(path, direct_jpeg=True, start_ts=START, **kwargs)
     return old, new
@@ -79,10 +80,10 @@ def test_the_same_video_gives_the_same_events_on_both_paths(
         raw_new: list[tuple[str, float]] = []
         old = run_to_end(path, direct_jpeg=False, start_ts=START, roi=v.region,
                          decoder=decoder, codes=CodeFormat(cut_codes=[CUT_CODE]),
-                         on_raw=lambda p, c, t: raw_old.append((p, t)))
+                         on_raw=lambda p, c, t: raw_old.append((p, t)))  # noqa: B023
         new = run_to_end(path, direct_jpeg=True, start_ts=START, roi=v.region,
                          decoder=decoder, codes=CodeFormat(cut_codes=[CUT_CODE]),
-                         on_raw=lambda p, c, t: raw_new.append((p, t)))
+                         on_raw=lambda p, c, t: raw_new.append((p, t)))  # noqa: B023
         assert new == old, f"{name}/{decoder}"
         assert raw_new == raw_old, f"{name}/{decoder}: the frames decoded differ"
         expected = [c for c in v.codes if c != "XX"]
@@ -111,7 +112,7 @@ def test_the_whole_frame_and_a_damaged_file_give_the_same_events_on_both_paths(
 
 def test_a_motion_jpeg_source_is_read_directly_and_any_other_codec_as_before(
         video: Callable[[str], tuple[Path, ShoeVideo]], tmp_path: Path) -> None:
-    path, v = video("code128")
+    path, _ = video("code128")
     for direct in (True, False):
         cap = open_capture(parse_source(str(path)), clock=time.time, start_ts=0.0,
                            direct=direct)
@@ -178,6 +179,7 @@ def test_the_gray_pixels_are_the_luma_of_the_frame_and_camera_frames_decode() ->
     gray = decode_luma(packet)
     assert gray is not None and gray.shape == (240, 320)
     bgr = cv2.imdecode(packet, cv2.IMREAD_COLOR)
+    assert bgr is not None
     # The same weighted sum as OpenCV's BGR-to-gray, up to the rounding of the colour path.
     diff = np.abs(gray.astype(int) - cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY).astype(int))
     assert int(diff.max()) <= 8 and float(diff.mean()) < 1.5
