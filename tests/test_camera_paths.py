@@ -266,3 +266,29 @@ def test_every_card_is_still_read_through_a_stream_on_the_direct_path(
         finally:
             reader.stop()
     assert codes_of(got.events)[:3] == ["AS", "?unknown:XX", "KD"]
+
+
+def test_a_frame_that_does_not_decode_is_skipped_and_the_rest_is_read(
+        video: Callable[[str], tuple[Path, ShoeVideo]], tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    path, v = video("frozen")
+    packets = packets_of(str(path), limit=10_000)
+    # Two frames arrive as garbage (not even a JPEG any more): one before the first card, and
+    # the first of KD's three (the other two still agree on it).
+    for i in (1, 8):
+        packets[i] = b"\0" * 64 + packets[i][64:]
+    damaged = tmp_path / "damaged.avi"
+    writer = cv2.VideoWriter(str(damaged), cv2.CAP_FFMPEG, cv2.VideoWriter.fourcc(*"MJPG"),
+                             v.fps, v.size, [cv2.VIDEOWRITER_PROP_RAW_VIDEO, 1])
+    assert writer.isOpened()
+    for packet in packets:
+        writer.write(np.frombuffer(packet, np.uint8).reshape(1, -1))
+    writer.release()
+    events = run_to_end(damaged, roi=v.region, start_ts=START)
+    assert codes_of(events) == ["AS", "KD", "QH", "2C"]
+    # The frozen stretch is reported as in the whole file, and the file was read to its end.
+    lost = [e for e in events if isinstance(e, DeviceLost)]
+    assert len(lost) == 1 and lost[0].reason.startswith("image frozen"), events
+    assert [r.message for r in caplog.records if "does not decode" in r.message] == [
+        f"{damaged}: a Motion-JPEG frame that does not decode was skipped (damaged in "
+        f"transfer?)"]

@@ -94,7 +94,7 @@ class Capture:
         self.fps = fps if math.isfinite(fps) and 0 < fps <= 1000 else DEFAULT_FPS
         count = cap.get(cv2.CAP_PROP_FRAME_COUNT)
         self.frame_count = int(count) if math.isfinite(count) and count > 0 else None
-        self.index = 0  # frames read so far
+        self.index = 0  # frames read so far (skipped ones included)
         self._last_ms = -1.0
 
     def read(self) -> tuple[NDArray[np.uint8], float] | None:
@@ -111,6 +111,7 @@ class Capture:
                 self.packet, image = packet, gray
                 break
             self.skipped += 1
+            self.index += 1  # a frame of the source all the same: the file did not end here
             if self.skipped == 1:
                 log.warning("%s: a Motion-JPEG frame that does not decode was skipped "
                             "(damaged in transfer?)", self.source)
