@@ -5,17 +5,20 @@ or a touched file; never a card that was not in the video; what is wrong is repo
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from drivers.camera import CameraReader
 from drivers.camera.capture import parse_source
 from drivers.camera.pipeline import check_roi
 from drivers.events import CardRead, CutCardSeen, DeviceLost, DeviceRestored
 from drivers.sim_camera import ShoeVideo, write_video
-from tests.camerakit import run_to_end
+from tests.camerakit import Collected, run_to_end
+from tests.mjpegkit import MjpegStream, packets_of
 
 CODES = ["AS", "KD", "QH", "2C"]
 
@@ -97,3 +100,30 @@ def test_a_video_of_random_bytes_is_reported_not_raised(tmp_path: Path) -> None:
         path.write_bytes(bytes(rng.randrange(256) for _ in range(n)))
         events = run_to_end(path)
         assert len(events) == 1 and isinstance(events[0], DeviceLost), (n, events)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_stream_of_damaged_frames_never_crashes_or_invents_a_card(
+        seed: int, video: tuple[bytes, ShoeVideo], tmp_path: Path) -> None:
+    """An IP camera on 127.0.0.1 whose frames arrive damaged (bytes flipped, cut short, pieces
+    dropped), read directly (each frame decoded by libjpeg, gray only): damaged frames are
+    skipped or decoded as they are, and nothing is posted that was not in the video."""
+    path = tmp_path / "good.avi"
+    path.write_bytes(video[0])
+    rng = random.Random(seed)
+    packets = [mutate(p, rng) if rng.random() < 0.5 else p for p in packets_of(str(path))]
+    with MjpegStream(packets, fps=120) as stream:
+        reader = CameraReader(stream.url, roi=video[1].region)
+        got = Collected()
+        reader.start(got.post, got.end)
+        try:
+            deadline = time.monotonic() + 20
+            while stream.sent < 2 * len(packets) and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            reader.stop()
+    assert got.error is None and not got.ended.is_set()
+    for e in got.events:
+        assert isinstance(e, CardRead | CutCardSeen | DeviceLost | DeviceRestored)
+        if isinstance(e, CardRead):
+            assert e.code in CODES, f"seed {seed}: {e.code} was never in the video"

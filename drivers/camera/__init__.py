@@ -18,11 +18,16 @@ class CameraUnavailable(ImportError):
 INSTALL_HINT = "install the camera extra: pip install 'dealer-station[camera]'"
 
 try:
-    import cv2  # noqa: F401  (checked here so every module below may import it plainly)
+    import cv2  # checked here so every module below may import it plainly
     import numpy  # noqa: F401
 except ImportError as exc:
     raise CameraUnavailable(f"the camera reader needs OpenCV and numpy ({exc}); "
                             f"{INSTALL_HINT}") from exc
+
+# OpenCV logs its own "[ WARN:0@...] global cap.cpp ..." lines on stderr when, say, a file is
+# not a video; the reader reports each such fault itself, with the fix, as DeviceLost. Errors
+# only, then: what remains on stderr is OpenCV failing in a way the reader did not foresee.
+cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
 
 from drivers.camera.reader import CameraReader  # noqa: E402
 

@@ -6,10 +6,12 @@ three are live: frames are stamped with the clock when they arrive, and a failur
 camera to reopen. A file is stamped with its own frame time (the start time plus the frame's
 position), so replaying it is deterministic and it is read as fast as decoding allows.
 
-Recordings (``Recorder``) are Motion-JPEG in AVI: what USB cameras themselves send at 720p, so
-a recording holds what the camera gave with little more loss; OpenCV's headless wheel writes
-and reads it through its bundled FFmpeg, and it decodes in about 2 ms a 1280x720 frame on one
-core here (the lossless codecs it writes, FFV1, HuffYUV and PNG, took 8-70 ms).
+Recordings (``Recorder``) are Motion-JPEG in AVI: what USB cameras themselves send at 720p.
+From a Motion-JPEG source read directly (``Capture.direct``) the recording holds the very
+frames the source sent, byte for byte (OpenCV's FFmpeg writer takes them as they are, in
+microseconds); from any other source OpenCV encodes the BGR frames. OpenCV's headless wheel
+writes and reads it through its bundled FFmpeg (the lossless codecs it writes, FFV1, HuffYUV
+and PNG, took 8-70 ms a 1280x720 frame here, too slow to replay at camera speed).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from typing import Final
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+
+from drivers.camera.jpeg import decode_luma, is_mjpeg
 
 log = logging.getLogger(__name__)
 
@@ -69,25 +73,48 @@ def parse_source(source: str | int, live: bool | None = None) -> Source:
 
 
 class Capture:
-    """An open source: ``read()`` gives the next frame and its time, or None (failed/ended)."""
+    """An open source: ``read()`` gives the next frame and its time, or None (failed/ended).
+
+    ``direct``: the source sends Motion-JPEG and OpenCV hands over each compressed frame
+    (``packet``, kept until the next read, for the recording); ``read()`` then gives the
+    frame's gray pixels, decoded by ``jpeg.decode_luma``, instead of OpenCV's BGR frame. A
+    compressed frame that does not decode is skipped (counted in ``skipped``), as OpenCV's own
+    decoding skips one."""
 
     def __init__(self, cap: cv2.VideoCapture, source: Source, *, clock: Callable[[], float],
-                 start_ts: float) -> None:
+                 start_ts: float, direct: bool = False) -> None:
         self._cap = cap
         self.source = source
         self.clock = clock
         self.start_ts = start_ts
+        self.direct = direct
+        self.packet: NDArray[np.uint8] | None = None
+        self.skipped = 0
         fps = float(cap.get(cv2.CAP_PROP_FPS))
         self.fps = fps if math.isfinite(fps) and 0 < fps <= 1000 else DEFAULT_FPS
         count = cap.get(cv2.CAP_PROP_FRAME_COUNT)
         self.frame_count = int(count) if math.isfinite(count) and count > 0 else None
-        self.index = 0  # frames read so far
+        self.index = 0  # frames read so far (skipped ones included)
         self._last_ms = -1.0
 
     def read(self) -> tuple[NDArray[np.uint8], float] | None:
-        ok, frame = self._cap.read()
-        if not ok or frame is None or frame.size == 0:
-            return None
+        while True:
+            ok, frame = self._cap.read()
+            if not ok or frame is None or frame.size == 0:
+                return None
+            if not self.direct:
+                image = np.asarray(frame, dtype=np.uint8)
+                break
+            packet = np.asarray(frame, dtype=np.uint8)
+            gray = decode_luma(packet)
+            if gray is not None:
+                self.packet, image = packet, gray
+                break
+            self.skipped += 1
+            self.index += 1  # a frame of the source all the same: the file did not end here
+            if self.skipped == 1:
+                log.warning("%s: a Motion-JPEG frame that does not decode was skipped "
+                            "(damaged in transfer?)", self.source)
         if self.source.live:
             ts = self.clock()
         else:
@@ -99,17 +126,34 @@ class Capture:
             self._last_ms = ms
             ts = self.start_ts + ms / 1000.0
         self.index += 1
-        return np.asarray(frame, dtype=np.uint8), ts
+        return image, ts
 
     def close(self) -> None:
         with contextlib.suppress(cv2.error):
             self._cap.release()
 
 
+def _go_direct(cap: cv2.VideoCapture, source: Source) -> bool:
+    """Ask an open capture for compressed Motion-JPEG frames; whether it agreed. Only a
+    Motion-JPEG source is asked: any other codec keeps OpenCV's own decoding."""
+    try:
+        if not is_mjpeg(cap.get(cv2.CAP_PROP_FOURCC)):
+            return False
+        if source.kind in ("index", "device"):
+            # V4L2 hands over the camera's buffer as it came when not asked to convert it.
+            return bool(cap.set(cv2.CAP_PROP_CONVERT_RGB, 0))
+        return bool(cap.set(cv2.CAP_PROP_FORMAT, -1))  # FFmpeg: the demuxed packet
+    except cv2.error:
+        return False
+
+
 def open_capture(source: Source, *, clock: Callable[[], float], start_ts: float,
-                 open_timeout_s: float = 5.0, read_timeout_s: float = 2.0) -> Capture:
+                 open_timeout_s: float = 5.0, read_timeout_s: float = 2.0,
+                 direct: bool = True) -> Capture:
     """Open ``source``; ``OSError`` with the reason when it cannot be opened. The timeouts
-    bound how long a dead stream can block the reader (FFmpeg's own default is 30 s)."""
+    bound how long a dead stream can block the reader (FFmpeg's own default is 30 s).
+    ``direct``: take a Motion-JPEG source's compressed frames and decode their gray pixels
+    ourselves (``Capture``); False keeps OpenCV's BGR frames whatever the codec."""
     if source.kind == "file" and not Path(str(source.target)).is_file():
         raise OSError(f"no video file {source.target}")
     if source.kind in ("index", "device"):
@@ -127,7 +171,8 @@ def open_capture(source: Source, *, clock: Callable[[], float], start_ts: float,
         cap.release()
         what = "not a video OpenCV can read" if source.kind == "file" else "cannot be opened"
         raise OSError(f"{source}: {what}")
-    return Capture(cap, source, clock=clock, start_ts=start_ts)
+    return Capture(cap, source, clock=clock, start_ts=start_ts,
+                   direct=direct and _go_direct(cap, source))
 
 
 def check_record_path(path: Path) -> Path:
@@ -143,38 +188,46 @@ def check_record_path(path: Path) -> Path:
 
 class Recorder:
     """Writes every captured frame, whole and before the ROI, to a Motion-JPEG video, so a
-    replay of it runs the same pipeline on (almost) the same pixels. Opened at the first
-    frame, when the size is known. A failure to write is logged, never raised: losing the
-    recording must not stop the table's reader."""
+    replay of it runs the same pipeline on the same (or, re-encoded, almost the same)
+    pixels. Opened at the first frame, when the size is known, in one of two modes for good:
+    the source's own compressed frames (``packet`` given: copied as they are) or BGR frames
+    (encoded). A failure to write is logged, never raised: losing the recording must not stop
+    the table's reader."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._writer: cv2.VideoWriter | None = None
         self._size: tuple[int, int] | None = None
+        self._raw = False
         self.failed = False
         self._warned = False
         self.frames = 0
 
-    def write(self, frame: NDArray[np.uint8], fps: float) -> None:
+    def write(self, frame: NDArray[np.uint8], fps: float,
+              packet: NDArray[np.uint8] | None = None) -> None:
+        """Record one frame: ``frame`` the decoded image (its size), ``packet`` the source's
+        compressed frame when the capture reads Motion-JPEG directly."""
         if self.failed:
             return
         size = (frame.shape[1], frame.shape[0])
+        raw = packet is not None
         if self._writer is None:
+            params = [cv2.VIDEOWRITER_PROP_RAW_VIDEO, 1] if raw else []
             writer = cv2.VideoWriter(str(self.path), cv2.CAP_FFMPEG,
-                                     cv2.VideoWriter.fourcc(*"MJPG"), fps, size)
+                                     cv2.VideoWriter.fourcc(*"MJPG"), fps, size, params)
             if not writer.isOpened():
                 self.failed = True
                 log.warning("camera recording %s cannot be written; not recording", self.path)
                 return
-            self._writer, self._size = writer, size
-        if size != self._size or frame.ndim != 3:
-            # A camera that reopened at another size: one file holds one size.
+            self._writer, self._size, self._raw = writer, size, raw
+        if size != self._size or raw != self._raw or (not raw and frame.ndim != 3):
+            # A camera that reopened at another size or format: one file holds one kind.
             if not self._warned:
                 self._warned = True
-                log.warning("camera recording %s: frame size changed to %dx%d; frames of "
-                            "the new size are not recorded", self.path, *size)
+                log.warning("camera recording %s: frame size or format changed (%dx%d); "
+                            "frames of the new kind are not recorded", self.path, *size)
             return
-        self._writer.write(frame)
+        self._writer.write(frame if packet is None else packet.reshape(1, -1))
         self.frames += 1
 
     def close(self) -> None:

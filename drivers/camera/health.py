@@ -6,7 +6,13 @@ cards pass unseen, so each becomes a reason (``DeviceLost``) instead of silence.
 
 The checks look at a thumbnail (every 16th pixel of the whole frame, 80x45 at 1280x720) so
 they cost well under a tenth of a millisecond: a frozen camera freezes all of it, and a black
-image is black all over.
+image is black all over. They judge its luma (brightness, 0.299 R + 0.587 G + 0.114 B), so a
+BGR frame from OpenCV and a Motion-JPEG frame of which only the gray pixels were decoded
+(``jpeg.py``) are judged alike: the same frames give the same verdicts on either path. Luma is
+as sound a witness as colour: a stuck driver repeats its buffer byte for byte, so every
+component is frozen with the luma; a working sensor's noise is in every component, the luma
+included; and "black" means dark, which is what luma measures (a deep blue of B 60, G and R 0
+averages 20 over its three channels but has a luma of 7: dark, and no code reads in it).
 Timestamps are the frame's own (a file's frame time, or the clock for a live camera), so a
 replay judges a recording exactly as the live reader did.
 """
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -34,8 +41,14 @@ GOOD = Verdict(None, True)
 
 
 def thumbnail(frame: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    """Every ``THUMB_STEP``-th pixel of the frame (a view, no copy)."""
-    return frame[::THUMB_STEP, ::THUMB_STEP]
+    """The luma of every ``THUMB_STEP``-th pixel of a gray, BGR or BGRA frame (2-D)."""
+    thumb = frame[::THUMB_STEP, ::THUMB_STEP]
+    if thumb.ndim == 2:
+        return thumb
+    if thumb.shape[2] == 1:
+        return thumb[:, :, 0]
+    code = cv2.COLOR_BGRA2GRAY if thumb.shape[2] == 4 else cv2.COLOR_BGR2GRAY
+    return np.asarray(cv2.cvtColor(np.ascontiguousarray(thumb), code), dtype=np.uint8)
 
 
 class HealthMonitor:

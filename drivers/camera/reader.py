@@ -11,7 +11,8 @@ posted:
   the serial scanner's), so the station pauses and shows it. A payload seen in fewer frames is
   never posted: per frame it would be a stream of errors, and most are misreads;
 - a frozen or black image, frames dropped, a region of interest that does not fit the frame,
-  or a live camera that fails or cannot be opened: ``DeviceLost(name, reason)`` once, then
+  a live camera that fails or cannot be opened, or one that stalls inside ``read()`` for
+  ``stall_s`` (``watchdog.py``, on its own thread): ``DeviceLost(name, reason)`` once, then
   ``DeviceRestored`` with the next good frame. A live camera is reopened with capped backoff;
 - a video file read to its end: ``_run`` returns (the owner's ``ended(source, None)``); one
   that stops before the frame count its header gives, or cannot be opened, posts
@@ -19,6 +20,12 @@ posted:
 
 ``on_raw(payload, confidence, ts)`` (``station monitor --raw``) hears every decoded payload of
 every frame, on the reader's thread.
+
+A Motion-JPEG source (a file, a stream, a camera that sends MJPG) is read directly
+(``direct_jpeg``, the default): its compressed frames are taken from OpenCV and only their
+gray pixels decoded (``jpeg.py``), and the recording gets the frames as they came. Any other
+source, or ``direct_jpeg=False``, is decoded by OpenCV into BGR as before. Both give the same
+events (``tests/test_camera_paths.py``).
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from drivers.camera.capture import (
 from drivers.camera.decoders import make_decoder
 from drivers.camera.health import HealthMonitor
 from drivers.camera.pipeline import FramePipeline, roi_problem
+from drivers.camera.watchdog import StallWatchdog
 from drivers.codes import BadgeCode, CardCode, CodeFormat, CutCode, UnknownCode
 from drivers.events import CardRead, CutCardSeen, DeviceLost, DeviceRestored
 from drivers.framing import show_bytes
@@ -76,6 +84,8 @@ class CameraReader(EventSource):
         black_level: float = 16.0,
         gap_s: float = 1.0,
         backoff: Backoff | None = None,
+        stall_s: float = 2.0,
+        direct_jpeg: bool = True,
     ) -> None:
         """Everything is checked here, on the caller's thread: a bad source, decoder, ROI,
         symbology or threshold raises ``ValueError``; a missing library
@@ -83,7 +93,10 @@ class CameraReader(EventSource):
         decoder reads (``code128``, ``datamatrix``, ``qr``; pyzbar has no Data Matrix).
         ``release_frames``: frames a code must be absent before it can be reported again.
         ``live`` overrides whether the source is live (see ``capture.parse_source``).
-        ``start_ts``: the time of a video file's first frame (default: the clock at open)."""
+        ``start_ts``: the time of a video file's first frame (default: the clock at open).
+        ``stall_s``: a live source that gives no frame for this long is reported lost even
+        while OpenCV's ``read()`` has not returned. ``direct_jpeg``: decode a Motion-JPEG
+        source's frames ourselves, gray only (False: OpenCV's BGR frames, the old path)."""
         super().__init__()
         self.name = name
         self.source: Source = parse_source(source, live)
@@ -97,11 +110,20 @@ class CameraReader(EventSource):
         self.health = HealthMonitor(frozen_s=frozen_s, black_s=black_s,
                                     black_level=black_level, gap_s=gap_s)
         self.backoff = backoff if backoff is not None else Backoff(0.05, 2.0)
+        if not stall_s > 0:
+            raise ValueError(f"stall_s must be a positive number of seconds, not {stall_s}")
+        self.stall_s = stall_s
+        self.direct_jpeg = direct_jpeg
+        self._watchdog: StallWatchdog | None = None
+        # The watchdog posts from its own thread: the lost/restored state and the log-once
+        # set change under this lock, so DeviceLost and DeviceRestored always alternate.
+        self._state = threading.Lock()
         self._logged: set[str] = set()  # kinds of fault logged at WARNING since frames flowed
         self._lost = False  # DeviceLost posted and not yet answered by DeviceRestored
         self._last_ts: float | None = None
         self._recorder: Recorder | None = None
         self.frames = 0  # frames read, all connections together (for tests and monitor)
+        self.direct = False  # whether the open source's Motion-JPEG frames are read directly
         # Set while frames are flowing, cleared when the camera is lost (as SerialScanner's).
         self.connected = threading.Event()
 
@@ -121,7 +143,8 @@ class CameraReader(EventSource):
     def _run_file(self) -> None:
         start = self.start_ts if self.start_ts is not None else self.clock()
         try:
-            cap = open_capture(self.source, clock=self.clock, start_ts=start)
+            cap = open_capture(self.source, clock=self.clock, start_ts=start,
+                               direct=self.direct_jpeg)
         except OSError as exc:
             self._lose(str(exc), start)
             return
@@ -135,10 +158,22 @@ class CameraReader(EventSource):
             cap.close()
 
     def _run_live(self) -> None:
+        watchdog = StallWatchdog(self.stall_s, self._stalled, name=self.name)
+        self._watchdog = watchdog
+        watchdog.start()
+        try:
+            self._connect_and_read(watchdog)
+        finally:
+            watchdog.stop()
+
+    def _connect_and_read(self, watchdog: StallWatchdog) -> None:
         while not self.stopping.is_set():
+            watchdog.arm()
             try:
-                cap = open_capture(self.source, clock=self.clock, start_ts=self.clock())
+                cap = open_capture(self.source, clock=self.clock, start_ts=self.clock(),
+                                   direct=self.direct_jpeg)
             except OSError as exc:
+                watchdog.disarm()
                 self._lose(str(exc), self.clock())
                 self.stopping.wait(self.backoff.next())
                 continue
@@ -146,6 +181,7 @@ class CameraReader(EventSource):
                 self.health.reset()
                 self._read(cap)
             finally:
+                watchdog.disarm()
                 self.connected.clear()
                 cap.close()
             if self.stopping.is_set():
@@ -154,31 +190,42 @@ class CameraReader(EventSource):
                        self.clock())
             self.stopping.wait(self.backoff.next())
 
+    def _stalled(self, seconds: float) -> None:
+        """The watchdog's thread: no frame for ``seconds`` while the reader is in ``read()``
+        (or still opening the source)."""
+        if self.stopping.is_set():
+            return
+        self.connected.clear()
+        self._lose(f"no frame for {seconds:.1f} s (camera or stream stalled)", self.clock(),
+                   kind="stalled")
+
     def _read(self, cap: Capture) -> None:
         """Read and handle frames until stopped or a read fails (end of file, lost camera)."""
+        self.direct = cap.direct
         while not self.stopping.is_set():
             got = cap.read()
             if got is None:
                 return
             frame, ts = got
+            if self._watchdog is not None:
+                self._watchdog.frame()
             self._last_ts = ts
             self.frames += 1
             if not self.connected.is_set():
                 self.connected.set()
                 self.backoff.reset()
-                self._logged.clear()
+                with self._state:
+                    self._logged.clear()
             if self._recorder is not None:
-                self._recorder.write(frame, cap.fps)
+                self._recorder.write(frame, cap.fps, cap.packet if cap.direct else None)
             verdict = self.health.check(ts, frame)
             misfit = roi_problem(frame, self.pipeline.roi)
             problem = misfit or verdict.problem
             usable = misfit is None and verdict.usable
             if problem is not None:
                 self._lose(problem, ts)
-            elif self._lost:
-                log.info("%s: %s gives good frames again", self.name, self.source)
-                self._lost = False
-                self.post(DeviceRestored(self.name, ts))
+            else:
+                self._restore(ts)
             if usable:
                 self._decode(frame, ts)
 
@@ -204,15 +251,26 @@ class CameraReader(EventSource):
             log.warning("%s: unknown code %s", self.name, shown)
             self.post(CardRead(f"?unknown:{shown}", self.name, ts))
 
-    def _lose(self, reason: str, ts: float) -> None:
+    def _lose(self, reason: str, ts: float, kind: str | None = None) -> None:
         """Report the camera lost once; each kind of reason is logged once (a frozen image
-        gives a new "for N s" every frame: the kind is what comes before the first colon)."""
-        kind = reason.split(":", 1)[0]
-        if kind in self._logged:
-            log.debug("%s: %s", self.name, reason)
-        else:
-            self._logged.add(kind)
-            log.warning("%s: %s", self.name, reason)
-        if not self._lost:
-            self._lost = True
-            self.post(DeviceLost(self.name, reason, ts))
+        gives a new "for N s" every frame: the kind is what comes before the first colon,
+        unless given). Called by the reader's thread and the watchdog's."""
+        kind = reason.split(":", 1)[0] if kind is None else kind
+        with self._state:
+            if kind in self._logged:
+                log.debug("%s: %s", self.name, reason)
+            else:
+                self._logged.add(kind)
+                log.warning("%s: %s", self.name, reason)
+            if not self._lost:
+                self._lost = True
+                self.post(DeviceLost(self.name, reason, ts))
+
+    def _restore(self, ts: float) -> None:
+        """A good frame: if the camera was reported lost, it is back."""
+        with self._state:
+            if not self._lost:
+                return
+            log.info("%s: %s gives good frames again", self.name, self.source)
+            self._lost = False
+            self.post(DeviceRestored(self.name, ts))
