@@ -10,10 +10,16 @@ one that would also match the card format is refused at construction (it would b
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
+
+from drivers.events import CardRead, CutCardSeen
+from drivers.framing import show_bytes
+
+log = logging.getLogger(__name__)
 
 # Today's forms: AS, TD, 10H, QH (any case). The groups ``rank`` and ``suit`` are required.
 DEFAULT_CODE_FORMAT: Final = r"(?P<rank>10|[A2-9TJQK])(?P<suit>[SHDC])"
@@ -95,3 +101,21 @@ class CodeFormat:
         if card is not None:
             return CardCode(card, payload)
         return UnknownCode(payload)
+
+
+def code_event(code: Code, raw: bytes, source: str, ts: float) -> CardRead | CutCardSeen | None:
+    """What a reader posts for a classified payload, whatever the device: a card, the cut
+    card, or, for a payload that is no known code, one ``CardRead`` whose code is
+    ``?unknown:<raw bytes shown>`` (never a card: the station pauses and shows it). A
+    supervisor badge is logged and gives None: no event carries it yet."""
+    if isinstance(code, CardCode):
+        return CardRead(code.code, source, ts)
+    if isinstance(code, CutCode):
+        return CutCardSeen(source, ts)
+    if isinstance(code, BadgeCode):
+        log.info("%s: supervisor badge %s read (not acted on by the drivers yet)", source,
+                 code.badge)
+        return None
+    shown = show_bytes(raw)
+    log.warning("%s: unknown code %s", source, shown)
+    return CardRead(f"?unknown:{shown}", source, ts)

@@ -40,8 +40,8 @@ from typing import Any
 import serial
 
 from drivers.base import EventSource
-from drivers.codes import BadgeCode, CardCode, CodeFormat, CutCode, UnknownCode
-from drivers.events import CardRead, CutCardSeen, DeviceLost, DeviceRestored
+from drivers.codes import CodeFormat, code_event
+from drivers.events import CardRead, DeviceLost, DeviceRestored
 from drivers.framing import Frame, FrameError, FrameParser, Parsed, show_bytes
 from drivers.reconnect import Backoff, LogOnce
 
@@ -152,17 +152,9 @@ class SerialScanner(EventSource):
             self.post(CardRead(error_code(item.reason, item.raw), self.name, ts))
             return
         assert isinstance(item, Frame)
-        code = self.codes.classify(item.payload)
-        if isinstance(code, CardCode):
-            self.post(CardRead(code.code, self.name, ts))
-        elif isinstance(code, CutCode):
-            self.post(CutCardSeen(self.name, ts))
-        elif isinstance(code, BadgeCode):
-            log.info("%s: supervisor badge %s scanned (not acted on by this driver)",
-                     self.name, code.badge)
-        elif isinstance(code, UnknownCode):
-            log.warning("%s: unknown code %s", self.name, show_bytes(item.raw))
-            self.post(CardRead(error_code("unknown", item.raw), self.name, ts))
+        event = code_event(self.codes.classify(item.payload), item.raw, self.name, ts)
+        if event is not None:
+            self.post(event)
 
     def _close(self) -> None:
         ser, self._ser = self._ser, None

@@ -52,9 +52,8 @@ from drivers.camera.decoders import make_decoder
 from drivers.camera.health import HealthMonitor
 from drivers.camera.pipeline import FramePipeline, roi_problem
 from drivers.camera.watchdog import StallWatchdog
-from drivers.codes import BadgeCode, CardCode, CodeFormat, CutCode, UnknownCode
-from drivers.events import CardRead, CutCardSeen, DeviceLost, DeviceRestored
-from drivers.framing import show_bytes
+from drivers.codes import CodeFormat, code_event
+from drivers.events import DeviceLost, DeviceRestored
 from drivers.reconnect import Backoff
 
 log = logging.getLogger(__name__)
@@ -238,18 +237,10 @@ class CameraReader(EventSource):
             self._post_payload(payload, ts)
 
     def _post_payload(self, payload: str, ts: float) -> None:
-        code = self.codes.classify(payload)
-        if isinstance(code, CardCode):
-            self.post(CardRead(code.code, self.name, ts))
-        elif isinstance(code, CutCode):
-            self.post(CutCardSeen(self.name, ts))
-        elif isinstance(code, BadgeCode):
-            log.info("%s: supervisor badge %s shown (not acted on by this driver)",
-                     self.name, code.badge)
-        elif isinstance(code, UnknownCode):
-            shown = show_bytes(payload.encode("utf-8", errors="backslashreplace"))
-            log.warning("%s: unknown code %s", self.name, shown)
-            self.post(CardRead(f"?unknown:{shown}", self.name, ts))
+        raw = payload.encode("utf-8", errors="backslashreplace")
+        event = code_event(self.codes.classify(payload), raw, self.name, ts)
+        if event is not None:
+            self.post(event)
 
     def _lose(self, reason: str, ts: float, kind: str | None = None) -> None:
         """Report the camera lost once; each kind of reason is logged once (a frozen image
