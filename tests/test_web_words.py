@@ -401,3 +401,12 @@ def test_a_long_reason_ends() -> None:
     pieces are bounded (a runaway would hit the test's timeout)."""
     said = "; ".join(["x" * 40 + " lost (" + "y; " * 20] * 40)
     assert reason_zh("scanner lost (" + said + ")").startswith("scanner")
+
+
+def test_the_examples_in_docs_display_md_are_what_the_page_shows() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "display.md").read_text()
+    rows = re.findall(r"^\| `(.+)` \| (.+) \|$", text.split("| the station says |")[1]
+                      .split("\n\n")[0], flags=re.MULTILINE)
+    assert len(rows) >= 5
+    for en, zh in rows:
+        assert reason_zh(en) == zh, en
