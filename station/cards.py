@@ -7,7 +7,7 @@ objects, because it runs on every read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from station.errors import CardCodeError
@@ -27,10 +27,11 @@ class Card:
     value: int
     burn_count: int
     index: int  # 0..51, for array-indexed shoe counts on the hot path
+    # Stored, not a property: every record and check reads it, several times a round.
+    code: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def code(self) -> str:
-        return self.rank + self.suit
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", self.rank + self.suit)
 
     @property
     def is_red(self) -> bool:

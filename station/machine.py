@@ -19,6 +19,7 @@ from transitions import Machine
 
 from station.bets.model import Paytable, open_bets
 from station.cards import Card
+from station.fsm import LeanMachine
 from station.outcome import decide
 from station.results import complete_record, void_record
 from station.rules import banker_draws, player_draws
@@ -120,6 +121,17 @@ TRANSITIONS: list[dict[str, Any]] = [
 
 
 _PHASES = {p.value: p for p in Phase}
+_CALLBACK_KEYS = ("prepare", "conditions", "unless", "before", "after")
+
+
+def _bound(table: list[dict[str, Any]], model: object) -> list[dict[str, Any]]:
+    """``table`` with each callback name replaced by the model's bound method: transitions
+    would otherwise look every name up on the model on every trigger. The table itself keeps
+    the names (it is what docs/machine.md is drawn from)."""
+    def bind(names: str | list[str]) -> list[Callable[..., Any]]:
+        return [getattr(model, n) for n in ([names] if isinstance(names, str) else names)]
+
+    return [{k: bind(v) if k in _CALLBACK_KEYS else v for k, v in t.items()} for t in table]
 _DRAWN_PAUSED = "drawn while paused:"
 _CUT_IN_BURN = "cut card came out during the burn: the shoe can give one more round"
 
@@ -128,6 +140,8 @@ class Dealing:
     """The model: the shoe, the round in progress and the pause, plus the callbacks named in
     ``TRANSITIONS``. ``events`` collects what the station must publish or show."""
 
+    # The library's full Machine runs the same table (tests/test_fsm.py compares the two).
+    machine_cls: type[Machine] = LeanMachine
     state: str
     # Bound by transitions at construction; declared so the type checker knows them.
     card_read: Callable[[Card], bool]
@@ -164,10 +178,10 @@ class Dealing:
         self.published: list[dict[str, Any]] = []  # drained by the station after each event
         self.notices: list[str] = []
         self.published_keys: set[str] = set()
-        self.machine = Machine(
+        self.machine = self.machine_cls(
             model=self,
             states=[p.value for p in Phase],
-            transitions=TRANSITIONS,
+            transitions=_bound(TRANSITIONS, self),
             initial=Phase.NO_SHOE.value,
             auto_transitions=False,
             ignore_invalid_triggers=False,

@@ -6,8 +6,8 @@ derived fact about a round is computed once, here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from station.cards import Card, hand_total
 from station.rules import NATURALS
@@ -19,9 +19,11 @@ class Winner(StrEnum):
     TIE = "tie"
 
 
-@dataclass(frozen=True, slots=True)
-class RoundOutcome:
-    """Cards in deal order per hand and everything a bet or road needs from them."""
+class RoundOutcome(NamedTuple):
+    """Cards in deal order per hand and everything a bet or road needs from them.
+
+    A named tuple, immutable like the frozen dataclass it was, and built in one C call:
+    one is built for every round (a frozen dataclass sets its twelve fields one by one)."""
 
     player: tuple[Card, ...]
     banker: tuple[Card, ...]
@@ -48,10 +50,12 @@ class RoundOutcome:
 
 def decide(player: tuple[Card, ...], banker: tuple[Card, ...]) -> RoundOutcome:
     """Build the outcome of a complete round (the caller has checked the tableau)."""
-    pt = hand_total(player)
-    bt = hand_total(banker)
+    # Two or three cards a hand: the totals from the two-card totals, without a generator
+    # (hand_total), as this runs on every round.
     p2 = (player[0].value + player[1].value) % 10
     b2 = (banker[0].value + banker[1].value) % 10
+    pt = p2 if len(player) == 2 else hand_total(player)
+    bt = b2 if len(banker) == 2 else hand_total(banker)
     winner = Winner.PLAYER if pt > bt else Winner.BANKER if bt > pt else Winner.TIE
     p_pair = player[0].rank == player[1].rank
     b_pair = banker[0].rank == banker[1].rank

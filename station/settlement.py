@@ -10,12 +10,17 @@ docs/paytables.md states the same for the game server's developers.
 from __future__ import annotations
 
 from fractions import Fraction
+from operator import itemgetter
+from typing import Final
 
-from station.bets.model import PUSH, Paytable, Settled
+from station.bets.first_two import FORTUNE_RANK
+from station.bets.model import PUSH, Bet, Paytable, Settled
 from station.bets.registry import reads, settle_bet
+from station.cards import ALL_CARDS, Card
 from station.outcome import RoundOutcome
 
 BetResults = dict[str, dict[str, object]]
+CLASS_CACHE_MAX: Final = 2048  # of the 7,072 classes of the first four cards (8 decks)
 
 
 def json_number(x: Fraction) -> int | float:
@@ -61,36 +66,88 @@ class Settler:
 
     Bets whose kind reads only the round's values depend on nothing but (player total,
     banker total, player cards, banker cards): naturals follow from those too (a natural
-    is a two-card hand against a two-card hand with a total of 8 or 9). That is 400 cases,
-    so their entries are settled once per case and reused; bets reading the first two cards'
-    ranks and suits are settled each round. ``tests/test_settlement_fast.py`` holds this
-    against ``settle`` on many rounds.
+    is a two-card hand against a two-card hand with a total of 8 or 9). That is 400 cases.
+    Bets reading the first two cards of each hand see only whether ranks and suits are equal,
+    whether a rank is 4 and whether a suit is hearts, diamonds or black (the symmetry the
+    exact analysis rests on, held to every kind by tests/test_analysis_symmetry.py), so the
+    first four cards fall into a few thousand classes. Each group's entries are settled once
+    per case or class and reused; a bet reading both is settled every round.
+    ``tests/test_settlement_fast.py`` holds this against ``settle``.
     """
 
     def __init__(self, paytable: Paytable) -> None:
         self.paytable = paytable
-        self._by_values: dict[tuple[int, int, int, int], BetResults] = {}
-        self._first_two = tuple(b for b in paytable.bets if reads(b) != {"values"})
+        groups: tuple[list[Bet], list[Bet], list[Bet]] = ([], [], [])
+        for bet in paytable.bets:
+            r = reads(bet)
+            groups[0 if r == {"values"} else 1 if r == {"first_two"} else 2].append(bet)
+        self._values, self._first_two, self._live = (tuple(g) for g in groups)
+        self._by_values: dict[tuple[int, int, int, int], tuple[Entry, ...]] = {}
+        self._by_class: dict[int, tuple[Entry, ...]] = {}
+        self._shared: dict[tuple[tuple[object, object], ...], tuple[Entry, ...]] = {}
         self._order = paytable.keys
+        # Where each bet's entry sits in (values entries + first-two entries + live ones).
+        place = {b.key: i for i, b in enumerate((*self._values, *self._first_two, *self._live))}
+        picks = [place[k] for k in self._order]
+        self._pick = itemgetter(*picks) if len(picks) > 1 else (lambda t: (t[picks[0]],))
 
     def settle(self, outcome: RoundOutcome) -> BetResults:
-        key = (outcome.player_total, outcome.banker_total, len(outcome.player),
-               len(outcome.banker))
-        cached = self._by_values.get(key)
-        if cached is None:
-            cached = settle(self.paytable, outcome)
-            for bet in self._first_two:
-                del cached[bet.key]
-            self._by_values[key] = cached
-        # Fresh entry dicts for every record, so no record can change another's.
-        if not self._first_two:
-            return {k: dict(v) for k, v in cached.items()}
-        fresh = {b.key: _entry(settle_bet(b, outcome)) for b in self._first_two}
-        # Keep paytable order, which the record promises.
-        return {k: dict(cached[k]) if k in cached else fresh[k] for k in self._order}
+        player, banker = outcome.player, outcome.banker
+        key = (outcome.player_total, outcome.banker_total, len(player), len(banker))
+        values = self._by_values.get(key)
+        if values is None:
+            values = self._by_values[key] = self._entries(self._values, outcome)
+        firsts: tuple[Entry, ...] = ()
+        if self._first_two:
+            p0, p1, b0, b1 = player[0].index, player[1].index, banker[0].index, banker[1].index
+            pair = _PAIR
+            # One int (six base-144 digits), not a tuple: the cache's keys stay small.
+            cls = (((((pair[p0][p1] * 144 + pair[b0][b1]) * 144 + pair[p0][b0]) * 144
+                     + pair[p0][b1]) * 144 + pair[p1][b0]) * 144 + pair[p1][b1])
+            firsts = self._by_class.get(cls) or self._first_two_entries(cls, outcome)
+        live = self._entries(self._live, outcome) if self._live else ()
+        # Fresh entry dicts for every record, so no record can change another's; paytable
+        # order, which the record promises.
+        return dict(zip(self._order, map(dict.copy, self._pick(values + firsts + live)),
+                        strict=True))
+
+    def _first_two_entries(self, cls: int, outcome: RoundOutcome) -> tuple[Entry, ...]:
+        entries = self._entries(self._first_two, outcome)
+        # Thousands of classes settle the same few ways: each class keeps a reference to one
+        # shared tuple, so the cache stays small however many classes a long run meets.
+        same = tuple((e["outcome"], e["pays"]) for e in entries)
+        entries = self._shared.setdefault(same, entries)
+        # Bounded, so a run of 2,000 shoes needs no more memory than one of 200: the common
+        # classes come first; a rare one past the bound is settled each time it comes.
+        if len(self._by_class) < CLASS_CACHE_MAX:
+            self._by_class[cls] = entries
+        return entries
+
+    @staticmethod
+    def _entries(bets: tuple[Bet, ...], outcome: RoundOutcome) -> tuple[Entry, ...]:
+        return tuple(_entry(settle_bet(b, outcome)) for b in bets)
 
     def refund_all(self) -> BetResults:
         return refund_all(self.paytable)
+
+
+Entry = dict[str, object]
+
+
+def _pair_table() -> list[list[int]]:
+    """For two cards (by index), a number that says what the first-two kinds can see of
+    them: whether their ranks are equal, their suits equal, and for each whether its rank is
+    4 and whether its suit is hearts, diamonds or black. Six of these over the first four
+    cards name the class of the deal exactly: S and C swap freely, other ranks than 4 too."""
+    def looks(card: Card) -> int:
+        suit = 0 if card.suit in ("S", "C") else 1 if card.suit == "H" else 2
+        return suit * 2 + (card.rank == FORTUNE_RANK)
+
+    return [[((x.rank == y.rank) * 2 + (x.suit == y.suit)) * 36 + looks(x) * 6 + looks(y)
+             for y in ALL_CARDS] for x in ALL_CARDS]
+
+
+_PAIR: Final = _pair_table()
 
 
 def _entry(s: Settled) -> dict[str, object]:

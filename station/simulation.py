@@ -31,6 +31,10 @@ DUE: dict[Phase, Due] = {
     Phase.PAUSED: Due.PAUSED,
 }
 
+# By the machine's state string: the loop reads it twice per step.
+_DUE_BY_STATE: dict[str, Due] = {p.value: due for p, due in DUE.items()}
+_PAUSED = Phase.PAUSED.value
+
 # A supervisor whose action leaves the table paused this many times in a row gives up, so a
 # pause no action can clear ends the simulation instead of looping.
 MAX_FUTILE_SUPERVISOR_ACTIONS = 3
@@ -56,9 +60,10 @@ def simulate(
     """Run until the dealer has nothing more to do; return how it ended."""
     end = SimulationEnd()
     futile = 0
+    dealing = station.dealing
     while True:
-        phase = station.phase
-        steps = dealer.steps(DUE[phase])
+        state = dealing.state
+        steps = dealer.steps(_DUE_BY_STATE[state])
         if not steps:
             break
         for _, event in steps:
@@ -75,7 +80,7 @@ def simulate(
                             end.voids += 1
                 if on_outputs is not None:
                     on_outputs(outputs)
-        if phase is Phase.PAUSED and station.phase is Phase.PAUSED:
+        if state == _PAUSED and dealing.state == _PAUSED:
             futile += 1
             if futile >= MAX_FUTILE_SUPERVISOR_ACTIONS:
                 end.notes.append("the simulated supervisor could not clear the pause")

@@ -102,8 +102,14 @@ class Station:
         self._rescan_wanted = False  # paused on an unreadable card that was due
         self._lost: dict[str, str] = {}
         self._out: list[Output] = []
-        self.prompt = self._prompt()
+        self._shown = self._prompt()
         self._prompt_key: tuple[object, ...] = ()
+
+    @property
+    def prompt(self) -> Prompt:
+        """What the display shows now; without prompts, composed when asked (a fast run
+        still says where it ended)."""
+        return self._shown if self._prompts else self._prompt()
 
     @property
     def phase(self) -> Phase:
@@ -149,8 +155,8 @@ class Station:
         if key != self._prompt_key:
             self._prompt_key = key
             prompt = self._prompt()
-            if prompt != self.prompt:
-                self.prompt = prompt
+            if prompt != self._shown:
+                self._shown = prompt
                 out.append(prompt)
         return out
 
@@ -164,8 +170,9 @@ class Station:
         last = self._last_read.get(ev.source)
         self._last_read[ev.source] = (ident, ev.ts)
         # abs(): a wall clock stepped back (NTP) must not turn a bounce into a second card.
-        if (last is not None and last[0] == ident and self._dedupe_s > 0.0
-                and abs(ev.ts - last[1]) <= self._dedupe_s):
+        # The window first: it rules out nearly every read before any card is compared.
+        if (last is not None and self._dedupe_s > 0.0 and abs(ev.ts - last[1]) <= self._dedupe_s
+                and last[0] == ident):
             self._out.append(
                 Notice(
                     f"double read of {ev.code!r} from {ev.source} within "

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import REPO
 
-PURE = ["cards", "rules", "outcome", "shoe", "machine", "station", "results", "outputs",
+PURE = ["cards", "rules", "outcome", "shoe", "machine", "fsm", "station", "results", "outputs",
         "errors", "simulation", "settlement", "stats", "limits"]
 PURE_PACKAGES = ["bets", "analysis", "roads"]
 IO_MODULES = {"os", "sys", "io", "socket", "serial", "sqlite3", "subprocess", "pathlib",

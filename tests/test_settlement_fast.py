@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from drivers.simulated import CODES
+from station.analysis.first_two import first_four_classes
 from station.cards import parse_card
 from station.outcome import decide
 from station.paytable import load_paytable
 from station.rules import banker_draws, player_draws
-from station.settlement import Settler, settle
+from station.settlement import CLASS_CACHE_MAX, Settler, settle
 from tests.conftest import REPO
 
 PAYTABLES = [("seed000.yaml", ()), ("seed000.yaml", ("no_commission",)),
@@ -55,3 +56,26 @@ def test_records_never_share_their_bet_entries() -> None:
     first, second = settler.settle(decide(*hand)), settler.settle(decide(*hand))
     first["player"]["pays"] = 999
     assert second["player"] == {"outcome": "win", "pays": 1}
+
+
+@pytest.mark.parametrize("name", ["seed000.yaml", "seed003.yaml"])
+def test_settler_matches_settle_on_every_class_of_the_first_four_cards(name: str) -> None:
+    """Pairs, same-suit and identical pairs, 4s and diamonds come up rarely in random deals:
+    every class of the first four cards (and a relabelled copy of it) is settled here, each
+    after the class was cached from another deal of it, so a cache key too coarse fails."""
+    table = load_paytable(REPO / "config" / "paytables" / name)
+    settler = Settler(table)
+    rng = random.Random(11)
+    swap_suits = {"S": "C", "C": "S", "H": "H", "D": "D"}
+    others = [r for r in "A23567890JQK".replace("0", "T")]
+    for four, _ in first_four_classes(8):
+        ranks = dict(zip(others, rng.sample(others, len(others)), strict=True))
+        ranks["4"] = "4"
+        twin = [parse_card(ranks[c.rank] + swap_suits[c.suit]) for c in four]
+        for deal in ([*four], twin):
+            p, b = (deal[0], deal[2]), (deal[1], deal[3])
+            outcome = decide(p, b)
+            assert settler.settle(outcome) == settle(table, outcome), deal
+    # Bounded, whatever the number of rounds; past the bound, classes are settled afresh
+    # (the loop above met every class, so both paths were compared with settle()).
+    assert len(settler._by_class) == CLASS_CACHE_MAX < len(first_four_classes(8))

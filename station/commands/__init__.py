@@ -8,3 +8,22 @@ from __future__ import annotations
 
 COMMANDS: tuple[str, ...] = ("run", "simulate", "replay", "roads", "analyze", "journal", "keygen",
                              "monitor", "install_service", "check_config", "pin", "ctl")
+
+# Each command's one-line help, for ``station --help``: the station lists its commands
+# without importing their modules (and what they import), so it starts fast. The modules'
+# own ``register`` passes the same text; tests/test_startup.py holds the two equal. A
+# command missing here is imported to be listed (correct, but slower to start).
+SUMMARIES: dict[str, str] = {
+    "run": "run the station daemon",
+    "simulate": "play shoes as fast as possible",
+    "replay": "replay a recorded session",
+    "roads": "draw the scoreboard roads of a shoe",
+    "analyze": "exact house edge and return of every bet of a paytable",
+    "journal": "verify a journal, or export it as a recording",
+    "keygen": "write a new Ed25519 key pair for signing upstream messages",
+    "monitor": "print what the configured reader sends",
+    "install-service": "install the systemd unit, udev rules and a config skeleton",
+    "check-config": "validate a config and open each device it names",
+    "pin": "set or remove a supervisor's PIN for the web display",
+    "ctl": "control a running station through its web display's API",
+}

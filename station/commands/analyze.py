@@ -10,11 +10,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from station.analysis import PaytableAnalysis, analyze
 from station.limits import DECKS_MAX, DECKS_MIN, short
-from station.paytable import Paytable, load_paytable
+
+if TYPE_CHECKING:  # imported by run(): `station --help` and `analyze --help` start fast
+    from station.analysis import PaytableAnalysis
+    from station.paytable import Paytable
 
 # Issue 3: a live table's bet returning less than 70% or more than 100% is almost surely a
 # typo in a payout; say so before the table opens.
@@ -67,6 +69,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from station.analysis import analyze  # noqa: PLC0415 - see the imports
+    from station.paytable import load_paytable  # noqa: PLC0415
+
     paytable = load_paytable(args.paytable, args.variant)
     result = analyze(paytable, args.decks)
     if args.json:

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         from station.videoreplay import video_events  # noqa: PLC0415 - OpenCV when asked
 
         config = load_config(args.config or default_config_path())
-        station = Station(config.rules, config.paytable)
+        station = Station(config.rules, config.paytable, prompts=args.display)
         events = video_events(config, args.video, station)
     else:
         # A journal (SQLite) or a JSON Lines recording: the same events, the same station.
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
         recording = (read_journal(source) if is_journal_file(source)
                      else read_recording(source))
-        station = recording.station()
+        station = recording.station(prompts=args.display)
         events = recording.events
     rounds = voids = count = 0
     with outs:

@@ -12,7 +12,6 @@ import math
 import re
 from collections.abc import Iterator
 from typing import Final
-from xml.sax.saxutils import escape, quoteattr
 
 from station.roads.bead import bead_cell
 from station.roads.derived import ColourColumns
@@ -20,6 +19,7 @@ from station.roads.layout import Cell, draw
 from station.roads.model import ROWS, SIDES, Colour, Result, Round
 from station.roads.names import LABELS, TITLES
 from station.roads.scoreboard import Roads
+from station.roads.xmltext import escape, quoteattr
 
 COLOURS: Final[dict[str, str]] = {
     "banker": "#d32f2f",

@@ -3,7 +3,7 @@
 Budget: ``FUZZ_CASES`` seeded mutation cases in all (default 560: a few seconds in CI),
 spread over the seven file kinds, ``FUZZ_SEED`` picks the run (default 0, so CI is
 repeatable), ``FUZZ_SUBPROCESS`` cases per kind also run in a real subprocess under 256 MB
-and 2 s. A failing input is saved under ``FUZZ_FINDINGS`` (default: pytest's tmp folder)
+and 2 s of CPU time. A failing input is saved under ``FUZZ_FINDINGS`` (default: pytest's tmp folder)
 and named in the failure with its seed. docs/testing.md has the long-run command.
 """
 

@@ -1,0 +1,53 @@
+"""Every benchmark script still runs (issue 13): each in its smallest mode, in a subprocess.
+
+Only that it exits 0 and prints its figures is checked, never a time: the figures are for
+docs/benchmarks.md, measured on purpose, not by CI on a machine busy with other work.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.upstream.broker import MOSQUITTO
+
+SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # script: (arguments, what its output must hold)
+    "bench_speed.py": (("--quick",), ("simulate:", "replay:", "yardstick:",
+                                      "Station.apply per card read", "settle + record",
+                                      "station --help:", "max RSS")),
+    "bench_simulate.py": (("--shoes", "1", "--repeat", "1", "--triggers", "200"),
+                          ("rounds/s", "Station.apply per card read", "transitions trigger")),
+    "bench_roads.py": (("--rounds", "10", "--repeat", "2"), ("Scoreboard.add",)),
+    "bench_analyze.py": (("--repeat", "1"), ("end to end: ok",)),
+    "bench_journal.py": (("--appends", "20", "--dir", "{tmp}"), ("append p99",)),
+    "bench_serial.py": (("--cards", "5"), ("target p99 < 1.0 ms",)),
+    "bench_upstream.py": (("--cards", "5", "--outage-s", "60", "--big", "1"),
+                          ("card enqueue -> PUBACK", "drain after")),
+    # Benchmarks of the camera reader and of the service (issues 9 and 12).
+    "bench_camera.py": (("--quick", "--frames", "100"), ("accepted misreads",)),
+    "bench_service.py": (("--starts", "1"), ("start to READY",)),
+}
+PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
+
+
+def test_every_benchmark_script_is_covered() -> None:
+    assert set(PRESENT) <= set(SMALLEST), "add the new script's smallest mode to SMALLEST"
+
+
+@pytest.mark.parametrize("script", PRESENT)
+def test_a_benchmark_runs_in_its_smallest_mode(script: str, tmp_path: Path) -> None:
+    if script == "bench_upstream.py" and not Path(MOSQUITTO).exists():
+        pytest.fail("mosquitto is not installed: run scripts/setup --test (as root)")
+    args, expected = SMALLEST[script]
+    res = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / script),
+         *(a.format(tmp=tmp_path) for a in args)],
+        cwd=REPO, capture_output=True, text=True, timeout=110, check=False)
+    assert res.returncode == 0, res.stderr[-2000:]
+    for text in expected:
+        assert text in res.stdout, (text, res.stdout[-2000:])

@@ -1,0 +1,153 @@
+"""The first reading of a recording (refuse a bad one whole) accepts and refuses exactly
+what reading it line by line does, with the same message (issue 13 made it read blocks).
+
+The reference below is how every line used to be checked: each line after the header,
+as ``bounded_lines`` yields it, through ``_event``. Seeded mutations of real recordings, at
+block sizes that cut lines anywhere, must get the same verdict from both.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from station import recording
+from station.errors import InputFileError
+from station.limits import MAX_LINE_BYTES
+from station.recording import _event, _lines, read_recording
+from tests.conftest import REPO
+from tests.fuzz.mutate import mutate
+
+SOURCES = sorted((REPO / "tests" / "recordings").glob("*.jsonl"))
+SOURCES = [p for p in SOURCES if not p.name.endswith(".results.jsonl")]
+
+
+def reference(path: Path) -> str:
+    """'ok', or the error, checking line by line as before."""
+    try:
+        read_recording_header_only(path)
+        with path.open("rb") as stream:
+            lines = _lines(stream, str(path))
+            next(lines, None)
+            for line_no, line in lines:
+                _event(line, line_no, str(path))
+    except InputFileError as exc:
+        return str(exc)
+    return "ok"
+
+
+def read_recording_header_only(path: Path) -> None:
+    # The header is read as before; only the lines after it are checked in blocks now.
+    saved = recording._check_events
+    recording._check_events = lambda *_: None
+    try:
+        read_recording(path)
+    finally:
+        recording._check_events = saved
+
+
+def verdict(path: Path) -> str:
+    try:
+        read_recording(path)
+    except InputFileError as exc:
+        return str(exc)
+    return "ok"
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1000, 1 << 20])
+def test_blocks_of_any_size_get_the_line_by_line_verdict(block: int, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.setattr(recording, "_BLOCK_BYTES", block)
+    rng = random.Random(block)
+    texts = [p.read_bytes() for p in SOURCES]
+    path = tmp_path / "rec.jsonl"
+    seen = set()
+    for n in range(300):
+        data = texts[n % len(texts)]
+        if n % 5:
+            data = mutate(rng, data, texts)
+        path.write_bytes(data)
+        expected = reference(path)
+        assert verdict(path) == expected, (n, data[:300])
+        seen.add(expected == "ok")
+    assert seen == {True, False}
+
+
+def test_a_line_too_long_is_refused_at_its_number(tmp_path: Path) -> None:
+    text = SOURCES[0].read_bytes().splitlines(keepends=True)
+    text.insert(3, b" " * (MAX_LINE_BYTES + 5) + b"\n")
+    path = tmp_path / "rec.jsonl"
+    path.write_bytes(b"".join(text))
+    assert verdict(path) == reference(path)
+    assert "line 4: longer than 1024 KiB" in verdict(path)
+
+
+@pytest.mark.parametrize("line", [
+    b'{"t":4102444800.0,"e":"card","code":"AS","src":"a"}\n',  # 2100: refused
+    b'{"t":9999999999.5,"e":"card","code":"AS","src":"a"}\n',
+    b'{"t":4102444799.5,"e":"card","code":"AS","src":"a"}\n',  # just before: accepted
+    b'{"t":0.0,"e":"cut","src":"a"}\n',
+    b'{"t":1.5,"e":"card","code":"A\\u0000","src":"a"}\n',
+    b'{"t":1.5,"e":"card","code":"A\x01","src":"a"}\n',
+    b'{"t":1.5,"e":"card","code":"\xc3\xa9","src":"a"}\n',
+    b'{"t":1.5,"e":"card","code":"\xff","src":"a"}\n',
+    b'{"t":1.5,"e":"card","code":"AS","src":"a","extra":1}\n',
+    b'{"t":-1.5,"e":"card","code":"AS","src":"a"}\n',
+    b'{"t":1.5,"e":"teleport","src":"a"}\n',
+    b'{"t":1.5,"e":"lost","src":"a"}\n',
+])
+def test_edge_lines_get_the_line_by_line_verdict(line: bytes, tmp_path: Path) -> None:
+    path = tmp_path / "rec.jsonl"
+    path.write_bytes(SOURCES[0].read_bytes() + line)
+    assert verdict(path) == reference(path)
+    assert (verdict(path) == "ok") == (b"4102444799" in line or b'"cut"' in line
+                                       or b"\xc3\xa9" in line or b"extra" in line
+                                       or b"\\u0000" in line)
+
+
+def reference_events(path: Path) -> list[object]:
+    """Every event line by line, then the error that stops the reading, if any."""
+    out: list[object] = []
+    try:
+        with path.open("rb") as stream:
+            lines = _lines(stream, str(path))
+            next(lines, None)
+            for line_no, line in lines:
+                out.append(_event(line, line_no, str(path)))
+    except InputFileError as exc:
+        out.append(str(exc))
+    return out
+
+
+def block_events(path: Path) -> list[object]:
+    out: list[object] = []
+    try:
+        out.extend(recording._events(path, str(path)))
+    except InputFileError as exc:
+        out.append(str(exc))
+    return out
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1000, 1 << 20])
+def test_the_second_reading_yields_the_line_by_line_events(block: int, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """What replay applies: the same events, in order, or the same error at the same line
+    (a recording changed on disk after its first reading)."""
+    monkeypatch.setattr(recording, "_BLOCK_BYTES", block)
+    rng = random.Random(block + 1)
+    texts = [p.read_bytes() for p in SOURCES]
+    path = tmp_path / "rec.jsonl"
+    kinds: set[str] = set()
+    for n in range(200):
+        data = texts[n % len(texts)]
+        if n % 4:
+            data = mutate(rng, data, texts)
+        path.write_bytes(data)
+        expected = reference_events(path)
+        assert block_events(path) == expected, (n, data[:300])
+        kinds.update(type(x).__name__ for x in expected)
+    assert {"CardRead", "Command", "str"} <= kinds

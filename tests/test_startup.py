@@ -1,0 +1,110 @@
+"""A fast start: `station --help`, `roads` and `analyze` import only what they use (issue 13).
+
+Timings are the benchmark's (benchmarks/bench_speed.py); these tests check the property
+that makes the start fast, which no machine load can blur: the modules a command line
+imports, in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import xml.sax.saxutils
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from station.cli import build_parser
+from station.commands import COMMANDS, SUMMARIES
+from station.roads.xmltext import escape, quoteattr
+from tests.conftest import REPO
+
+# Modules every command but the one that needs them is spared: the other commands' modules,
+# and what they pull in (the XML, URL and HTTP stack, YAML, the machine, the analysis).
+HEAVY = ("xml.sax", "urllib.request", "http.client", "yaml", "transitions", "station.analysis",
+         "station.paytable", "station.config", "station.station", "drivers.simulated")
+
+PROBE = """
+import sys
+from station.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\nMODULES", " ".join(sorted(sys.modules)))
+"""
+
+
+def imported(*argv: str) -> set[str]:
+    res = subprocess.run([sys.executable, "-c", PROBE, *argv], cwd=REPO, capture_output=True,
+                         text=True, timeout=60, check=False)
+    line = next(x for x in res.stdout.splitlines() if x.startswith("MODULES "))
+    return set(line.split()[1:])
+
+
+def heavy_in(modules: set[str]) -> set[str]:
+    return {m for m in modules for h in HEAVY if m == h or m.startswith(h + ".")}
+
+
+def test_help_imports_no_command_module_and_nothing_heavy() -> None:
+    modules = imported("--help")
+    assert not {m for m in modules if m.startswith("station.commands.")}
+    assert not heavy_in(modules)
+
+
+@pytest.mark.parametrize("argv", [("roads", "--sequence", "BPPTB"), ("roads", "--help"),
+                                  ("analyze", "--help"), ("simulate", "--help"),
+                                  ("replay", "--help")])
+def test_a_command_imports_only_its_own_module(argv: tuple[str, ...]) -> None:
+    modules = imported(*argv)
+    commands = {m.removeprefix("station.commands.") for m in modules
+                if m.startswith("station.commands.")}
+    assert commands == {argv[0]}
+    if argv[0] in ("roads", "analyze"):
+        assert not heavy_in(modules)
+
+
+def test_analyze_imports_the_analysis_when_it_runs() -> None:
+    modules = imported("analyze", str(REPO / "config" / "paytables" / "seed000.yaml"))
+    assert "station.analysis" in modules
+
+
+def _help(parser: object) -> str:
+    return parser.format_help()  # type: ignore[attr-defined, no-any-return]
+
+
+def test_every_command_has_its_summary() -> None:
+    # Without one, `station --help` imports the command's module to list it.
+    assert {c.replace("_", "-") for c in COMMANDS} <= set(SUMMARIES)
+
+
+def test_the_fast_help_lists_each_command_as_its_module_describes_it() -> None:
+    # Every module registered: the help the station printed before commands were lazy.
+    assert _help(build_parser(only="")) == _help(build_parser())
+    for name in COMMANDS:
+        assert _help(build_parser(only=name)) == _help(build_parser())
+
+
+def test_station_help_and_an_unknown_command_behave_as_before() -> None:
+    res = subprocess.run([sys.executable, "-m", "station.cli", "--help"], cwd=REPO,
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert res.returncode == 0 and re.search(r"\n +analyze +exact house edge", res.stdout)
+    res = subprocess.run([sys.executable, "-m", "station.cli", "bogus"], cwd=REPO,
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert res.returncode == 2 and "invalid choice: 'bogus'" in res.stderr
+
+
+TEXT = st.text(alphabet=st.sampled_from(list("ab&<>\"'\n\r\t ;#x1")) | st.characters(),
+               max_size=40)
+
+
+@given(TEXT)
+@example("a\"b'c&<>\n\r\t")
+@example("only \"double\"")
+@example("only 'single'")
+def test_svg_escaping_is_the_standard_librarys(text: str) -> None:
+    assert escape(text) == xml.sax.saxutils.escape(text)
+    assert quoteattr(text) == xml.sax.saxutils.quoteattr(text)
