@@ -31,6 +31,11 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # Benchmarks of the camera reader and of the service (issues 9 and 12).
     "bench_camera.py": (("--quick", "--frames", "100"), ("accepted misreads",)),
     "bench_service.py": (("--starts", "1"), ("start to READY",)),
+    # The web display's (issue 10): its loop cost without the browser, and recovery.
+    "bench_display.py": (("--skip-browser", "--pages", "2", "--repeat", "1", "--pace-s",
+                          "0.001", "--dir", "{tmp}"), ("pages vs none, loop CPU",)),
+    "bench_recovery.py": (("--shoes", "0", "--repeat", "1", "--dir", "{tmp}"),
+                          ("recover, keeping the rounds", "reason_zh")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 
