@@ -76,7 +76,8 @@ def one_language(tmp: Path, lang: str, browser: Any) -> None:
             pty.send(["7C"])  # player 5+7=2; banker 5 draws on a 7
             wait(base, "the banker's third card", lambda s: s["phase"] == "banker_3")
             pty.send(["8H", "4H"])  # the round ends on 8H; 4H is not due
-            shoot(pages, lang, "paused", "#pause-reason", "card not due: 4H")
+            shoot(pages, lang, "paused", "#pause-reason",
+                  "不应派的牌" if zh else "card not due: 4H")
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(10)
             shoot(pages, lang, "offline", "#offline h1", "离线" if zh else "OFFLINE")

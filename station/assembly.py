@@ -118,7 +118,8 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
     if config.display.type == "web":
         from station.web.serve import web_display  # noqa: PLC0415 - only a web table needs aiohttp
 
-        daemon.display = web_display(config, daemon, [s.name for s in sources], closers)
+        daemon.display = web_display(config, daemon, [s.name for s in sources], closers,
+                                     rec.shoe_rounds)
     if rec.events:
         # Journaled like any input, so a replay shows the restart and what it paused.
         daemon.submit(Command(RESTART, "station", time.time()))

@@ -4,7 +4,8 @@ Every journaled event is applied again, in order, to a fresh station with the jo
 table rules and paytable; nothing is published again (those messages are in the outbox
 already, delivered or not). What the journal says about the physical table (the shoe in
 play, how many cards have left it, whether the cut card is out) is handed to the simulated
-table, which is a physical shoe too.
+table, which is a physical shoe too. The rounds of the shoe in play published before the
+restart are kept for the dealer's page (its results and roads), exactly as replayed.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
 from drivers.events import Command, InputEvent
 from station.journal import Journal
+from station.outputs import Published
 from station.station import Station
 
 # Accepted upstream commands are journaled with their id (``... [id]``) so a replayed id is
@@ -30,6 +33,17 @@ class Recovered:
     events: int = 0
     last_message_seq: int = 0  # the last upstream message's seq: numbering goes on from it
     command_ids: list[tuple[str, float]] = field(default_factory=list)  # (id, sent ts)
+    # The rounds (complete and void) of the last shoe that published one, in order.
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def shoe_rounds(self) -> list[dict[str, Any]]:
+        """The rounds published in the shoe in play (or the one just closed) before the
+        restart: what the page's results and roads showed. Empty once a new shoe began."""
+        shoe = self.station.dealing.shoe
+        if shoe is None or not self.rounds or self.rounds[-1].get("shoe") != shoe.shoe_id:
+            return []
+        return list(self.rounds)
 
     @property
     def shoe_position(self) -> tuple[int, int, bool, int]:
@@ -51,7 +65,9 @@ def recover(journal: Journal, on_event: Callable[[InputEvent], None] | None = No
     for record in journal.records():
         if on_event is not None:
             on_event(record.event)
-        station.apply(record.event)
+        for o in station.apply(record.event):
+            if type(o) is Published:
+                _keep_round(out.rounds, o.record)
         out.events += 1
         ev = record.event
         if isinstance(ev, Command) and ev.actor.startswith("upstream:"):
@@ -60,6 +76,13 @@ def recover(journal: Journal, on_event: Callable[[InputEvent], None] | None = No
                 out.command_ids.append((found.group(1), ev.ts))
     out.last_message_seq = last_message_seq(journal)
     return out
+
+
+def _keep_round(rounds: list[dict[str, Any]], record: dict[str, Any]) -> None:
+    # Only the latest shoe's: a journal holds days of shoes, the page shows one.
+    if rounds and rounds[-1].get("shoe") != record.get("shoe"):
+        rounds.clear()
+    rounds.append(record)
 
 
 def last_message_seq(journal: Journal) -> int:

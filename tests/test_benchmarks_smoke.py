@@ -35,6 +35,8 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # Chromium, a minute and more) is what tests/test_web_browser.py already drives.
     "bench_display.py": (("--pages", "2", "--repeat", "1", "--pace-s", "0", "--skip-browser",
                           "--dir", "{tmp}"), ("2 pages vs none, loop CPU",)),
+    "bench_recovery.py": (("--shoes", "0", "--repeat", "1", "--dir", "{tmp}"),
+                          ("recover, keeping the rounds", "reason_zh")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 

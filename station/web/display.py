@@ -12,14 +12,14 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
 
 from drivers.base import EventSource
 from drivers.events import InputEvent
-from station.outputs import Output, Prompt
+from station.outputs import Output, Prompt, Published
 from station.station import Station
 from station.web.hub import Hub
 from station.web.view import ShoeHistory, Surroundings, build_view, notices_of
@@ -33,12 +33,16 @@ class WebDisplay:
     """Turns the station into views for the page. Call ``show`` from the loop thread only."""
 
     def __init__(self, station: Station, hub: Hub, around: Surroundings,
-                 upstream: Callable[[], bool | None] | None = None) -> None:
+                 upstream: Callable[[], bool | None] | None = None,
+                 rounds: Iterable[dict[str, Any]] = ()) -> None:
+        """``rounds``: those of the shoe in play published before a restart
+        (``Recovered.shoe_rounds``), so the results and roads go on from the shoe's start."""
         self.station = station
         self.hub = hub
         self.around = around
         self._upstream = upstream
         self.history = ShoeHistory()
+        self.history.add(Published(r) for r in rounds)
         self.prompt: Prompt = station.prompt
         self.notices: deque[str] = deque(maxlen=5)
         self.last_outputs: list[Output] = []

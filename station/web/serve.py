@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from station.config import StationConfig
 from station.daemon import Daemon
@@ -14,9 +15,11 @@ from station.web.view import Surroundings
 
 
 def web_display(config: StationConfig, daemon: Daemon, devices: list[str],
-                closers: list[Callable[[], None]]) -> WebDisplay:
+                closers: list[Callable[[], None]],
+                rounds: Iterable[dict[str, Any]] = ()) -> WebDisplay:
     """The display, listening before the loop starts (a taken port is a config error, exit
-    2). Its server is stopped by ``closers`` after the loop, so pages then go offline."""
+    2). Its server is stopped by ``closers`` after the loop, so pages then go offline.
+    ``rounds``: the shoe's rounds published before a restart, for its results and roads."""
     settings = config.display
     outlet = daemon.outlet
     connected: Callable[[], bool | None] | None = None
@@ -26,7 +29,7 @@ def web_display(config: StationConfig, daemon: Daemon, devices: list[str],
     hub = Hub()
     around = Surroundings(config.rules.table, settings.language, settings.sound,
                           config.upstream.type, None, tuple(devices))
-    display = WebDisplay(daemon.station, hub, around, connected)
+    display = WebDisplay(daemon.station, hub, around, connected, rounds)
     control = WebControl(daemon.post, display)
     server = WebServer(hub, control, PinChecker(settings.credentials_file), settings.host,
                        settings.port)

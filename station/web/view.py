@@ -19,7 +19,7 @@ from station.outputs import Notice, Output, Prompt, Published
 from station.roads import Roads, Scoreboard
 from station.roads.svg import render_svg
 from station.station import Station
-from station.web.words import action_zh, detail_zh, prompt_zh
+from station.web.words import action_zh, detail_zh, prompt_zh, reason_zh
 
 VIEW_VERSION = 1
 LAST_RESULTS = 12  # results listed beside the roads
@@ -148,6 +148,7 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str) -> dict[str, Any]:
                               "detail": detail_zh(prompt.detail) if prompt.detail else ""}
         if prompt.paused:
             zh["text"] = "暂停"
+            zh["reason"] = reason_zh(view["reason"])
             zh["todo"] = action_zh(view["todo"])
         view["zh"] = zh
     return view

@@ -2,9 +2,12 @@
 
 The station words every instruction in English (``station.station.Station._prompt``); this
 module only translates that wording, phrase by phrase, so the page never decides anything
-about the game. A sentence it does not know (a free-form pause reason such as a device's own
-error) is left in English, which a supervisor reads anyway: an untranslated reason is better
-than a wrong one.
+about the game. Pause reasons come from a bounded set of templates (the station's faults, the
+machine's pauses, restarts, the daemon's journal outage, devices lost): each has its Chinese
+sentence here, with the card codes, the device names and what a device itself said kept
+verbatim inside it. A sentence it does not know is left in English, which a supervisor reads
+anyway: an untranslated reason is better than a wrong one; tests/test_web_words.py checks
+that every reason the station gives is known.
 """
 
 # ruff: noqa: RUF001 - Chinese text uses full-width punctuation on purpose
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 _Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
 
@@ -76,8 +80,69 @@ _DETAIL: list[_Rule] = [
     (re.compile(r"ROUND \d+(?: - .*)?"), lambda m: _round_tag(m[0])),
 ]
 
+# Why a card was not due (``station.machine.Dealing._why_not_due``).
+_NOT_DUE: list[_Rule] = [
+    (re.compile(r"betting is still open"), lambda m: "仍在下注"),
+    (re.compile(r"no shoe started"), lambda m: "未开新牌靴"),
+    (re.compile(r"the shoe is closed"), lambda m: "牌靴已结束"),
+    (re.compile(r"no round is open"), lambda m: "尚未开局"),
+    (re.compile(r"extra card: a natural, no third cards"), lambda m: "多派一张：例牌，不补牌"),
+    (re.compile(r"extra card: player stands on (\d), banker stands on (\d)"),
+     lambda m: f"多派一张：闲{m[1]}点停牌，庄{m[2]}点停牌"),
+    (re.compile(r"extra card to banker: banker stands"), lambda m: "多派给庄一张：庄停牌"),
+    (re.compile(r"extra card: the round is over"), lambda m: "多派一张：本局已结束"),
+]
+
+# ``station.daemon``: a driver thread that died, and the journal that cannot be written.
+_DRIVER_FAILED = "driver failed: "
+_NOT_WRITABLE = "not writable: "
+
+
+def _not_due(m: re.Match[str]) -> str:
+    why = _apply(_NOT_DUE, m["why"])
+    return f"不应派的牌：{m['card']}（{why if why is not None else m['why']}）"
+
+
+def _lost(m: re.Match[str]) -> str:
+    """``SOURCE lost (WHAT THE DRIVER SAID)``: the device's name and its own words verbatim."""
+    source, said = m["source"], m["said"]
+    if source == "journal" and said.startswith(_NOT_WRITABLE):
+        return f"工作站日志无法写入（{said.removeprefix(_NOT_WRITABLE)}）"
+    if said.startswith(_DRIVER_FAILED):
+        return f"{source} 驱动程序故障（{said.removeprefix(_DRIVER_FAILED)}）"
+    return f"{source} 断线（{said}）"
+
+
+# One pause reason each (``Station``'s faults, ``Dealing``'s pauses, restarts, the daemon's
+# journal outage). Free text (a read's raw code, a driver's words) is matched last-resort
+# wide, so a reason that happens to contain another's words still reads whole.
+_REASONS: list[_Rule] = [
+    (re.compile(r"card not due: (?P<card>\S+) \((?P<why>.+)\)"), _not_due),
+    (re.compile(r"(\S+) would be copy (\d+) in a (\d+)-deck shoe: foreign card or misread"),
+     lambda m: f"{m[1]} 将是{m[3]}副牌中的第{m[2]}张：外来牌或读错"),
+    (re.compile(r"unreadable code (?P<code>.*) from (?P<source>.+?): not a card"
+                r"(?P<none> \(no card is due\))?"),
+     lambda m: f"{m['source']} 读到无法识别的码 {m['code']}：不是牌"
+     + ("（此时无牌应派）" if m["none"] else "")),
+    (re.compile(r"(?P<source>.+?) lost \((?P<said>.*)\)"), _lost),
+    (re.compile(r"station restarted during the burn"), lambda m: "工作站在烧牌时重启"),
+    (re.compile(r"station restarted mid-round"), lambda m: "工作站在牌局中途重启"),
+    (re.compile(r"cut card came out during the burn: the shoe can give one more round"),
+     lambda m: "烧牌时出现切牌：本牌靴只能再开一局"),
+    (re.compile(r"drawn while paused: (\d+) cards? \((.*)\)"),
+     lambda m: f"暂停期间派出{m[1]}张牌（{m[2]}）"),
+    (re.compile(r"the journal cannot be written \((.*)\)"),
+     lambda m: f"工作站日志无法写入（{m[1]}）"),
+]
+
 _ACTIONS: list[_Rule] = [
     (re.compile(r"set (?:it|the card) aside"), lambda m: "将此牌放在一旁"),
+    (re.compile(r"set the cards drawn while paused aside"), lambda m: "将暂停期间派出的牌放在一旁"),
+    (re.compile(r"re-scanned as (\S+): keep it face up"),
+     lambda m: f"已重新扫描为 {m[1]}：保持牌面朝上"),
+    (re.compile(r"resume deals it as the due card, void sets it aside"),
+     lambda m: "恢复则作为应派的牌发出，作废则放在一旁"),
+    (re.compile(r"do not deal"), lambda m: "请勿派牌"),
     (re.compile(r"show the card face up and scan it again"), lambda m: "亮出此牌并重新扫描"),
     (re.compile(r"check its cable and power"), lambda m: "检查其线缆和电源"),
     (re.compile(r"check the cards on the table against those shown"),
@@ -108,3 +173,34 @@ def action_zh(text: str) -> str:
     """One dealer action of a pause (the parts after the reason); unknown ones as they are."""
     parts = [p.strip() for p in text.split(";") if p.strip()]
     return "；".join(_apply(_ACTIONS, p) or p for p in parts)
+
+
+# Reasons are joined with "; " (``Station._prompt``), but a driver's own words or a raw code
+# may hold "; " too: the reason text is cut at every "; " and put back together in the way
+# that leaves the fewest pieces unknown, then has the most pieces (so two known reasons are
+# never read as one device's words). Pieces it does not know stay as they are.
+_JOIN = "; "
+_MAX_PIECES = 64  # beyond this (never from the station), the pieces are taken one by one
+
+
+@lru_cache(maxsize=512)
+def reason_zh(text: str) -> str:
+    """A pause's reasons (what a void publishes, ``view.split_pause``) in Chinese."""
+    pieces = text.split(_JOIN)
+    if len(pieces) > _MAX_PIECES:
+        return "；".join(_apply(_REASONS, p) or p for p in pieces)
+    n = len(pieces)
+    # best[i]: (unknown pieces, -groups, the rendering) of the first i pieces.
+    best: list[tuple[int, int, list[str]]] = [(0, 0, [])]
+    for i in range(1, n + 1):
+        prev = best[i - 1]
+        choice = (prev[0] + 1, prev[1] - 1, [*prev[2], pieces[i - 1]])
+        for j in range(i):
+            said = _apply(_REASONS, _JOIN.join(pieces[j:i]))
+            if said is None:
+                continue
+            head = best[j]
+            if (head[0], head[1] - 1) < choice[:2]:
+                choice = (head[0], head[1] - 1, [*head[2], said])
+        best.append(choice)
+    return "；".join(best[n][2])

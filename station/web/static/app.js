@@ -199,7 +199,7 @@ function render(s) {
   const pause = $("pause");
   if (paused) {
     $("pause-title").textContent = t("paused");
-    $("pause-reason").textContent = p.reason || p.text;
+    $("pause-reason").textContent = zh && zh.reason ? zh.reason : (p.reason || p.text);
     $("pause-todo").textContent = zh && zh.todo ? zh.todo : (p.todo || "");
     $("pause-choice").textContent = zh ? zh.detail : p.detail;
     for (const b of document.querySelectorAll("#supervisor button.cmd")) {

@@ -1,0 +1,412 @@
+"""Every pause reason the station gives, in Chinese (station/web/words.py).
+
+The reasons are collected from what the station really produces: many seeded simulated
+shoes with every fault kind and every supervisor policy, the pauses a simulation cannot
+reach (set up card by card), random event sequences, and a real daemon whose journal stops
+being writable and which then restarts mid-round. Each reason must come out in Chinese with
+nothing English left but card codes, device names and what a device or a read itself said
+(those kept verbatim), and every template in words.py must be met at least once.
+"""
+
+# ruff: noqa: RUF001 - the Chinese wording uses full-width punctuation
+from __future__ import annotations
+
+import dataclasses
+import random
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
+from drivers.simulated import CODES, Fault, Pace, SimulatedDealer, random_shoes
+from station.assembly import build_daemon
+from station.config import parse_config
+from station.daemon import JOURNAL
+from station.journal import JournalWriteError, read_journal
+from station.machine import DEALING, Phase
+from station.outputs import Output, Prompt
+from station.simulation import simulate
+from station.station import RESTART, Station, TableRules
+from station.web import words
+from station.web.display import WebDisplay
+from station.web.hub import Hub
+from station.web.view import Surroundings, split_pause
+from station.web.words import action_zh, detail_zh, reason_zh
+from tests.tablekit import Table
+
+CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[SHDC](?![A-Za-z0-9])")
+LETTERS = re.compile(r"[A-Za-z]+")
+
+
+def english_left(zh: str, verbatim: Iterable[str]) -> list[str]:
+    """The English words left in ``zh`` once the card codes and the ``verbatim`` pieces (device
+    names, what a device or a read said) are taken out."""
+    for piece in sorted(set(verbatim), key=len, reverse=True):
+        if piece:
+            zh = zh.replace(piece, " ")
+    return LETTERS.findall(CARD.sub(" ", zh))
+
+
+@dataclass
+class Seen:
+    """Pause reasons and actions as the station gave them (one by one, from the machine's own
+    lists, and whole, as the prompt words them), and the verbatim pieces they may hold."""
+
+    reasons: set[str] = field(default_factory=set)
+    actions: set[str] = field(default_factory=set)
+    prompts: set[tuple[str, str]] = field(default_factory=set)  # (text, detail) of pauses
+    verbatim: set[str] = field(default_factory=set)
+    views: list[dict[str, Any]] = field(default_factory=list)  # the daemon's, in order
+
+    def event(self, ev: InputEvent) -> None:
+        if isinstance(ev, CardRead):
+            self.verbatim.update((ev.source, repr(ev.code)))
+        elif isinstance(ev, DeviceLost):
+            if ev.source != JOURNAL:  # the station's own journal is named in Chinese
+                self.verbatim.add(ev.source)
+            # "driver failed: " and "not writable: " are the station's words, not the device's.
+            for prefix in ("driver failed: ", "not writable: "):
+                if ev.reason.startswith(prefix):
+                    self.verbatim.add(ev.reason.removeprefix(prefix))
+                    break
+            else:
+                self.verbatim.add(ev.reason)
+
+    def station(self, station: Station) -> None:
+        prompt = station.prompt
+        if not prompt.paused:
+            return
+        self.prompts.add((prompt.text, prompt.detail))
+        d = station.dealing
+        self.reasons.update(d.pause_reasons)
+        self.actions.update(d.pause_actions)
+        # The prompt joins the reasons with "; ": words.py takes them apart again.
+        assert split_pause(prompt.text)[0] == "; ".join(d.pause_reasons)
+        assert reason_zh("; ".join(d.pause_reasons)) == "；".join(
+            reason_zh(r) for r in d.pause_reasons)
+
+
+def simulated(seed: int, supervisor: str, seen: Seen) -> None:
+    """Two 8-deck shoes with one fault of every kind in each, at places the seed picks."""
+    rng = random.Random(seed)
+    faults: list[Fault] = []
+    for shoe in (1, 2):
+        cards = rng.sample(range(2, 380), 4)
+        faults += [Fault("garbled", card=cards[0], shoe=shoe),
+                   Fault("double", card=cards[1], shoe=shoe),
+                   Fault("lost", card=cards[2], seconds=3.0, shoe=shoe),
+                   Fault("delay", card=cards[3], seconds=2.0, shoe=shoe),
+                   Fault("not_due", after_round=rng.randint(0, 70), shoe=shoe),
+                   # Now and then inside the burn (a pause), else among the rounds.
+                   Fault("cut", card=rng.choice([1, 2, 3, rng.randint(100, 400)]), shoe=shoe)]
+    station = Station(TableRules(decks=8))
+    dealer = SimulatedDealer(random_shoes(seed, 2, 8), faults, pace=Pace(),
+                             supervisor=supervisor, start_ts=1_800_000_000.0)
+
+    def record(ev: InputEvent) -> None:
+        seen.event(ev)
+
+    simulate(station, dealer, lambda outputs: seen.station(station), record)
+
+
+def scenarios() -> Iterable[Table]:
+    """The pauses no simulated fault reaches, each set up card by card."""
+    t = Table()
+    t.card("5H")  # no shoe started
+    yield t
+    t = Table()
+    t.new_shoe()
+    t.cmd("open_betting")
+    t.card("5H")  # betting is still open
+    t.card("6H")  # drawn while paused, one card
+    t.card("6H", dt=1.0)  # two: the same card twice reads as two
+    yield t
+    t = Table()
+    t.new_shoe()
+    t.cmd("end_shoe")
+    t.card("5H")  # the shoe is closed
+    yield t
+    t = Table(decks=1)
+    t.new_shoe(("AS", "KD"))
+    t.round("AS")  # a second ace of spades in a one-deck shoe
+    yield t
+    t = Table()
+    t.new_shoe()
+    t.card("5H")  # no round is open yet
+    yield t
+    t = Table()
+    t.new_shoe()
+    t.round("7S", "7H", "TS", "TH")  # player 7 and banker 7 stand
+    t.card("2C")
+    yield t
+    t = Table()
+    t.new_shoe()
+    t.card("?!")  # unreadable with no card due
+    yield t
+    t = Table()
+    t.new_shoe()
+    t.round("2S")
+    t.card("@@")  # unreadable where a card is due: scan it again
+    t.card("3S")  # the re-scan is held
+    t.card("##")  # another unreadable read changes nothing more
+    yield t
+    for where in ("burn", "round", "between"):
+        t = Table()
+        t.cmd("new_shoe")
+        if where != "burn":
+            t.cards("AS", "KD")
+        if where == "round":
+            t.round("2S", "3S")
+        t.send(Command(RESTART, "station", t.tick(1.0)))
+        yield t
+    t = Table()
+    t.new_shoe()
+    t.send(DeviceLost("camera", "driver failed: RuntimeError: no frame in 5 s", t.tick(1.0)))
+    t.send(DeviceLost("journal", "not writable: database or disk is full", t.tick(1.0)))
+    t.lost("scanner")
+    yield t
+    t = Table()
+    t.cmd("new_shoe")
+    t.card("5S")
+    t.cut()  # the cut card in the burn
+    yield t
+
+
+class FullDisk:
+    """The journal seen through a disk that fills and empties: a seam at the file-system
+    boundary (tests/test_durability.py fills a real one)."""
+
+    def __init__(self, journal: Any) -> None:
+        self.journal = journal
+        self.full = threading.Event()
+
+    def append(self, *args: Any, **kwargs: Any) -> int:
+        if self.full.is_set():
+            raise JournalWriteError(DISK_FULL)
+        seq: int = self.journal.append(*args, **kwargs)
+        return seq
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.journal, name)
+
+
+class Watched(WebDisplay):
+    """The real web display, keeping every view it built and every pause it was shown."""
+
+    def __init__(self, station: Station, seen: Seen) -> None:
+        self.seen = seen
+        super().__init__(station, Hub(), Surroundings("t7", "zh", True, "file", None,
+                                                      ("sim-shoe",)))
+
+    def show(self, outputs: list[Output]) -> None:
+        super().show(outputs)
+        self.seen.views.append(self.view)
+        self.seen.station(self.station)
+        for o in outputs:
+            if isinstance(o, Prompt) and o.paused:
+                self.seen.prompts.add((o.text, o.detail))
+
+
+def the_daemons(tmp: Path, seen: Seen) -> None:
+    """A real daemon (simulated table) with the web display in Chinese: its journal cannot be
+    written for a while, then it stops mid-round and starts again."""
+    data = {
+        "table": {"id": "t7"},
+        "reader": {"dedupe_ms": 1},
+        "simulation": {"seed": 4, "supervisor": "resume",
+                       "pace": {"card_s": 0.002, "open_betting_s": 0.002, "betting_s": 0.002,
+                                "new_shoe_s": 0.002, "supervisor_s": 0.01}},
+        "display": {"type": "none"},
+        "results": {"path": str(tmp / "results.jsonl"), "announcements_path": None},
+        "recording": {"dir": None},
+        "journal": {"path": str(tmp / "journal.sqlite3")},
+    }
+    config = parse_config(tmp / "station.yaml", data)
+    built = build_daemon(config)
+    d = built.daemon
+    d.display = Watched(d.station, seen)
+    disk = FullDisk(d.journal)
+    d.journal = disk  # type: ignore[assignment]
+    timer = threading.Timer(0.3, disk.full.clear)
+    backstop = threading.Timer(30, d.request_stop)  # the test fails, never hangs
+
+    def until() -> bool:
+        if d.events_applied == 40 and not d.outage_count:
+            disk.full.set()
+            timer.start()
+        return bool(d.outage_count and not d._outage and d.station.phase in DEALING
+                    and d.events_applied > 80)
+
+    backstop.start()
+    try:
+        d.run(until=until)
+    finally:
+        timer.cancel()
+        backstop.cancel()
+        built.close()
+    assert d.outage_count == 1 and d.station.phase in DEALING, "the run did not get there"
+    built = build_daemon(config)  # the restart: rebuilt from the journal, mid-round
+    try:
+        Watched(built.daemon.station, seen)
+        assert built.daemon.station.phase is Phase.PAUSED
+    finally:
+        built.close()
+    for ev in read_journal(tmp / "journal.sqlite3").events:
+        seen.event(ev)
+    seen.verbatim.add(DISK_FULL)
+
+
+DISK_FULL = "record not journaled: the disk is full (test)"
+SUPERVISORS = ("none", "resume", "void")
+
+
+@pytest.fixture(scope="module")
+def seen(tmp_path_factory: pytest.TempPathFactory) -> Seen:
+    found = Seen()
+    for seed in range(60):
+        simulated(seed, SUPERVISORS[seed % 3], found)
+    for table in scenarios():
+        for ev in table.events:
+            found.event(ev)
+        replayed = Station(table.station.rules)
+        for ev in table.events:
+            replayed.apply(ev)
+            found.station(replayed)
+    the_daemons(tmp_path_factory.mktemp("daemon"), found)
+    return found
+
+
+def test_every_pause_reason_the_station_gives_is_in_chinese(seen: Seen) -> None:
+    assert len(seen.reasons) > 25, sorted(seen.reasons)
+    for reason in sorted(seen.reasons):
+        zh = reason_zh(reason)
+        assert not english_left(zh, seen.verbatim), (reason, zh)
+        # What the device or the read said is kept as it was, inside the Chinese sentence.
+        for piece in seen.verbatim:
+            if piece and piece in reason and not CARD.fullmatch(piece):
+                assert piece in zh, (reason, zh, piece)
+        for code in CARD.findall(reason):
+            assert code in zh, (reason, zh)
+
+
+def test_what_to_do_and_the_supervisors_choice_are_in_chinese(seen: Seen) -> None:
+    for action in sorted(seen.actions):
+        zh = action_zh(action)
+        assert not english_left(zh, seen.verbatim), (action, zh)
+    for text, detail in sorted(seen.prompts):
+        reason, todo = split_pause(text)
+        for zh in (reason_zh(reason), action_zh(todo), detail_zh(detail) if detail else ""):
+            assert not english_left(zh, seen.verbatim), (text, detail, zh)
+
+
+def test_the_daemons_outage_and_restart_are_shown_in_chinese(seen: Seen) -> None:
+    zh = [v["prompt"]["zh"] for v in seen.views if v["prompt"]["paused"]]
+    reasons = [z["reason"] for z in zh]
+    assert f"工作站日志无法写入（{DISK_FULL}）" in reasons
+    assert any(r.startswith(f"工作站日志无法写入（{DISK_FULL}）") for r in reasons)
+    assert "请勿派牌；清理工作站磁盘空间；请呼叫主管" in [z["todo"] for z in zh]
+    assert reasons[-1].endswith("工作站在牌局中途重启"), reasons[-1]
+    for z in zh:
+        assert not english_left(z["reason"] + z["todo"] + z["detail"], seen.verbatim), z
+
+
+def test_every_template_is_met(seen: Seen) -> None:
+    """No template in words.py is dead, so none drifts from the station's wording unseen."""
+    reasons = seen.reasons | {split_pause(t)[0] for t, _ in seen.prompts}
+    actions = {a for t, _ in seen.prompts for a in split_pause(t)[1].split("; ")}
+    whys = {m["why"] for r in reasons
+            if (m := re.fullmatch(r"card not due: \S+ \((?P<why>.+)\)", r))}
+    for rules, texts in ((words._REASONS, reasons), (words._NOT_DUE, whys),
+                         (words._ACTIONS, actions | seen.actions)):
+        for pattern, _ in rules:
+            assert any(pattern.fullmatch(t) for t in texts), pattern.pattern
+
+
+@pytest.mark.parametrize(("en", "zh"), [
+    ("card not due: 4H (extra card: the round is over)", "不应派的牌：4H（多派一张：本局已结束）"),
+    ("card not due: 9C (extra card: player stands on 7, banker stands on 6)",
+     "不应派的牌：9C（多派一张：闲7点停牌，庄6点停牌）"),
+    ("scanner lost (port vanished; errno 5)", "scanner 断线（port vanished; errno 5）"),
+    ("scanner lost (a); station restarted mid-round", "scanner 断线（a）；工作站在牌局中途重启"),
+    ("journal lost (not writable: disk I/O error)", "工作站日志无法写入（disk I/O error）"),
+    ("cam lost (driver failed: OSError: gone)", "cam 驱动程序故障（OSError: gone）"),
+    ("unreadable code '\\x15?4' from sim-shoe: not a card",
+     "sim-shoe 读到无法识别的码 '\\x15?4'：不是牌"),
+    ("something new; station restarted during the burn", "something new；工作站在烧牌时重启"),
+])
+def test_reason_words(en: str, zh: str) -> None:
+    assert reason_zh(en) == zh
+
+
+# --- random events: whatever happens at the table, the pause reads in Chinese -------------
+SOURCES = ("scanner", "cam-2")
+# What a device says and what a read holds: no ASCII letter, so nothing hides an English word
+# the translation left (those pieces need not be stripped to check the rest).
+NOISE = st.text(alphabet=st.sampled_from(list("0123456789 ;:()[]'\"-_.,/\\?！é中文\x15")),
+                max_size=20)
+EVENT = st.one_of(
+    st.builds(CardRead, st.sampled_from(CODES) | NOISE, st.sampled_from(SOURCES),
+              st.just(0.0)),
+    st.builds(Command, st.sampled_from(["new_shoe", "open_betting", "close_betting",
+                                        "end_shoe", "resume", "void", RESTART]),
+              st.just("someone"), st.just(0.0)),
+    st.builds(CutCardSeen, st.just("cut"), st.just(0.0)),
+    st.builds(DeviceLost, st.sampled_from(SOURCES),
+              st.sampled_from(["", "driver failed: "]).flatmap(
+                  lambda head: NOISE.map(lambda said: head + said)), st.just(0.0)),
+    st.builds(DeviceLost, st.just(JOURNAL), NOISE.map(lambda said: "not writable: " + said),
+              st.just(0.0)),
+    st.builds(DeviceRestored, st.sampled_from([*SOURCES, JOURNAL]), st.just(0.0)),
+)
+
+
+def _dealt(events: list[InputEvent]) -> list[InputEvent]:
+    """Events with increasing times (a second apart: no double reads)."""
+    return [dataclasses.replace(ev, ts=1_800_000_000.0 + i) for i, ev in enumerate(events)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(EVENT, max_size=40))
+def test_any_pause_at_all_reads_in_chinese(events: list[InputEvent]) -> None:
+    station = Station(TableRules(decks=1))
+    # A raw read is shown as Python writes it ('\x15'): kept as it is, like the device names.
+    verbatim = [*SOURCES, *(repr(ev.code) for ev in events if isinstance(ev, CardRead))]
+    for ev in _dealt(events):
+        station.apply(ev)
+        prompt = station.prompt
+        if not prompt.paused:
+            continue
+        reason, todo = split_pause(prompt.text)
+        zh = reason_zh(reason) + action_zh(todo) + detail_zh(prompt.detail)
+        assert not english_left(zh, verbatim), (prompt.text, zh)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400))
+def test_any_text_is_returned_translated_or_as_it_is(text: str) -> None:
+    for translate in (reason_zh, action_zh, words.prompt_zh, detail_zh):
+        out = translate(text)
+        assert isinstance(out, str)
+
+
+def test_a_long_reason_ends() -> None:
+    """A driver that says a lot must not stall the loop thread, which builds the view: the
+    pieces are bounded (a runaway would hit the test's timeout)."""
+    said = "; ".join(["x" * 40 + " lost (" + "y; " * 20] * 40)
+    assert reason_zh("scanner lost (" + said + ")").startswith("scanner")
+
+
+def test_the_examples_in_docs_display_md_are_what_the_page_shows() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "display.md").read_text()
+    rows = re.findall(r"^\| `(.+)` \| (.+) \|$", text.split("| the station says |")[1]
+                      .split("\n\n")[0], flags=re.MULTILINE)
+    assert len(rows) >= 5
+    for en, zh in rows:
+        assert reason_zh(en) == zh, en
