@@ -290,3 +290,19 @@ def test_bad_settings_are_refused_at_construction(kwargs: dict[str, object],
 def test_bad_sources_are_refused(source: str | int, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         CameraReader(source)
+
+
+def test_a_recording_that_cannot_be_written_is_logged_and_the_reader_reads_on(
+        tmp_path: Path, videos: Callable[..., tuple[Path, ShoeVideo]],
+        caplog: pytest.LogCaptureFixture) -> None:
+    # docs/hardware.md, raw traffic: losing the recording must never stop the table's reader.
+    path, video = videos(tuple(shoe_codes(SHORT_SHOE)), frames_per_card=3, gap_frames=5,
+                         lead_frames=2)
+    nowhere = tmp_path / "missing-folder" / "frames.avi"
+    with caplog.at_level("WARNING"):
+        events = run_to_end(path, roi=video.region, codes=CUT_FORMAT, start_ts=START,
+                            record_to=nowhere)
+    assert codes_of(events) == SHORT_SHOE
+    assert not nowhere.exists()
+    said = [r for r in caplog.records if str(nowhere) in r.getMessage()]
+    assert len(said) == 1, [r.getMessage() for r in caplog.records]

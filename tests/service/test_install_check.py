@@ -58,6 +58,21 @@ def test_install_service_puts_every_promised_file_and_never_overwrites_the_confi
     assert load_config(config).rules.table == "table-9"
 
 
+def test_install_service_warns_of_a_station_under_a_home_directory(tmp_path: Path) -> None:
+    # docs/operations.md: the unit hides /home (ProtectHome=yes), so a station installed there
+    # cannot start; install-service says so, and where to put it instead.
+    root = tmp_path / "root"
+    root.mkdir()
+    done = station("install-service", "--root", str(root), "--exec-start",
+                   "/home/u/.venv/bin/station", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "WARNING: /home/u/.venv/bin/station is under a home directory" in done.stdout
+    assert "install the station under /opt" in done.stdout
+    opt = station("install-service", "--root", str(root), "--exec-start",
+                  "/opt/dealer-station/.venv/bin/station", cwd=tmp_path)
+    assert "WARNING" not in opt.stdout
+
+
 def test_install_service_replaces_an_old_unit_keeping_it(tmp_path: Path) -> None:
     unit = tmp_path / "etc/systemd/system/dealer-station.service"
     unit.parent.mkdir(parents=True)

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import yaml
@@ -71,3 +72,48 @@ def test_a_stream_without_a_file_is_not_the_journal() -> None:
         root.handlers[:] = handlers
         root.setLevel(level)
     assert buf.getvalue() == "INFO station.x: hello\n"
+
+
+def test_raw_device_traffic_is_never_logged(tmp_path: Path) -> None:
+    # docs/operations.md: raw traffic stays out of the journal (station monitor --raw shows it):
+    # a live scanner's chunks appear only as the cards they mean.
+    from drivers.sim_serial import PtyScanner  # noqa: PLC0415
+    from tests import webkit  # noqa: PLC0415
+
+    with PtyScanner(tmp_path / "scanner") as pty:
+        config = webkit.live_config(tmp_path, pty.path)
+        log = tmp_path / "stderr.log"
+        with log.open("wb") as err:
+            st = os.fstat(err.fileno())
+            env = {**os.environ, "JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"}
+            proc = subprocess.Popen([sys.executable, "-m", "station.cli", "run", "-c",
+                                     str(config)], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=err, env=env)
+        try:
+            base = webkit.url_of(config)
+            deadline = time.monotonic() + 30
+            while True:  # the page answers once the station is up
+                try:
+                    webkit.state(base)
+                    break
+                except OSError:
+                    assert proc.poll() is None and time.monotonic() < deadline, \
+                        log.read_text()[-2000:]
+                    time.sleep(0.05)
+            webkit.wait_state(base, lambda s: s["devices"] == [
+                {"name": "scanner", "ok": True, "reason": ""}], what="scanner open")
+            webkit.command(base, "new-shoe")
+            pty.write(b"5S\rKD\r")
+            pty.write(b"QD\rJD\r")
+            webkit.wait_state(base, lambda s: (s["shoe"] or {}).get("drawn", 0) >= 4,
+                              what="four cards")
+        finally:
+            proc.terminate()
+            proc.wait(20)
+    lines = log.read_text().splitlines()
+    assert any("station.table: card 5S" in x for x in lines), lines[-20:]
+    # However the line split the bytes into reads: no code with its terminator, in any of
+    # the ways bytes are shown (hex, repr, the drivers' \xNN form).
+    for code in (b"5S", b"KD", b"QD", b"JD"):
+        for shown in ((code + b"\r").hex(), code.decode() + "\\r", code.decode() + "\\x0d"):
+            assert not any(shown in x for x in lines), (shown, lines)

@@ -144,3 +144,17 @@ def test_ready_comes_once_status_on_each_change() -> None:
     now[0] = 10.5
     assert beat() == 10.0
     assert sent[2:] == [("STATUS=dealing",), ("WATCHDOG=1",)]
+
+
+def test_status_says_phase_shoe_round_and_a_pause_reason() -> None:
+    # docs/operations.md: STATUS= carries the phase, the shoe and the round; a pause adds why.
+    from station.service.watchdog import describe  # noqa: PLC0415
+    from station.upstream.observe import Snapshot  # noqa: PLC0415
+
+    dealing = Snapshot("player_1", 1, "t1-20261201T000000Z-1", 12, (), (), ())
+    assert describe(dealing) == "player 1, shoe t1-20261201T000000Z-1 round 12"
+    paused = Snapshot("paused", 1, "t1-20261201T000000Z-1", 12, ("AS",), (),
+                      ("scanner lost (cable pulled)", "card not due: 4H"))
+    assert describe(paused) == ("paused, shoe t1-20261201T000000Z-1 round 12: scanner lost "
+                                "(cable pulled); card not due: 4H")
+    assert describe(Snapshot("no_shoe", 0, None, 0, (), (), ())) == "no shoe"

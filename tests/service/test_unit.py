@@ -105,9 +105,15 @@ def test_the_unit_keeps_what_the_service_relies_on() -> None:
                  "ProtectSystem=strict", "NoNewPrivileges=yes", "PrivateTmp=yes",
                  "DevicePolicy=closed", "SupplementaryGroups=dialout video",
                  "SystemCallFilter=@system-service", "TimeoutStopSec=15",
-                 "LoadCredential=signing-key:/etc/dealer-station/credentials/signing-key.pem"):
+                 "LoadCredential=signing-key:/etc/dealer-station/credentials/signing-key.pem",
+                 # docs/operations.md: serial and video devices only, and these limits.
+                 "DeviceAllow=char-ttyUSB rw", "DeviceAllow=char-ttyACM rw",
+                 "DeviceAllow=char-ttyS rw", "DeviceAllow=char-video4linux rw",
+                 "WatchdogSec=10", "RestartSec=2", "StartLimitBurst=5",
+                 "StartLimitIntervalSec=600"):
         assert line in lines, line
     assert not any(x.startswith("PrivateDevices") for x in lines)  # it hides the scanner
-    assert any(x.startswith("WatchdogSec=") for x in lines)
-    assert any(x.startswith("StartLimitBurst=") for x in lines)
+    # Nothing beyond the serial and video devices the docs name.
+    assert sorted(x for x in lines if x.startswith("DeviceAllow=")) == sorted(
+        f"DeviceAllow=char-{k} rw" for k in ("ttyUSB", "ttyACM", "ttyS", "video4linux"))
     assert any(x.startswith("RestrictAddressFamilies=") for x in lines)
