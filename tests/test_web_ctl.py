@@ -21,13 +21,13 @@ from tests import webkit
 from tests.test_web_words import FullDisk
 
 
-def ctl(*args: str, stdin: str | None = None,
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def ctl(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
+        cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k != "STATION_PIN"}
     clean.update(env or {})
     return subprocess.run([sys.executable, "-m", "station.cli", "ctl", *args], check=False,
                           capture_output=True, text=True, timeout=60, env=clean,
-                          input=stdin if stdin is not None else "")
+                          input=stdin if stdin is not None else "", cwd=cwd)
 
 
 @pytest.fixture
@@ -81,3 +81,37 @@ def test_taken_but_not_applied_is_exit_3_never_done(held: tuple[Path, FullDisk])
         time.sleep(0.1)
     assert ours == [("new_shoe", "tech (web 127.0.0.1)"),
                     ("close_betting", "technician (web 127.0.0.1)")]
+
+
+@pytest.fixture
+def paused_at(tmp_path: Path) -> Iterator[str]:
+    """A simulated table paused mid-round on an unreadable card; nothing moves."""
+    config = webkit.sim_config(tmp_path, faults=[{"kind": "garbled", "card": 20}])
+    with webkit.running(config):
+        base = webkit.url_of(config)
+        webkit.wait_state(base, lambda s: "re-scanned as" in s["prompt"]["text"],
+                          what="the re-scan")
+        yield base
+
+
+def test_url_json_and_the_pin_from_standard_input(paused_at: str, tmp_path: Path) -> None:
+    base = paused_at
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    # No config/station.yaml where it runs: --url alone names the station.
+    done = ctl("status", "--url", base + "/", "--json", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    envelope = json.loads(done.stdout)
+    assert envelope["state"]["paused"] is True and envelope["version"] >= 1
+    # The PIN comes from standard input: a wrong one there is refused, the right one voids.
+    done = ctl("void", "--url", base, stdin="9999\n", cwd=elsewhere)
+    assert done.returncode == 1 and "wrong PIN" in done.stderr
+    done = ctl("void", "--url", base, "--json", "--actor", "sup", stdin=webkit.PIN + "\n",
+               cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["ok"] is True and answer["action"] == "void"
+    assert answer["by"] == "alice (web 127.0.0.1)"
+    assert answer["state"]["paused"] is False
+    done = ctl("status", "--url", "ftp://" + base.removeprefix("http://"))
+    assert done.returncode == 2 and "give http://HOST:PORT" in done.stderr
