@@ -5,7 +5,8 @@ Talks to the station's web display named by the config (``display.host``/``displ
 or ``--url``. A supervisor's PIN for resume and void is read from the environment variable
 ``STATION_PIN`` or from standard input (asked without echo on a terminal), never from the
 command line. Exit codes: 0 done (or the status printed), 1 refused by the station (the reason
-printed), 2 bad usage or no station answering.
+printed), 2 bad usage or no station answering, 3 taken but not applied within 5 s (the station
+is holding events while its journal cannot be written): not done yet, so never 0.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+TAKEN = 3  # exit code: the station took the command but has not applied it yet
 ACTIONS = ("status", "resume", "void", "new-shoe", "open-betting", "close-betting")
 TIMEOUT_S = 10.0
 
@@ -120,8 +122,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"{action}: done" + "".join(f"; {n}" for n in answer.get("notices", [])))
         return 0
     if status == 202:
-        print(f"{action}: {answer.get('detail', 'queued')}", file=sys.stderr)
-        return 0
+        # Not done: a script must not go on as if it were. It is applied when the station's
+        # journal can be written again (or refused then, if the table has moved on).
+        print(f"station ctl {action}: taken, not yet applied ({answer.get('detail', '')}); "
+              "check `station ctl status`", file=sys.stderr)
+        return TAKEN
     print(f"station ctl {action}: refused ({status}): {answer.get('error', '?')}; "
           f"{answer.get('fix', '')}", file=sys.stderr)
     return 1 if status in (403, 409, 429) else 2

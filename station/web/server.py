@@ -24,6 +24,7 @@ from aiohttp import web
 from drivers.events import Command
 from station.errors import ConfigError
 from station.web.display import WebControl
+from station.web.hosts import host_allowed, suggestion
 from station.web.hub import Hub
 from station.web.pins import PinChecker, Verdict
 from station.web.view import COMMAND_TRIGGERS, SUPERVISOR_ACTIONS, roads_svg
@@ -134,21 +135,16 @@ class WebServer:
         return app
 
     # --- guards -----------------------------------------------------------------------------
-    def _allowed_hosts(self) -> set[str]:
-        port = self.port
-        names = {self.host, "127.0.0.1", "localhost", "[::1]"}
-        if ":" in self.host and not self.host.startswith("["):
-            names.add(f"[{self.host}]")
-        return {f"{n}:{port}" for n in names}
-
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         # A page on another site (or a DNS name rebound to 127.0.0.1) must never drive the
         # table: the Host must be this server, and a command's Origin this page.
         host = request.headers.get("Host", "")
-        if host not in self._allowed_hosts():
+        if not host_allowed(host, self.host, self.port):
+            sock = request.transport.get_extra_info("sockname") if request.transport else None
+            local = str(sock[0]) if isinstance(sock, tuple) and sock else None
             return problem(403, f"Host {host[:80]!r} is not this station",
-                           f"use http://{self.host}:{self.port}/")
+                           suggestion(self.host, self.port, local))
         if request.method not in ("GET", "HEAD"):
             origin = request.headers.get("Origin")
             if origin is not None and origin != f"http://{host}":

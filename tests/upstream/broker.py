@@ -25,6 +25,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
 
 
 def free_port() -> int:
@@ -46,15 +47,26 @@ def wait_until(check: Callable[[], bool], timeout_s: float, what: str,
 class Broker:
     """One mosquitto process at a time on a fixed port; restartable on the same port."""
 
-    def __init__(self, directory: Path, port: int | None = None) -> None:
+    def __init__(self, directory: Path, port: int | None = None,
+                 users: dict[str, str] | None = None) -> None:
+        """``users``: names and passwords the broker takes, no one else (anonymous refused);
+        written with Debian's mosquitto_passwd."""
         self.dir = directory
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
         self.log = self.dir / "mosquitto.log"
         self.conf = self.dir / "mosquitto.conf"
+        access = "allow_anonymous true\n"
+        if users is not None:
+            passwords = self.dir / "passwords"
+            passwords.touch(mode=0o600)
+            for name, password in users.items():
+                subprocess.run([MOSQUITTO_PASSWD, "-b", str(passwords), name, password],
+                               check=True, capture_output=True)
+            access = f"allow_anonymous false\npassword_file {passwords}\n"
         self.conf.write_text(
             f"listener {self.port} 127.0.0.1\n"
-            "allow_anonymous true\n"
+            + access +
             # Sessions and retained messages survive a stop (and a kill after save()).
             "persistence true\n"
             f"persistence_location {self.dir}/\n"
@@ -142,7 +154,7 @@ class Subscriber:
     """A game server stand-in: a persistent MQTT 5 session subscribed to ``topic``."""
 
     def __init__(self, port: int, topic: str, client_id: str = "test-subscriber",
-                 clean: bool = False) -> None:
+                 clean: bool = False, login: tuple[str, str] | None = None) -> None:
         self.topic = topic
         self.messages: list[Received] = []
         self._lock = threading.Lock()
@@ -153,6 +165,8 @@ class Subscriber:
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.client.on_subscribe = self._on_subscribe
+        if login is not None:
+            self.client.username_pw_set(*login)
         props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = 0 if clean else 3600
         self.client.connect_async("127.0.0.1", port, keepalive=10, clean_start=clean,

@@ -259,7 +259,7 @@ $("mute").addEventListener("click", () => {
 });
 
 // Keys for a USB keypad or a foot pedal: N, O, C, and Enter or Space for the one dealer
-// action the station takes now. Never while typing a PIN, never while paused.
+// action the station takes now. Never while typing a PIN or offline; while paused only M.
 document.addEventListener("keydown", (ev) => {
   if (ev.target instanceof HTMLInputElement || !state || offline) return;
   const key = ev.key.toLowerCase();
