@@ -10,16 +10,16 @@ docs/paytables.md states the same for the game server's developers.
 from __future__ import annotations
 
 from fractions import Fraction
-from operator import itemgetter
 from typing import Final
 
 from station.bets.first_two import FORTUNE_RANK
 from station.bets.model import PUSH, Bet, Paytable, Settled
 from station.bets.registry import reads, settle_bet
 from station.cards import ALL_CARDS, Card
+from station.entry import Entry
 from station.outcome import RoundOutcome
 
-BetResults = dict[str, dict[str, object]]
+BetResults = dict[str, Entry]
 CLASS_CACHE_MAX: Final = 2048  # of the 7,072 classes of the first four cards (8 decks)
 
 
@@ -42,7 +42,7 @@ def settle(paytable: Paytable, outcome: RoundOutcome) -> BetResults:
 
 def refund_all(paytable: Paytable) -> BetResults:
     """The ``bets`` of a voided round: every bet is a push (RULES.md 7, seed 000)."""
-    return {bet.key: {"outcome": PUSH, "pays": 0} for bet in paytable.bets}
+    return dict.fromkeys((bet.key for bet in paytable.bets), _REFUND)
 
 
 def net_result(result: object, pays: object) -> float:
@@ -82,21 +82,21 @@ class Settler:
             r = reads(bet)
             groups[0 if r == {"values"} else 1 if r == {"first_two"} else 2].append(bet)
         self._values, self._first_two, self._live = (tuple(g) for g in groups)
-        self._by_values: dict[tuple[int, int, int, int], tuple[Entry, ...]] = {}
+        # Per case of the values (at most 400): the whole ``bets`` mapping in paytable order,
+        # its values entries set and the other bets' places held, copied for each record.
+        self._by_values: dict[tuple[int, int, int, int], BetResults] = {}
         self._by_class: dict[int, tuple[Entry, ...]] = {}
-        self._shared: dict[tuple[tuple[object, object], ...], tuple[Entry, ...]] = {}
+        self._shared: dict[tuple[int, ...], tuple[Entry, ...]] = {}
         self._order = paytable.keys
-        # Where each bet's entry sits in (values entries + first-two entries + live ones).
-        place = {b.key: i for i, b in enumerate((*self._values, *self._first_two, *self._live))}
-        picks = [place[k] for k in self._order]
-        self._pick = itemgetter(*picks) if len(picks) > 1 else (lambda t: (t[picks[0]],))
+        # Bets settled per class or per round; writing an existing key keeps its place.
+        self._rest = tuple(b.key for b in (*self._first_two, *self._live))
 
     def settle(self, outcome: RoundOutcome) -> BetResults:
         player, banker = outcome.player, outcome.banker
         key = (outcome.player_total, outcome.banker_total, len(player), len(banker))
-        values = self._by_values.get(key)
-        if values is None:
-            values = self._by_values[key] = self._entries(self._values, outcome)
+        template = self._by_values.get(key)
+        if template is None:
+            template = self._by_values[key] = self._template(outcome)
         firsts: tuple[Entry, ...] = ()
         if self._first_two:
             p0, p1, b0, b1 = player[0].index, player[1].index, banker[0].index, banker[1].index
@@ -106,17 +106,25 @@ class Settler:
                      + pair[p0][b1]) * 144 + pair[p1][b0]) * 144 + pair[p1][b1])
             firsts = self._by_class.get(cls) or self._first_two_entries(cls, outcome)
         live = self._entries(self._live, outcome) if self._live else ()
-        # Fresh entry dicts for every record, so no record can change another's; paytable
-        # order, which the record promises.
-        return dict(zip(self._order, map(dict.copy, self._pick(values + firsts + live)),
-                        strict=True))
+        # A fresh mapping for every record (a dict copy, then the non-values bets written in
+        # their places: paytable order, which the record promises), of entries no one can
+        # change, so sharing them between records is safe.
+        out = template.copy()
+        if self._rest:
+            out.update(zip(self._rest, firsts + live, strict=True))
+        return out
+
+    def _template(self, outcome: RoundOutcome) -> BetResults:
+        settled = dict(zip((b.key for b in self._values),
+                           self._entries(self._values, outcome), strict=True))
+        return {k: settled.get(k, _PENDING) for k in self._order}
 
     def _first_two_entries(self, cls: int, outcome: RoundOutcome) -> tuple[Entry, ...]:
         entries = self._entries(self._first_two, outcome)
         # Thousands of classes settle the same few ways: each class keeps a reference to one
         # shared tuple, so the cache stays small however many classes a long run meets.
-        same = tuple((e["outcome"], e["pays"]) for e in entries)
-        entries = self._shared.setdefault(same, entries)
+        # Entries are interned (``_entry``), so equal tuples hold the same objects.
+        entries = self._shared.setdefault(tuple(map(id, entries)), entries)
         # Bounded, so a run of 2,000 shoes needs no more memory than one of 200: the common
         # classes come first; a rare one past the bound is settled each time it comes.
         if len(self._by_class) < CLASS_CACHE_MAX:
@@ -129,9 +137,6 @@ class Settler:
 
     def refund_all(self) -> BetResults:
         return refund_all(self.paytable)
-
-
-Entry = dict[str, object]
 
 
 def _pair_table() -> list[list[int]]:
@@ -150,6 +155,18 @@ def _pair_table() -> list[list[int]]:
 _PAIR: Final = _pair_table()
 
 
-def _entry(s: Settled) -> dict[str, object]:
-    return {"outcome": s.result, "pays": json_number(s.pays)}
+def _entry(s: Settled) -> Entry:
+    """The one read-only entry for this way of ending: a paytable has a few dozen, and
+    every record that ends a bet this way holds the same object."""
+    entry = _ENTRIES.get(s)
+    if entry is None:
+        entry = _ENTRIES[s] = Entry(outcome=s.result, pays=json_number(s.pays))
+    return entry
+
+
+# Keyed by (result, payout): as many as the distinct payouts of the paytables loaded, so a
+# handful of dozen whatever the run's length.
+_ENTRIES: dict[Settled, Entry] = {}
+_REFUND: Final = Entry(outcome=PUSH, pays=0)
+_PENDING: Final = Entry()  # a place in a template, always written over before it is returned
 

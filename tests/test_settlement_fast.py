@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import json
+import pickle
 import random
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import orjson
 import pytest
 
 from drivers.simulated import CODES
@@ -49,13 +55,43 @@ def test_settler_refunds_a_void_round(tmp_path: Path) -> None:
     assert all(v == {"outcome": "push", "pays": 0} for v in refund.values())
 
 
-def test_records_never_share_their_bet_entries() -> None:
+def test_no_record_can_change_another_records_bet_entries() -> None:
+    """Records share their (read-only) entries: every way of changing one is refused, and
+    what a record does to its own ``bets`` mapping leaves the next record alone."""
     table = load_paytable(REPO / "config" / "paytables" / "seed000.yaml")
     settler = Settler(table)
     hand = (parse_card("9S"), parse_card("KD")), (parse_card("2C"), parse_card("3D"))
-    first, second = settler.settle(decide(*hand)), settler.settle(decide(*hand))
-    first["player"]["pays"] = 999
+    first: dict[str, Any] = settler.settle(decide(*hand))
+    second = settler.settle(decide(*hand))
+    entry: Any = first["player"]
+    changes: list[Callable[[], object]] = [
+        lambda: entry.__setitem__("pays", 999), lambda: entry.__delitem__("pays"),
+        entry.clear, lambda: entry.pop("pays"), entry.popitem,
+        lambda: entry.setdefault("x", 1), lambda: entry.update(pays=999),
+        lambda: entry.__ior__({"pays": 999}),
+    ]
+    for change in changes:
+        with pytest.raises(TypeError, match="cannot be changed"):
+            change()
+    first["player"] = {"outcome": "changed", "pays": 999}  # its own mapping: allowed
+    first["tie"] = dict(first["tie"], pays=999)
     assert second["player"] == {"outcome": "win", "pays": 1}
+    assert second["tie"] == {"outcome": "lose", "pays": 0}
+    assert settler.settle(decide(*hand)) == settle(table, decide(*hand))
+    assert list(settler.settle(decide(*hand))) == list(table.keys)
+
+
+def test_bet_entries_serialize_and_copy_as_plain_objects() -> None:
+    """Consumers write records with orjson (no ``default=``) and json, and may copy them."""
+    table = load_paytable(REPO / "config" / "paytables" / "seed003.yaml")
+    bets = Settler(table).settle(decide((parse_card("4D"), parse_card("4D")),
+                                        (parse_card("9S"), parse_card("KC"))))
+    plain = {k: dict(v) for k, v in bets.items()}
+    assert orjson.dumps(bets) == orjson.dumps(plain)
+    assert json.dumps(bets) == json.dumps(plain)
+    assert orjson.loads(orjson.dumps(bets)) == plain
+    for copied in (copy.deepcopy(bets), pickle.loads(pickle.dumps(bets)), copy.copy(bets)):
+        assert copied == plain and list(copied) == list(plain)
 
 
 @pytest.mark.parametrize("name", ["seed000.yaml", "seed003.yaml"])
