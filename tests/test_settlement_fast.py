@@ -19,7 +19,7 @@ from station.cards import parse_card
 from station.outcome import decide
 from station.paytable import load_paytable
 from station.rules import banker_draws, player_draws
-from station.settlement import CLASS_CACHE_MAX, Settler, settle
+from station.settlement import _TABLES, CLASS_TABLES_KEPT, Settler, _class_of, settle
 from tests.conftest import REPO
 
 PAYTABLES = [("seed000.yaml", ()), ("seed000.yaml", ("no_commission",)),
@@ -101,6 +101,7 @@ def test_settler_matches_settle_on_every_class_of_the_first_four_cards(name: str
     after the class was cached from another deal of it, so a cache key too coarse fails."""
     table = load_paytable(REPO / "config" / "paytables" / name)
     settler = Settler(table)
+    size = len(settler._by_class)
     rng = random.Random(11)
     swap_suits = {"S": "C", "C": "S", "H": "H", "D": "D"}
     others = [r for r in "A23567890JQK".replace("0", "T")]
@@ -112,6 +113,40 @@ def test_settler_matches_settle_on_every_class_of_the_first_four_cards(name: str
             p, b = (deal[0], deal[2]), (deal[1], deal[3])
             outcome = decide(p, b)
             assert settler.settle(outcome) == settle(table, outcome), deal
-    # Bounded, whatever the number of rounds; past the bound, classes are settled afresh
-    # (the loop above met every class, so both paths were compared with settle()).
-    assert len(settler._by_class) == CLASS_CACHE_MAX < len(first_four_classes(8))
+            assert _class_of(p, b) in settler._by_class, "the table holds every class"
+    # Complete before the first round, so it never grows, however long the run.
+    assert len(settler._by_class) == size
+
+
+def test_a_deal_outside_the_class_table_is_settled_afresh() -> None:
+    table = load_paytable(REPO / "config" / "paytables" / "seed003.yaml")
+    settler = Settler(table)
+    settler._by_class = {}
+    for four, _ in first_four_classes(8)[::50]:
+        outcome = decide((four[0], four[2]), (four[1], four[3]))
+        assert settler.settle(outcome) == settle(table, outcome), four
+
+
+PAIR_ONLY = """name: pairs
+bets:
+  - {key: pp, label: PP, kind: pair, side: player, pays: {win: PAYS}, push: [],
+     cutoff_round: null}
+"""
+
+
+def test_class_tables_are_shared_and_a_few_are_kept(tmp_path: Path) -> None:
+    """Settlers of the same card bets share one table; one per set of card bets, and only
+    the last few sets, so a process that loads many paytables stays small."""
+    seed000 = REPO / "config" / "paytables" / "seed000.yaml"
+    assert Settler(load_paytable(seed000))._by_class is Settler(load_paytable(seed000))._by_class
+    tables = []
+    for pays in range(11, 12 + CLASS_TABLES_KEPT):
+        path = tmp_path / f"p{pays}.yaml"
+        path.write_text(PAIR_ONLY.replace("PAYS", str(pays)), encoding="utf-8")
+        settler = Settler(load_paytable(path))
+        tables.append(settler._by_class)
+        outcome = decide((parse_card("9S"), parse_card("9H")), (parse_card("2C"), parse_card("3D")))
+        assert settler.settle(outcome) == {"pp": {"outcome": "win", "pays": pays}}
+    assert len({id(t) for t in tables}) == len(tables)  # the pays differ: a table each
+    assert len(_TABLES) == CLASS_TABLES_KEPT
+    assert not any(t is tables[0] for t in _TABLES.values())  # the oldest went first
