@@ -10,17 +10,18 @@ docs/paytables.md states the same for the game server's developers.
 from __future__ import annotations
 
 from fractions import Fraction
-from operator import itemgetter
 from typing import Final
 
+from station.analysis.first_two import first_four_classes
 from station.bets.first_two import FORTUNE_RANK
 from station.bets.model import PUSH, Bet, Paytable, Settled
 from station.bets.registry import reads, settle_bet
 from station.cards import ALL_CARDS, Card
-from station.outcome import RoundOutcome
+from station.entry import Entry
+from station.outcome import RoundOutcome, decide
 
-BetResults = dict[str, dict[str, object]]
-CLASS_CACHE_MAX: Final = 2048  # of the 7,072 classes of the first four cards (8 decks)
+BetResults = dict[str, Entry]
+CLASS_TABLES_KEPT: Final = 8  # class tables kept per process, one per set of card bets
 
 
 def json_number(x: Fraction) -> int | float:
@@ -42,7 +43,7 @@ def settle(paytable: Paytable, outcome: RoundOutcome) -> BetResults:
 
 def refund_all(paytable: Paytable) -> BetResults:
     """The ``bets`` of a voided round: every bet is a push (RULES.md 7, seed 000)."""
-    return {bet.key: {"outcome": PUSH, "pays": 0} for bet in paytable.bets}
+    return dict.fromkeys((bet.key for bet in paytable.bets), _REFUND)
 
 
 def net_result(result: object, pays: object) -> float:
@@ -82,21 +83,23 @@ class Settler:
             r = reads(bet)
             groups[0 if r == {"values"} else 1 if r == {"first_two"} else 2].append(bet)
         self._values, self._first_two, self._live = (tuple(g) for g in groups)
-        self._by_values: dict[tuple[int, int, int, int], tuple[Entry, ...]] = {}
-        self._by_class: dict[int, tuple[Entry, ...]] = {}
-        self._shared: dict[tuple[tuple[object, object], ...], tuple[Entry, ...]] = {}
+        # Per case of the values (at most 400): the whole ``bets`` mapping in paytable order,
+        # its values entries set and the other bets' places held, copied for each record.
+        self._by_values: dict[tuple[int, int, int, int], BetResults] = {}
+        # Every class of the first four cards, settled once per process for these card bets:
+        # no round pays for a class met for the first time (the slow tail of Station.apply),
+        # and the table's size is fixed before the first round, however long the run.
+        self._by_class = _class_table(self._first_two) if self._first_two else {}
         self._order = paytable.keys
-        # Where each bet's entry sits in (values entries + first-two entries + live ones).
-        place = {b.key: i for i, b in enumerate((*self._values, *self._first_two, *self._live))}
-        picks = [place[k] for k in self._order]
-        self._pick = itemgetter(*picks) if len(picks) > 1 else (lambda t: (t[picks[0]],))
+        # Bets settled per class or per round; writing an existing key keeps its place.
+        self._rest = tuple(b.key for b in (*self._first_two, *self._live))
 
     def settle(self, outcome: RoundOutcome) -> BetResults:
         player, banker = outcome.player, outcome.banker
         key = (outcome.player_total, outcome.banker_total, len(player), len(banker))
-        values = self._by_values.get(key)
-        if values is None:
-            values = self._by_values[key] = self._entries(self._values, outcome)
+        template = self._by_values.get(key)
+        if template is None:
+            template = self._by_values[key] = self._template(outcome)
         firsts: tuple[Entry, ...] = ()
         if self._first_two:
             p0, p1, b0, b1 = player[0].index, player[1].index, banker[0].index, banker[1].index
@@ -104,24 +107,22 @@ class Settler:
             # One int (six base-144 digits), not a tuple: the cache's keys stay small.
             cls = (((((pair[p0][p1] * 144 + pair[b0][b1]) * 144 + pair[p0][b0]) * 144
                      + pair[p0][b1]) * 144 + pair[p1][b0]) * 144 + pair[p1][b1])
-            firsts = self._by_class.get(cls) or self._first_two_entries(cls, outcome)
+            # The table holds every class; settling afresh keeps a station running should a
+            # deal ever fall outside it.
+            firsts = self._by_class.get(cls) or self._entries(self._first_two, outcome)
         live = self._entries(self._live, outcome) if self._live else ()
-        # Fresh entry dicts for every record, so no record can change another's; paytable
-        # order, which the record promises.
-        return dict(zip(self._order, map(dict.copy, self._pick(values + firsts + live)),
-                        strict=True))
+        # A fresh mapping for every record (a dict copy, then the non-values bets written in
+        # their places: paytable order, which the record promises), of entries no one can
+        # change, so sharing them between records is safe.
+        out = template.copy()
+        if self._rest:
+            out.update(zip(self._rest, firsts + live, strict=True))
+        return out
 
-    def _first_two_entries(self, cls: int, outcome: RoundOutcome) -> tuple[Entry, ...]:
-        entries = self._entries(self._first_two, outcome)
-        # Thousands of classes settle the same few ways: each class keeps a reference to one
-        # shared tuple, so the cache stays small however many classes a long run meets.
-        same = tuple((e["outcome"], e["pays"]) for e in entries)
-        entries = self._shared.setdefault(same, entries)
-        # Bounded, so a run of 2,000 shoes needs no more memory than one of 200: the common
-        # classes come first; a rare one past the bound is settled each time it comes.
-        if len(self._by_class) < CLASS_CACHE_MAX:
-            self._by_class[cls] = entries
-        return entries
+    def _template(self, outcome: RoundOutcome) -> BetResults:
+        settled = dict(zip((b.key for b in self._values),
+                           self._entries(self._values, outcome), strict=True))
+        return {k: settled.get(k, _PENDING) for k in self._order}
 
     @staticmethod
     def _entries(bets: tuple[Bet, ...], outcome: RoundOutcome) -> tuple[Entry, ...]:
@@ -131,7 +132,49 @@ class Settler:
         return refund_all(self.paytable)
 
 
-Entry = dict[str, object]
+def _class_of(player: tuple[Card, ...], banker: tuple[Card, ...]) -> int:
+    """The class of the first four cards as ``Settler.settle`` computes it, inline there."""
+    pair = _PAIR
+    p0, p1, b0, b1 = player[0].index, player[1].index, banker[0].index, banker[1].index
+    return (((((pair[p0][p1] * 144 + pair[b0][b1]) * 144 + pair[p0][b0]) * 144
+              + pair[p0][b1]) * 144 + pair[p1][b0]) * 144 + pair[p1][b1])
+
+
+def _signature(bet: Bet) -> tuple[object, ...]:
+    """What settling ``bet`` depends on (not its key, label, cut-off or note): equal
+    signatures settle alike, so card bets of equal signatures share one class table."""
+    return (bet.kind, bet.side, bet.total, bet.totals, bet.colour, bet.push,
+            tuple(bet.pays.items()), tuple(_signature(r) for r in bet.refs))
+
+
+def _class_table(bets: tuple[Bet, ...]) -> dict[int, tuple[Entry, ...]]:
+    """For these card bets, the entries of every class of the first four cards. About 0.1 s
+    for seed 000's four card bets, paid once per process and set of card bets (the last
+    ``CLASS_TABLES_KEPT`` are kept); a deal's first four cards always fall in one of these
+    classes (a shoe of 4 or more decks can deal every one of them)."""
+    signature = tuple(_signature(b) for b in bets)
+    table = _TABLES.get(signature)
+    if table is None:
+        if len(_TABLES) >= CLASS_TABLES_KEPT:
+            del _TABLES[next(iter(_TABLES))]  # the oldest
+        table = _TABLES[signature] = _settle_classes(bets)
+    return table
+
+
+def _settle_classes(bets: tuple[Bet, ...]) -> dict[int, tuple[Entry, ...]]:
+    """Thousands of classes settle the same few ways: each class keeps a reference to one
+    shared tuple (entries are interned by ``_entry``, so equal tuples hold the same
+    objects), and the table stays small."""
+    shared: dict[tuple[int, ...], tuple[Entry, ...]] = {}
+    table: dict[int, tuple[Entry, ...]] = {}
+    for four, _ in first_four_classes(8):
+        player, banker = (four[0], four[2]), (four[1], four[3])
+        entries = Settler._entries(bets, decide(player, banker))
+        table[_class_of(player, banker)] = shared.setdefault(tuple(map(id, entries)), entries)
+    return table
+
+
+_TABLES: dict[tuple[tuple[object, ...], ...], dict[int, tuple[Entry, ...]]] = {}
 
 
 def _pair_table() -> list[list[int]]:
@@ -150,6 +193,18 @@ def _pair_table() -> list[list[int]]:
 _PAIR: Final = _pair_table()
 
 
-def _entry(s: Settled) -> dict[str, object]:
-    return {"outcome": s.result, "pays": json_number(s.pays)}
+def _entry(s: Settled) -> Entry:
+    """The one read-only entry for this way of ending: a paytable has a few dozen, and
+    every record that ends a bet this way holds the same object."""
+    entry = _ENTRIES.get(s)
+    if entry is None:
+        entry = _ENTRIES[s] = Entry(outcome=s.result, pays=json_number(s.pays))
+    return entry
+
+
+# Keyed by (result, payout): as many as the distinct payouts of the paytables loaded, so a
+# handful of dozen whatever the run's length.
+_ENTRIES: dict[Settled, Entry] = {}
+_REFUND: Final = Entry(outcome=PUSH, pays=0)
+_PENDING: Final = Entry()  # a place in a template, always written over before it is returned
 

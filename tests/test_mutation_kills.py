@@ -203,9 +203,11 @@ def test_the_settler_of_a_paytable_without_card_bets(tmp_path: Path) -> None:
     settler = Settler(load_paytable(path))
     outcome = decide(_cards("4S 5H"), _cards("3D 4C"))  # player 9 natural beats 7
     expected = {"player": {"outcome": "win", "pays": 1}, "tie": {"outcome": "lose", "pays": 0}}
-    first = settler.settle(outcome)
+    first: dict[str, Any] = settler.settle(outcome)
     assert first == expected
-    first["player"]["outcome"] = "changed"  # each record owns its entries
+    with pytest.raises(TypeError):  # entries are shared between records, so read-only
+        first["player"]["outcome"] = "changed"
+    first["player"] = {"outcome": "changed", "pays": 1}  # each record owns its mapping
     assert settler.settle(outcome) == expected
 
 

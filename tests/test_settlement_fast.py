@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import json
+import pickle
 import random
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import orjson
 import pytest
 
 from drivers.simulated import CODES
@@ -13,7 +19,7 @@ from station.cards import parse_card
 from station.outcome import decide
 from station.paytable import load_paytable
 from station.rules import banker_draws, player_draws
-from station.settlement import CLASS_CACHE_MAX, Settler, settle
+from station.settlement import _TABLES, CLASS_TABLES_KEPT, Settler, _class_of, settle
 from tests.conftest import REPO
 
 PAYTABLES = [("seed000.yaml", ()), ("seed000.yaml", ("no_commission",)),
@@ -49,13 +55,43 @@ def test_settler_refunds_a_void_round(tmp_path: Path) -> None:
     assert all(v == {"outcome": "push", "pays": 0} for v in refund.values())
 
 
-def test_records_never_share_their_bet_entries() -> None:
+def test_no_record_can_change_another_records_bet_entries() -> None:
+    """Records share their (read-only) entries: every way of changing one is refused, and
+    what a record does to its own ``bets`` mapping leaves the next record alone."""
     table = load_paytable(REPO / "config" / "paytables" / "seed000.yaml")
     settler = Settler(table)
     hand = (parse_card("9S"), parse_card("KD")), (parse_card("2C"), parse_card("3D"))
-    first, second = settler.settle(decide(*hand)), settler.settle(decide(*hand))
-    first["player"]["pays"] = 999
+    first: dict[str, Any] = settler.settle(decide(*hand))
+    second = settler.settle(decide(*hand))
+    entry: Any = first["player"]
+    changes: list[Callable[[], object]] = [
+        lambda: entry.__setitem__("pays", 999), lambda: entry.__delitem__("pays"),
+        entry.clear, lambda: entry.pop("pays"), entry.popitem,
+        lambda: entry.setdefault("x", 1), lambda: entry.update(pays=999),
+        lambda: entry.__ior__({"pays": 999}),
+    ]
+    for change in changes:
+        with pytest.raises(TypeError, match="cannot be changed"):
+            change()
+    first["player"] = {"outcome": "changed", "pays": 999}  # its own mapping: allowed
+    first["tie"] = dict(first["tie"], pays=999)
     assert second["player"] == {"outcome": "win", "pays": 1}
+    assert second["tie"] == {"outcome": "lose", "pays": 0}
+    assert settler.settle(decide(*hand)) == settle(table, decide(*hand))
+    assert list(settler.settle(decide(*hand))) == list(table.keys)
+
+
+def test_bet_entries_serialize_and_copy_as_plain_objects() -> None:
+    """Consumers write records with orjson (no ``default=``) and json, and may copy them."""
+    table = load_paytable(REPO / "config" / "paytables" / "seed003.yaml")
+    bets = Settler(table).settle(decide((parse_card("4D"), parse_card("4D")),
+                                        (parse_card("9S"), parse_card("KC"))))
+    plain = {k: dict(v) for k, v in bets.items()}
+    assert orjson.dumps(bets) == orjson.dumps(plain)
+    assert json.dumps(bets) == json.dumps(plain)
+    assert orjson.loads(orjson.dumps(bets)) == plain
+    for copied in (copy.deepcopy(bets), pickle.loads(pickle.dumps(bets)), copy.copy(bets)):
+        assert copied == plain and list(copied) == list(plain)
 
 
 @pytest.mark.parametrize("name", ["seed000.yaml", "seed003.yaml"])
@@ -65,6 +101,7 @@ def test_settler_matches_settle_on_every_class_of_the_first_four_cards(name: str
     after the class was cached from another deal of it, so a cache key too coarse fails."""
     table = load_paytable(REPO / "config" / "paytables" / name)
     settler = Settler(table)
+    size = len(settler._by_class)
     rng = random.Random(11)
     swap_suits = {"S": "C", "C": "S", "H": "H", "D": "D"}
     others = [r for r in "A23567890JQK".replace("0", "T")]
@@ -76,6 +113,40 @@ def test_settler_matches_settle_on_every_class_of_the_first_four_cards(name: str
             p, b = (deal[0], deal[2]), (deal[1], deal[3])
             outcome = decide(p, b)
             assert settler.settle(outcome) == settle(table, outcome), deal
-    # Bounded, whatever the number of rounds; past the bound, classes are settled afresh
-    # (the loop above met every class, so both paths were compared with settle()).
-    assert len(settler._by_class) == CLASS_CACHE_MAX < len(first_four_classes(8))
+            assert _class_of(p, b) in settler._by_class, "the table holds every class"
+    # Complete before the first round, so it never grows, however long the run.
+    assert len(settler._by_class) == size
+
+
+def test_a_deal_outside_the_class_table_is_settled_afresh() -> None:
+    table = load_paytable(REPO / "config" / "paytables" / "seed003.yaml")
+    settler = Settler(table)
+    settler._by_class = {}
+    for four, _ in first_four_classes(8)[::50]:
+        outcome = decide((four[0], four[2]), (four[1], four[3]))
+        assert settler.settle(outcome) == settle(table, outcome), four
+
+
+PAIR_ONLY = """name: pairs
+bets:
+  - {key: pp, label: PP, kind: pair, side: player, pays: {win: PAYS}, push: [],
+     cutoff_round: null}
+"""
+
+
+def test_class_tables_are_shared_and_a_few_are_kept(tmp_path: Path) -> None:
+    """Settlers of the same card bets share one table; one per set of card bets, and only
+    the last few sets, so a process that loads many paytables stays small."""
+    seed000 = REPO / "config" / "paytables" / "seed000.yaml"
+    assert Settler(load_paytable(seed000))._by_class is Settler(load_paytable(seed000))._by_class
+    tables = []
+    for pays in range(11, 12 + CLASS_TABLES_KEPT):
+        path = tmp_path / f"p{pays}.yaml"
+        path.write_text(PAIR_ONLY.replace("PAYS", str(pays)), encoding="utf-8")
+        settler = Settler(load_paytable(path))
+        tables.append(settler._by_class)
+        outcome = decide((parse_card("9S"), parse_card("9H")), (parse_card("2C"), parse_card("3D")))
+        assert settler.settle(outcome) == {"pp": {"outcome": "win", "pays": pays}}
+    assert len({id(t) for t in tables}) == len(tables)  # the pays differ: a table each
+    assert len(_TABLES) == CLASS_TABLES_KEPT
+    assert not any(t is tables[0] for t in _TABLES.values())  # the oldest went first
