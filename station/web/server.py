@@ -33,7 +33,9 @@ log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 1024  # bytes; a command is a few dozen
-HEARTBEAT_S = 0.5  # the page calls the station offline after 1.5 s without a byte
+# The page calls the station offline after 1.5 s without a byte: a ping every 0.25 s leaves
+# room for several to be late on a loaded PC before a working station looks offline.
+HEARTBEAT_S = 0.25
 WRITE_TIMEOUT_S = 2.0  # a page that does not take its bytes for this long is dropped
 APPLY_TIMEOUT_S = 5.0
 MIN_GAP_S = 0.016  # one frame at 60 Hz

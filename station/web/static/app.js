@@ -3,7 +3,7 @@
 // the station's view (GET /api/state, and the /api/events stream). docs/display.md.
 "use strict";
 
-const OFFLINE_AFTER_MS = 1500; // the server sends a byte at least every 500 ms
+const OFFLINE_AFTER_MS = 1500; // the server sends a byte at least every 250 ms
 const LABELS = {
   en: {
     round: "ROUND", shoe: "SHOE", dealt: "dealt", left: "left", lastRound: "LAST ROUND",
