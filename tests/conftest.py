@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,3 +60,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="the region of interest of --camera, as X,Y,W,H in pixels")
     parser.addoption("--cut-card-pin", default="cts", choices=("cts", "dsr", "cd", "ri"),
                      help="the modem-status pin the cut-card contact is wired to")
+
+
+# The browser of the page tests (tests/test_web_*.py): one Debian Chromium per test module, a
+# fresh context per test (tests/webkit.py launches it).
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    from tests import webkit  # noqa: PLC0415 - only the page tests need Playwright
+
+    with webkit.browser() as b:
+        yield b
+
+
+@pytest.fixture
+def page(chromium: Any) -> Iterator[Any]:
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()

@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,34 +19,13 @@ from drivers.sim_serial import PtyScanner
 from station.journal import read_journal
 from station.outputs import Prompt
 from tests import webkit
-from tests.webkit import PIN, state, table_facts, wait_state
+from tests.webkit import PIN, state, table_facts, wait_state, wait_text
 
 GARBLED = [{"kind": "garbled", "card": 20}]
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    with webkit.browser() as b:
-        yield b
-
-
-@pytest.fixture
-def page(chromium: Any) -> Iterator[Any]:
-    context = chromium.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
 def text(page: Any, selector: str) -> str:
     return str(page.locator(selector).inner_text())
-
-
-def wait_text(page: Any, selector: str, words: str, timeout_s: float = 15) -> None:
-    page.wait_for_function(
-        "([s, w]) => { const e = document.querySelector(s); return e && !e.closest('[hidden]')"
-        " && e.textContent.includes(w); }", arg=[selector, words], timeout=timeout_s * 1000)
 
 
 def stations_prompts(journal: Path) -> list[tuple[str, str]]:

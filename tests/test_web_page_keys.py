@@ -5,37 +5,15 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests import webkit
-from tests.webkit import state, table_facts
+from tests.webkit import state, table_facts, wait_text
 
 GARBLED = [{"kind": "garbled", "card": 20}]
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    with webkit.browser() as b:
-        yield b
-
-
-@pytest.fixture
-def page(chromium: Any) -> Iterator[Any]:
-    context = chromium.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
-def wait_text(page: Any, selector: str, words: str, timeout_s: float = 15) -> None:
-    page.wait_for_function(
-        "([s, w]) => { const e = document.querySelector(s); return e && !e.closest('[hidden]')"
-        " && e.textContent.includes(w); }", arg=[selector, words], timeout=timeout_s * 1000)
 
 
 def commands_sent(page: Any) -> list[str]:

@@ -183,3 +183,10 @@ def browser() -> Iterator[Any]:
             yield b
         finally:
             b.close()
+
+
+def wait_text(page: Any, selector: str, words: str, timeout_s: float = 15) -> None:
+    """Wait until ``selector`` shows ``words`` (in an element that is not hidden)."""
+    page.wait_for_function(
+        "([s, w]) => { const e = document.querySelector(s); return e && !e.closest('[hidden]')"
+        " && e.textContent.includes(w); }", arg=[selector, words], timeout=timeout_s * 1000)
