@@ -46,12 +46,11 @@ def publisher(broker: Broker, outbox: MemoryOutbox, signer: Signer,
     return MqttPublisher(outbox, settings, table=TABLE, signer=signer, environ={})
 
 
-def test_the_credentials_file_logs_in_and_delivers(locked_broker: Broker, signer: Signer,
-                                                   tmp_path: Path) -> None:
-    outbox = MemoryOutbox()
-    sub = Subscriber(locked_broker.port, f"baccarat/{TABLE}/#", login=GAME_SERVER)
-    produce(outbox, signer, 20)
-    pub = publisher(locked_broker, outbox, signer, credentials(tmp_path, PASSWORD))
+def delivers_all_20(broker: Broker, outbox: MemoryOutbox, signer: Signer, tmp_path: Path) -> None:
+    """A publisher with the right password drains ``outbox``: the game server (logged in
+    too) gets every one of its 20 messages, in order."""
+    sub = Subscriber(broker.port, f"baccarat/{TABLE}/#", login=GAME_SERVER)
+    pub = publisher(broker, outbox, signer, credentials(tmp_path, PASSWORD))
     pub.start()
     try:
         wait_until(lambda: outbox.backlog() == 0, 20, "the outbox to drain")
@@ -60,6 +59,13 @@ def test_the_credentials_file_logs_in_and_delivers(locked_broker: Broker, signer
         pub.stop()
         sub.close()
     assert deduped_seqs(sub.snapshot()) == list(range(1, 21))
+
+
+def test_the_credentials_file_logs_in_and_delivers(locked_broker: Broker, signer: Signer,
+                                                   tmp_path: Path) -> None:
+    outbox = MemoryOutbox()
+    produce(outbox, signer, 20)
+    delivers_all_20(locked_broker, outbox, signer, tmp_path)
 
 
 def test_a_wrong_password_is_refused_clearly_and_nothing_is_lost(
@@ -82,13 +88,4 @@ def test_a_wrong_password_is_refused_clearly_and_nothing_is_lost(
     assert "20 message(s) wait in the outbox" in refusals[0]
     assert outbox.backlog() == 20 and outbox.mark_calls == []
     # The same outbox with the right password: every message goes out, in order.
-    sub = Subscriber(locked_broker.port, f"baccarat/{TABLE}/#", login=GAME_SERVER)
-    pub = publisher(locked_broker, outbox, signer, credentials(tmp_path, PASSWORD))
-    pub.start()
-    try:
-        wait_until(lambda: outbox.backlog() == 0, 20, "the outbox to drain")
-        wait_until(lambda: len(deduped_seqs(sub.snapshot())) == 20, 10, "all 20 messages")
-    finally:
-        pub.stop()
-        sub.close()
-    assert deduped_seqs(sub.snapshot()) == list(range(1, 21))
+    delivers_all_20(locked_broker, outbox, signer, tmp_path)
