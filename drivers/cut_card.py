@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 import time
 from collections.abc import Callable
 
@@ -66,6 +67,9 @@ class CutCardSensor(EventSource):
         self.backoff = backoff if backoff is not None else Backoff()
         self.clock = clock
         self._errors = LogOnce(log)
+        # Set while the pin is being watched (its resting level read): a pass before then is
+        # taken for where the contact rests, so a test or a bench waits for this first.
+        self.connected = threading.Event()
 
     def _run(self) -> None:
         lost = False
@@ -86,6 +90,7 @@ class CutCardSensor(EventSource):
                 self.post(DeviceRestored(self.name, self.clock()))
                 lost = False
             failure = self._watch(ser)
+            self.connected.clear()
             with contextlib.suppress(serial.SerialException, OSError):
                 ser.close()
             if failure is not None and not self.stopping.is_set():
@@ -98,6 +103,7 @@ class CutCardSensor(EventSource):
         try:
             # Whatever the pin reads now is where it rests, not a card passing.
             debouncer = Debouncer(self.debounce_s, bool(getattr(ser, self.pin)))
+            self.connected.set()
             while not self.stopping.wait(self.poll_s):
                 now = time.monotonic()
                 if debouncer.feed(bool(getattr(ser, self.pin)), now):

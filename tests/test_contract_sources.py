@@ -149,6 +149,8 @@ def test_a_shoe_with_the_cut_card_on_a_modem_pin_deals_as_the_simulated_one(seed
     got = Received()
     sensor.start(got)
     try:
+        # A contact closed before the sensor has read where the pin rests is no pass.
+        assert sensor.connected.wait(5), "the sensor never opened the adapter"
         tokens = shuffled_shoe(random.Random(seed))
         assert CUT in tokens
         direct_cards, direct_rounds = deal(tokens, lambda e: e)
@@ -173,6 +175,7 @@ def test_a_real_cut_card_sensor_sees_each_pass_once(request: pytest.FixtureReque
     got = Received()
     sensor.start(got)
     try:
+        assert sensor.connected.wait(10), f"{url} did not open"
         print(f"\npass the cut card through the shoe's mouth {passes} times, a second apart")
         seen = 0
         while seen < passes:
