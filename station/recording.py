@@ -17,7 +17,15 @@ from typing import IO, Any
 
 import orjson
 
-from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
+from drivers.events import (
+    CardRead,
+    Command,
+    CutCardSeen,
+    DeviceLost,
+    DeviceRestored,
+    InputEvent,
+    TimerExpired,
+)
 from station.errors import ConfigError, InputFileError
 from station.limits import (
     MAX_LINE_BYTES,
@@ -44,6 +52,8 @@ def event_to_json(event: InputEvent) -> dict[str, Any]:
         return {"t": event.ts, "e": "lost", "src": event.source, "reason": event.reason}
     if isinstance(event, DeviceRestored):
         return {"t": event.ts, "e": "restored", "src": event.source}
+    if isinstance(event, TimerExpired):
+        return {"t": event.ts, "e": "timer", "name": event.timer}
     return {"t": event.ts, "e": "cmd", "action": event.action, "actor": event.actor}
 
 
@@ -78,8 +88,10 @@ def event_from_json(obj: object) -> InputEvent:
         return DeviceRestored(_text(obj, "src"), ts)
     if kind == "cmd":
         return Command(_text(obj, "action"), _text(obj, "actor"), ts)
+    if kind == "timer":
+        return TimerExpired(_text(obj, "name"), ts)
     raise ValueError(
-        f"unknown event type {short(kind)} (expected card, cut, lost, restored, cmd)"
+        f"unknown event type {short(kind)} (expected card, cut, lost, restored, cmd, timer)"
     )
 
 
@@ -171,7 +183,8 @@ def read_recording(path: Path) -> Recording:
 _STR = rb'"[\x20\x21\x23-\x5b\x5d-\x7e]{0,200}"'
 _PLAIN_EVENT = (rb'\{"t":[0-3]?[0-9]{1,9}\.[0-9]{1,17},"e":(?:'
                 rb'"card","code":S,"src":S|"cmd","action":S,"actor":S|"cut","src":S'
-                rb'|"lost","src":S,"reason":S|"restored","src":S)\}\n').replace(b"S", _STR)
+                rb'|"lost","src":S,"reason":S|"restored","src":S|"timer","name":S)\}\n'
+                ).replace(b"S", _STR)
 _PLAIN_EVENTS = re.compile(rb"(?:" + _PLAIN_EVENT + rb")*")
 _BLOCK_BYTES = 1 << 20
 
