@@ -18,6 +18,7 @@ from typing import IO, Any
 import orjson
 
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
+from station import dealers
 from station.errors import ConfigError, InputFileError
 from station.limits import (
     MAX_LINE_BYTES,
@@ -292,8 +293,13 @@ def _rules_from_json(obj: object) -> TableRules:
     policy = obj.get("cut_card_between_rounds")
     if not isinstance(policy, str) or policy not in CUT_POLICIES:
         raise ValueError(f"unknown cut card policy {short(policy)}")
+    # A recording made before dealers had badges has no prefix: none of its codes was a badge.
+    prefix = obj.get("badge_prefix", "")
+    problem = dealers.prefix_problem(prefix)
+    if problem is not None:
+        raise ValueError(f"rules.badge_prefix: {problem}")
     return TableRules(table=obj["table"], decks=obj["decks"], dedupe_ms=obj["dedupe_ms"],
-                      cut_card_between_rounds=policy)
+                      cut_card_between_rounds=policy, badge_prefix=prefix)
 
 
 def _events(path: Path, name: str) -> Iterator[InputEvent]:
