@@ -10,13 +10,14 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
 from drivers.codes import CodeFormat
 from drivers.framing import FRAMINGS
 from drivers.simulated import FAULT_KINDS, SUPERVISOR_POLICIES, Fault, Pace
+from station import dealers
 from station.cards import DECK_SIZE
 from station.errors import ConfigError
 from station.limits import (
@@ -55,6 +56,10 @@ class SimulationConfig:
     supervisor: str = "resume"
     pace: Pace = field(default_factory=Pace)
     faults: tuple[Fault, ...] = ()
+    # Badges the simulated dealer scans (station.dealers): the first at the start, then the
+    # next every ``dealer_change_shoes`` shoes (0: never), taking turns.
+    dealer_badges: tuple[str, ...] = ()
+    dealer_change_shoes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +208,7 @@ def load_config(path: Path) -> StationConfig:
 def parse_config(path: Path, data: Any) -> StationConfig:
     top = _Section(
         path, "", data, ("table", "reader", "cut_card", "simulation", "display", "results",
-                         "recording", "journal", "upstream", "metrics")
+                         "recording", "journal", "upstream", "metrics", "dealers")
     )
     table = top.sub(
         "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants")
@@ -234,7 +239,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         recording.fail(recording.key("raw"), "raw traffic is kept beside the recording, and "
                        "recording.dir is null; name a directory in recording.dir, or set "
                        "raw: false")
-    return StationConfig(
+    return _with_dealers(top, StationConfig(
         path=path,
         rules=rules,
         paytable=_paytable(table),
@@ -242,7 +247,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         reader=_reader(reader),
         cut_card=_cut_card(top.sub("cut_card", ("type", "port", "pin", "debounce_ms"))),
         simulation=_simulation(top.sub(
-            "simulation", ("seed", "shoes", "supervisor", "pace", "faults")
+            "simulation", SIMULATION_KEYS
         ), rules.decks,
             rules.dedupe_ms if reader.data.get("type", "simulated") == "simulated" else 0),
         display_type=display.choice("type", "console", DISPLAY_TYPES),
@@ -262,7 +267,47 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "port", None, 0, "a TCP port for the Prometheus endpoint on 127.0.0.1 (e.g. 9464; "
             "0 picks a free one), or null for none", 65535),
         display=_display(display),
-    )
+    ))
+
+
+SIMULATION_KEYS = ("seed", "shoes", "supervisor", "pace", "faults", "dealer_badge",
+                   "relief_badge", "dealer_change_shoes")
+
+
+def _with_dealers(top: _Section, config: StationConfig) -> StationConfig:
+    """``dealers.badge_prefix`` (into the table rules: it decides what a scan means, so a
+    recording keeps it) and the simulated dealer's badges (docs/dealers.md)."""
+    sec = top.sub("dealers", ("badge_prefix",))
+    prefix = sec.data.get("badge_prefix", dealers.DEFAULT_PREFIX)
+    prefix = "" if prefix is None else prefix
+    problem = dealers.prefix_problem(prefix)
+    if problem is not None:
+        sec.fail(sec.key("badge_prefix"), f"{short(prefix)} {problem}")
+    sim = top.sub("simulation", SIMULATION_KEYS)
+    found: list[str] = []
+    for name in ("dealer_badge", "relief_badge"):
+        badge = sim.str_(name, None, f"a dealer's badge code, e.g. {prefix or 'DEALER-'}D042")
+        if badge is None:
+            continue
+        parsed = dealers.parse_badge(badge, prefix)
+        if parsed is None or parsed.dealer is None:
+            sim.fail(sim.key(name), f"{short(badge)} is not a badge: "
+                     + (f"{prefix} then {dealers.ID_RULE}, e.g. {prefix}D042" if prefix else
+                        "dealers.badge_prefix is null (no badges); set one, or drop this key"))
+        found.append(badge.strip())
+    every = sim.int_("dealer_change_shoes", None, 1, "a dealer change every this many shoes, "
+                     "e.g. 4", SHOES_MAX)
+    if every is not None and len(found) < 2:
+        sim.fail(sim.key("dealer_change_shoes"), "a change needs two dealers: set "
+                 "simulation.dealer_badge and simulation.relief_badge")
+    if every is None and "relief_badge" in sim.data:
+        sim.fail(sim.key("relief_badge"), "set simulation.dealer_change_shoes too (how many "
+                 "shoes between changes)")
+    if len(found) == 2 and found[0] == found[1]:
+        sim.fail(sim.key("relief_badge"), "the same badge as dealer_badge; name another dealer")
+    return replace(config, rules=replace(config.rules, badge_prefix=prefix),
+                   simulation=replace(config.simulation, dealer_badges=tuple(found),
+                                      dealer_change_shoes=every or 0))
 
 
 def _paytable(table: _Section) -> Paytable | None:
