@@ -170,7 +170,8 @@ def read_recording(path: Path) -> Recording:
 # order, a timestamp before 2100, plain printable ASCII strings. Every such line is one that
 # _event accepts; whole blocks of them are checked by one match, in C.
 _STR = rb'"[\x20\x21\x23-\x5b\x5d-\x7e]{0,200}"'
-_PLAIN_EVENT = (rb'\{"t":[0-3]?[0-9]{1,9}\.[0-9]{1,17},"e":(?:'
+# JSON allows no leading zero: 0, or 1-10 digits not starting with 0 (a 10-digit one below 4).
+_PLAIN_EVENT = (rb'\{"t":(?:0|[1-9][0-9]{0,8}|[1-3][0-9]{9})\.[0-9]{1,17},"e":(?:'
                 rb'"card","code":S,"src":S|"cmd","action":S,"actor":S|"cut","src":S'
                 rb'|"lost","src":S,"reason":S|"restored","src":S)\}\n').replace(b"S", _STR)
 _PLAIN_EVENTS = re.compile(rb"(?:" + _PLAIN_EVENT + rb")*")
