@@ -77,6 +77,7 @@ class ReaderSettings:
     decoder: str = "zxing"
     roi: tuple[int, int, int, int] | None = None  # x, y, width, height in pixels
     agree_frames: int = 2
+    badge_prefix: str = ""  # dealers.badge_prefix: such payloads go to the station as read
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,6 +307,7 @@ def _with_dealers(top: _Section, config: StationConfig) -> StationConfig:
     if len(found) == 2 and found[0] == found[1]:
         sim.fail(sim.key("relief_badge"), "the same badge as dealer_badge; name another dealer")
     return replace(config, rules=replace(config.rules, badge_prefix=prefix),
+                   reader=replace(config.reader, badge_prefix=prefix),
                    simulation=replace(config.simulation, dealer_badges=tuple(found),
                                       dealer_change_shoes=every or 0))
 
@@ -575,11 +577,13 @@ def _roi(sec: _Section) -> tuple[int, int, int, int] | None:
 
 
 def reader_codes(settings: ReaderSettings) -> CodeFormat:
-    """The scanner's code format; raises ValueError naming what is wrong."""
+    """The scanner's code format; raises ValueError naming what is wrong. A dealer's badge
+    (``dealers.badge_prefix``) goes to the station as read."""
     cut = [settings.cut_code] if settings.cut_code else []
+    passed = [settings.badge_prefix] if settings.badge_prefix else []
     if settings.code_format is None:
-        return CodeFormat(cut_codes=cut)
-    return CodeFormat(settings.code_format, cut_codes=cut)
+        return CodeFormat(cut_codes=cut, passed_prefixes=passed)
+    return CodeFormat(settings.code_format, cut_codes=cut, passed_prefixes=passed)
 
 
 def _cut_card(sec: _Section) -> CutCardSettings:
