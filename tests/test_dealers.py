@@ -17,7 +17,7 @@ from drivers.events import CardRead, Command, InputEvent
 from drivers.simulated import Pace, SimulatedDealer, random_shoes
 from station import dealers
 from station.config import parse_config
-from station.dealers import DealerDesk, parse_badge
+from station.dealers import DealerDesk
 from station.errors import ConfigError
 from station.outputs import Announced, Notice, Output, Prompt, Published
 from station.simulation import simulate
