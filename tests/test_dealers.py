@@ -166,7 +166,7 @@ def test_a_badge_while_a_card_is_due_or_paused_is_refused_and_changes_nothing(
 
 
 def test_refusals_say_why_by_phase() -> None:
-    assert dealers.refusal("paused") is not None and "supervisor" in dealers.refusal("paused")
+    assert "supervisor" in (dealers.refusal("paused") or "")
     assert "burn" in (dealers.refusal("burning") or "")
     assert "round is published" in (dealers.refusal("player_3") or "")
     for ok in ("no_shoe", "shoe_closed", "between_rounds", "betting_open"):
