@@ -96,14 +96,14 @@ def run(args: argparse.Namespace) -> int:
     except SystemExit as exc:
         return int(exc.code or 2)
     action: str = args.action
+    if (action == "sign-in") != bool(args.dealer):
+        return _usage("a dealer id goes with sign-in only: station ctl sign-in ID")
     try:
         if action == "status":
             status, answer = _call(f"{base}/api/state", None)
         else:
             body: dict[str, Any] = {"actor": args.actor[:40]}
-            if action == "sign-in" or args.dealer is not None:
-                if action != "sign-in" or not args.dealer:
-                    return _usage("a dealer id goes with sign-in only: station ctl sign-in ID")
+            if action == "sign-in":
                 body["dealer"] = args.dealer
             if action in ("resume", "void"):
                 pin = _pin()
