@@ -4,6 +4,7 @@ upstream. A real ``Station`` throughout; the daemon's own tests are in test_deal
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,9 @@ from drivers.simulated import Pace, SimulatedDealer, random_shoes
 from station import dealers
 from station.config import parse_config
 from station.dealers import DealerDesk
-from station.errors import ConfigError
+from station.errors import ConfigError, InputFileError
 from station.outputs import Announced, Notice, Output, Prompt, Published
+from station.recording import read_recording
 from station.simulation import simulate
 from station.station import Station, TableRules
 from station.upstream import messages as m
@@ -27,6 +29,7 @@ from station.upstream.observe import Snapshot, build, changes
 from station.upstream.schema import validate
 from station.upstream.signing import Signer
 from station.web.words import dealer_zh
+from tests.conftest import REPO
 
 SRC = "scanner"
 BURN_THEN_ROUND = ["AS", "2S"]  # an ace shown: one more card burned
@@ -453,3 +456,22 @@ def test_any_code_after_the_prefix_is_a_sign_in_or_a_notice(where: str, rest: st
     else:
         assert notices(out), out
         assert t.st.dealers.dealer == dealer
+
+
+# --- recordings ---------------------------------------------------------------------------
+def test_a_recording_from_before_badges_replays_with_badges_off() -> None:
+    old = read_recording(REPO / "tests" / "recordings" / "clean_short_shoe.jsonl")
+    assert old.rules.badge_prefix == ""  # a code it holds that starts DEALER- was no badge
+    new = read_recording(REPO / "tests" / "recordings" / "dealers_sign_in_change_out.jsonl")
+    assert new.rules.badge_prefix == "DEALER-"
+
+
+@pytest.mark.parametrize("prefix", ["X", 7, "A B", None])
+def test_a_recording_header_with_a_bad_prefix_is_refused(tmp_path: Path, prefix: Any) -> None:
+
+    rules = TableRules().to_json() | {"badge_prefix": prefix}
+    path = tmp_path / "rec.jsonl"
+    path.write_text(json.dumps({"format": "dealer-station-recording", "version": 1,
+                                "rules": rules}) + "\n")
+    with pytest.raises(InputFileError, match="rules.badge_prefix"):
+        read_recording(path)
