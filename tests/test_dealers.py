@@ -473,5 +473,5 @@ def test_a_recording_header_with_a_bad_prefix_is_refused(tmp_path: Path, prefix:
     path = tmp_path / "rec.jsonl"
     path.write_text(json.dumps({"format": "dealer-station-recording", "version": 1,
                                 "rules": rules}) + "\n")
-    with pytest.raises(InputFileError, match="rules.badge_prefix"):
+    with pytest.raises(InputFileError, match=r"rules\.badge_prefix"):
         read_recording(path)
