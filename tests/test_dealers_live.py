@@ -142,3 +142,16 @@ def test_the_page_signs_a_dealer_in_and_out(tmp_path: Path, page: Any) -> None:
     actors = [e.actor for e in read_journal(tmp_path / "journal.sqlite3").events
               if isinstance(e, Command) and e.action in ("sign_in", "sign_out")]
     assert actors == ["dealer:D042 dealer (web 127.0.0.1)", "dealer (web 127.0.0.1)"]
+
+
+def test_a_restart_keeps_the_dealer_signed_in(tmp_path: Path) -> None:
+    with PtyScanner(tmp_path / "scanner") as pty:
+        config = webkit.live_config(tmp_path, pty.path)
+        base = webkit.url_of(config)
+        with webkit.running(config):
+            wait_state(base, lambda s: s["devices"][0]["ok"], what="scanner")
+            pty.send(["DEALER-D042"])
+            wait_state(base, lambda s: s["dealer"]["id"] == "D042", what="badge sign-in")
+        with webkit.running(config):  # the journal replays the sign-in
+            assert webkit.state(base)["dealer"]["id"] == "D042"
+            assert webkit.command(base, "sign-out")[0] == 200
