@@ -199,6 +199,7 @@ class Dealing:
         self.published: list[dict[str, Any]] = []  # drained by the station after each event
         self.notices: list[str] = []
         self.published_keys: set[str] = set()
+        self.dealer: str | None = None  # signed in (station.dealers); on every round record
         self.machine = self.machine_cls(
             model=self,
             states=[p.value for p in Phase],
@@ -341,7 +342,7 @@ class Dealing:
         outcome = decide(tuple(self.player), tuple(self.banker))
         self.shoe.dealt += len(self.player) + len(self.banker)
         self.round_open = False
-        record = complete_record(self.shoe.shoe_id, self.round_no, outcome)
+        record = complete_record(self.shoe.shoe_id, self.round_no, outcome, self.dealer)
         if self.skipped:
             # A VIP round the player skipped (seed 003 飞牌): dealt and published, no bets.
             record["skipped"] = True
@@ -505,7 +506,7 @@ class Dealing:
         self.to_reveal = []  # a void ends the squeeze: the void record lists the cards
         record = void_record(
             self.shoe.shoe_id, self.round_no, player=tuple(self.player),
-            banker=tuple(self.banker), reason=reason, actor=actor,
+            banker=tuple(self.banker), reason=reason, actor=actor, dealer=self.dealer,
         )
         if self.skipped:
             record["skipped"] = True

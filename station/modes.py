@@ -61,7 +61,6 @@ class TableModes:
         self.skips_in_a_row = 0
         self.new_shoe_requested = False
         self.new_shoe_late = False
-        self.dealer_requested = ""  # who asked for another dealer; "" when nobody did
 
     @property
     def dealing(self) -> Dealing:
@@ -103,7 +102,10 @@ class TableModes:
         elif ev.action == "request_new_shoe":
             self._request_new_shoe(ev)
         else:
-            self.dealer_requested = ev.actor
+            refused = self.station.dealers.request_change()
+            if refused is not None:
+                self.refuse(ev, refused)
+                return True
             self.station.note(f"another dealer asked for by {ev.actor}: the dealer goes on "
                               "until the new one signs in")
             self.announce({"type": "alert", "alert": "dealer_requested", "by": ev.actor,

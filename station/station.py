@@ -24,8 +24,10 @@ from drivers.events import (
     InputEvent,
     TimerExpired,
 )
+from station import dealers as dealer_rules
 from station.bets.model import Paytable
 from station.cards import Card, try_parse_card
+from station.dealers import DEFAULT_PREFIX, DealerDesk
 from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.modes import TableModes
 from station.outputs import Announced, Notice, Output, Prompt, Published
@@ -33,8 +35,6 @@ from station.rules import BANKER_DRAWS
 from station.shoe import ShoeCounts
 
 CUT_POLICIES = ("next_round_last", "close_shoe")
-MODES = ("standard", "squeeze", "vip")
-BETTING = ("dealer", "timer", "upstream")
 
 _CARD_DUE = (*BURN, *DEALING)
 _RESCAN = "show the card face up and scan it again"
@@ -66,6 +66,8 @@ class TableRules:
     decks: int = 8
     dedupe_ms: int = 150
     cut_card_between_rounds: str = "next_round_last"
+    # A scanned code starting with this is a dealer's badge (station.dealers); "" for none.
+    badge_prefix: str = DEFAULT_PREFIX
     # The table modes (docs/modes.md). Written to a recording only when not the default, so
     # a standard table's recordings are what they always were.
     mode: str = "standard"
@@ -83,6 +85,7 @@ class TableRules:
             "decks": self.decks,
             "dedupe_ms": self.dedupe_ms,
             "cut_card_between_rounds": self.cut_card_between_rounds,
+            "badge_prefix": self.badge_prefix,
         }
         for key in MODE_KEYS:
             value = getattr(self, key)
@@ -129,6 +132,7 @@ class Station:
         self._out: list[Output] = []
         self._shown = self._prompt()
         self._prompt_key: tuple[object, ...] = ()
+        self.dealers = DealerDesk()  # who deals: signed in by badge or from the display
 
     @property
     def prompt(self) -> Prompt:
@@ -224,6 +228,11 @@ class Station:
             return
         d = self.dealing
         if card is None:
+            # A dealer's badge, after the double-read window (a bouncing badge read signs in
+            # once) and after the card parse (a code that is a card is a card, and a card
+            # pays nothing for badges).
+            if self.rules.badge_prefix and self._on_badge(ev):
+                return
             self._on_unreadable(ev)
             return
         if d.state == "paused" and self._rescan_wanted and not (d.shoe and d.shoe.held):
@@ -285,6 +294,9 @@ class Station:
         if ev.action == RESTART:
             self._on_restart()
             return
+        if ev.action in dealer_rules.COMMANDS:
+            self._on_dealer_command(ev)
+            return
         if self.modes.command(ev):
             return
         trigger = _COMMANDS.get(ev.action)
@@ -339,6 +351,49 @@ class Station:
             # the device-lost pause is latched again until they are back.
             for source, reason in sorted(self._lost.items()):
                 d.fault(self._lost_reason(source, reason), self._lost_action(source))
+
+    # --- dealers (station.dealers) --------------------------------------------------------
+    def _on_badge(self, ev: CardRead) -> bool:
+        """Whether ``ev`` was a badge (signed in or out, or refused with a notice). A badge
+        never pauses the table and is never a card."""
+        badge = dealer_rules.parse_badge(ev.code, self.rules.badge_prefix)
+        if badge is None:
+            return False
+        if badge.dealer is None:
+            self._out.append(Notice(badge.problem))
+            return True
+        why = self._sign_refusal()
+        if why is not None:
+            self._out.append(Notice(f"badge of dealer {badge.dealer} refused: {why}"))
+            return True
+        self._signed(self.dealers.badge(badge.dealer))
+        return True
+
+    def _on_dealer_command(self, ev: Command) -> None:
+        words = ev.action.replace("_", " ")
+        desk = self.dealers
+        how = dealer_rules.how_of(ev.actor)
+        dealer = dealer_rules.dealer_of(ev.actor) if ev.action == dealer_rules.SIGN_IN else None
+        if ev.action == dealer_rules.SIGN_IN and dealer is None:
+            self._out.append(Notice(f"{words} refused from {ev.actor}: no dealer id "
+                                    f"({dealer_rules.ID_RULE}); give the dealer's id"))
+            return
+        why = self._sign_refusal()
+        if why is None:
+            done = desk.sign_in(dealer, how) if dealer is not None else desk.sign_out(how)
+            if isinstance(done, dealer_rules.Change):
+                self._signed(done)
+                return
+            why = done
+        self._out.append(Notice(f"{words} refused from {ev.actor}: {why}"))
+
+    def _sign_refusal(self) -> str | None:
+        return dealer_rules.refusal(self.dealing.state)
+
+    def _signed(self, change: dealer_rules.Change) -> None:
+        self.dealing.dealer = change.dealer  # every round published from now carries it
+        self._out.append(Notice(change.notice()))
+        self._out.append(Announced(change.message()))
 
     def _on_restart(self) -> None:
         """The daemon restarted and rebuilt this station from its journal. Devices are opened
