@@ -46,6 +46,8 @@ class Due(Enum):
     OPEN_BETTING = "open_betting"
     CLOSE_BETTING = "close_betting"
     PAUSED = "paused"
+    REVEAL = "reveal"  # squeeze, VIP: cards face down wait for the player's reveal
+    WAIT = "wait"  # nothing for the people at the table: the station's countdown runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +80,25 @@ class Pace:
     betting_s: float = 12.0
     new_shoe_s: float = 45.0
     supervisor_s: float = 20.0
+    reveal_s: float = 6.0  # a squeezing player takes this long over each reveal
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """What the simulated players do on a table in a mode (docs/modes.md).
+
+    ``reveal``: ``player`` reveals each face-down hand after ``Pace.reveal_s``; ``timer``
+    lets every deadline reveal. ``betting``: who opens and closes betting, ``dealer`` (the
+    buttons) or ``upstream`` (a simulated game server's commands). The VIP player asks, by
+    round number within each shoe: to skip ``skip_rounds``; for a new shoe at round
+    ``new_shoe_at`` (0: never); for another dealer at ``dealer_at``.
+    """
+
+    reveal: str = "player"
+    betting: str = "dealer"
+    skip_rounds: tuple[int, ...] = ()
+    new_shoe_at: int = 0
+    dealer_at: tuple[int, ...] = ()
 
 
 Step = tuple[float, InputEvent]
@@ -113,6 +134,7 @@ class SimulatedDealer:
         start_ts: float = EPOCH,
         badges: Sequence[str] = (),
         change_every: int = 0,
+        player: Player = Player(),
     ) -> None:
         """``badges``: dealer badge codes; the first is scanned before the first shoe, and
         every ``change_every`` shoes (0: never) the next one takes over, in turn."""
@@ -134,6 +156,12 @@ class SimulatedDealer:
         self._pending: list[Step] = []
         self.exhausted_mid_round = False
         self.finished = False
+        self.player = player
+        # The table's round number, set by whoever drives the dealer (a fast simulation):
+        # the VIP player's requests are by round. The daemon's table leaves it at 0.
+        self.round_no = 0
+        self._asked: set[tuple[int, int, str]] = set()
+        self._commands = 0
         self._badges = tuple(badges)
         self._change_every = change_every
 
@@ -178,10 +206,20 @@ class SimulatedDealer:
             return pending
         if due is Due.CARD:
             return self._draw()
+        if due in (Due.OPEN_BETTING, Due.CLOSE_BETTING, Due.WAIT):
+            asked = self._vip_requests(due)
+            if asked:
+                return asked
+        if due is Due.WAIT:
+            return []  # the station's countdown runs; nothing for the people to do
+        if due is Due.REVEAL:
+            if self.player.reveal == "timer":
+                return []  # the deadline reveals
+            return [self._command(self.pace.reveal_s, "reveal", "player:sim")]
         if due is Due.OPEN_BETTING:
             return self._open_betting()
         if due is Due.CLOSE_BETTING:
-            return [self._command(self.pace.betting_s, "close_betting", self.actor)]
+            return [self._command(self.pace.betting_s, "close_betting", self._betting_actor())]
         if due is Due.NEW_SHOE:
             return self._new_shoe()
         if self._rescan is not None:
@@ -249,7 +287,29 @@ class SimulatedDealer:
             # Nothing left to deal a round with: the dealer closes the shoe.
             return [self._command(self.pace.open_betting_s, "end_shoe", self.actor)]
         self._rounds_opened += 1
-        return [self._command(self.pace.open_betting_s, "open_betting", self.actor)]
+        return [self._command(self.pace.open_betting_s, "open_betting", self._betting_actor())]
+
+    def _betting_actor(self) -> str:
+        if self.player.betting != "upstream":
+            return self.actor
+        # As the daemon names an accepted upstream command: its signer, then its id.
+        self._commands += 1
+        return f"game-server:sim [sim-{self._commands}]"
+
+    def _vip_requests(self, due: Due) -> list[Step]:
+        """The VIP player's request for the round about to be dealt, once each."""
+        p = self.player
+        if not (p.skip_rounds or p.new_shoe_at or p.dealer_at):
+            return []
+        upcoming = self.round_no + (1 if due is Due.OPEN_BETTING else 0)
+        for action, wanted in (("skip", upcoming in p.skip_rounds),
+                               ("request_new_shoe", upcoming == p.new_shoe_at),
+                               ("request_dealer", upcoming in p.dealer_at)):
+            key = (self.shoe_no, upcoming, action)
+            if wanted and key not in self._asked:
+                self._asked.add(key)
+                return [self._command(self.pace.card_s, action, "player:sim")]
+        return []
 
     def _draw(self) -> list[Step]:
         if self._in_hand is not None:

@@ -321,6 +321,7 @@ _MODE_FIXES = {
     "betting": "dealer (buttons), timer (the station's countdown) or upstream (the game "
                "server's commands)",
     "betting_s": "the betting countdown in seconds, e.g. 15",
+    "result_s": "seconds the last result shows before the countdown opens betting, e.g. 0",
     "reveal_s": "seconds a squeeze waits for each reveal before revealing by itself, e.g. 30",
     "open_cards_s": "seconds the VIP player has to open the cards after betting closes "
                     "(seed 003: 60)",

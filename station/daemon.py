@@ -24,11 +24,11 @@ from types import FrameType
 from typing import Any, Protocol
 
 from drivers.base import EventSource
-from drivers.events import Command, DeviceLost, DeviceRestored, InputEvent
+from drivers.events import Command, DeviceLost, DeviceRestored, InputEvent, TimerExpired
 from station.journal import Journal, JournalWriteError
 from station.outputs import Announced, Output, Prompt, Published
 from station.recording import Recorder
-from station.simulation import DUE
+from station.simulation import due_of
 from station.sinks import AppendLog
 from station.station import Station
 from station.upstream.commands import Accepted, Refused
@@ -44,9 +44,12 @@ JOURNAL = "journal"  # the source name of the journal's own pause
 RETRY_S = 1.0  # how often a journal that failed is tried again
 MAX_HELD = 10_000  # events held in memory while the journal cannot be written
 
-# Upstream command actions as the station's commands. Betting is driven by the dealer on
-# every table until the table modes (issue 11) let a table be driven by the game server.
-_UPSTREAM_ACTIONS = {"resume": "resume", "void": "void", "close_shoe": "end_shoe"}
+# Upstream command actions as the station's commands. Whether the table takes one now (its
+# betting mode, its phase) is the station's to say: a refusal goes back as command_refused.
+_UPSTREAM_ACTIONS = {"resume": "resume", "void": "void", "close_shoe": "end_shoe",
+                     "open_betting": "open_betting", "close_betting": "close_betting",
+                     "reveal": "reveal", "skip": "skip", "request_new_shoe": "request_new_shoe",
+                     "request_dealer": "request_dealer"}
 
 
 class Display(Protocol):
@@ -147,6 +150,10 @@ class Daemon:
                     beat = self.heartbeat()
                     if beat is not None:
                         wait = beat if wait is None else min(wait, beat)
+                due = self._next_deadline()
+                if due is not None:
+                    until_due = max(0.0, due - self._clock())
+                    wait = until_due if wait is None else min(wait, until_due)
                 try:
                     item = self._queue.get(timeout=wait)
                 except queue.Empty:
@@ -156,6 +163,7 @@ class Daemon:
                 if self._outage and time.monotonic() >= self._next_retry:
                     self._next_retry = time.monotonic() + RETRY_S
                     self._retry_journal()
+                self._fire_timers()
                 if item is None:
                     continue
                 if item is _STOP:
@@ -281,11 +289,29 @@ class Daemon:
             item.source.applied()
 
     def _tell_sources(self) -> None:
-        due = DUE[self.station.phase]
+        due = due_of(self.station)
         for s in self.sources:
             s.station_changed(due)
 
     # --- what else comes through the queue ------------------------------------------------
+    def _next_deadline(self) -> float | None:
+        if self._outage:
+            return None  # the table is held; the pause that follows stops every countdown
+        deadlines = self.station.deadlines
+        return min(deadlines.values()) if deadlines else None
+
+    def _fire_timers(self) -> None:
+        """The station's clock: each deadline that has passed becomes a ``TimerExpired`` in
+        the same order as every other input, journaled like one (docs/modes.md)."""
+        while (due := self._next_deadline()) is not None:
+            now = self._clock()
+            if now < due:
+                return
+            name = min(self.station.deadlines, key=self.station.deadlines.__getitem__)
+            self.submit(TimerExpired(name, max(now, due)))
+            if self.station.deadlines.get(name) == due:
+                return  # not taken (cannot happen): never spin on it
+
     def _on_source_ended(self, source: EventSource, error: BaseException | None) -> bool:
         """Whether the loop must stop. A dead driver pauses the table (journaled, so a replay
         shows why) and stops the daemon with exit code 1, so systemd restarts it; a source

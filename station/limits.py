@@ -134,4 +134,6 @@ def mode_value_problem(key: str, value: object) -> str | None:
         return whole_problem(value, 0, SKIPS_MAX)
     if key == "new_shoe_after":
         return whole_problem(value, 0, NEW_SHOE_AFTER_MAX)
+    if key == "result_s":
+        return seconds_problem(value)  # 0: betting opens as soon as the result is out
     return timer_seconds_problem(value)

@@ -301,27 +301,29 @@ class Dealing:
     def squeezing(self, card: Card | None = None) -> bool:
         return self.face_down and not self.skipped and not self.auto_reveal
 
-    @property
-    def hidden(self) -> bool:
-        """Whether a card of the round in progress is face down, its value a secret."""
-        return bool(self.to_reveal)
-
     def visible(self, hand: str) -> list[Card]:
-        """The cards of ``hand`` whose values may leave the station now."""
+        """The cards of ``hand`` whose values may leave the station now: on a squeeze or VIP
+        table only those revealed, from the moment each is dealt."""
         cards = self.player if hand == "player" else self.banker
-        return cards[:self.revealed_n[hand]] if self.to_reveal else cards
+        return cards[:self.revealed_n[hand]] if self.squeezing() else cards
 
     def begin_reveal(self, card: Card) -> None:
         if len(self.player) == 2 and len(self.banker) == 2:
             self.to_reveal = ["player", "banker"]
-        else:
-            self.to_reveal = ["player" if len(self.player) == 3 else "banker"]
+        else:  # a third card: the banker's always comes after the player's
+            self.to_reveal = ["banker" if len(self.banker) == 3 else "player"]
 
     def reveal_next(self, actor: str) -> None:
         hand = self.to_reveal.pop(0)
-        self.revealed_n[hand] = len(self.player if hand == "player" else self.banker)
-        if not self.to_reveal:  # every card dealt so far is face up
-            self.revealed_n = {"player": len(self.player), "banker": len(self.banker)}
+        cards = self.player if hand == "player" else self.banker
+        first = self.revealed_n[hand]
+        self.revealed_n[hand] = len(cards)
+        assert self.shoe is not None
+        self.announcements.append({
+            "type": "reveal", "shoe": self.shoe.shoe_id, "round": self.round_no, "hand": hand,
+            "cards": [[i + 1, c.code] for i, c in enumerate(cards) if i >= first],
+            "by": actor,
+        })
 
     def more_to_reveal(self, actor: str) -> bool:
         return len(self.to_reveal) > 1
@@ -503,7 +505,9 @@ class Dealing:
         self.shoe.discarded.extend(self.player)
         self.shoe.discarded.extend(self.banker)
         self.round_open = False
-        self.to_reveal = []  # a void ends the squeeze: the void record lists the cards
+        # A void ends the squeeze: the void record lists the cards.
+        self.to_reveal = []
+        self.revealed_n = {"player": len(self.player), "banker": len(self.banker)}
         record = void_record(
             self.shoe.shoe_id, self.round_no, player=tuple(self.player),
             banker=tuple(self.banker), reason=reason, actor=actor, dealer=self.dealer,

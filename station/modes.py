@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # station tells the game server's betting commands from a dealer's button.
 UPSTREAM_ACTOR = re.compile(r"\[([^\]]{1,128})\]$")
 MODE_ACTIONS = ("reveal", "skip", "request_new_shoe", "request_dealer")
-TIMERS = ("betting", "reveal", "open_cards", "new_shoe")
+TIMERS = ("betting_opens", "betting", "reveal", "open_cards", "new_shoe")
 _DEALING_STATES = frozenset(p.value for p in DEALING) | {"reveal"}
 
 
@@ -109,6 +109,7 @@ class TableModes:
             self.station.note(f"another dealer asked for by {ev.actor}: the dealer goes on "
                               "until the new one signs in")
             self.announce({"type": "alert", "alert": "dealer_requested", "by": ev.actor,
+                           **self._where(),
                            "detail": "another dealer was asked for; the dealer goes on until "
                            "the new one signs in"})
         return True
@@ -171,6 +172,11 @@ class TableModes:
             self.announce({"type": "command_refused", "command_id": command_id,
                            "action": ev.action, "reason": "not_now", "detail": why})
 
+    def _where(self) -> dict[str, Any]:
+        d = self.dealing
+        return {"shoe": d.shoe.shoe_id if d.shoe is not None else None,
+                "round": d.round_no or None}
+
     def announce(self, message: dict[str, Any]) -> None:
         self.dealing.announcements.append(message)
 
@@ -183,7 +189,9 @@ class TableModes:
             return
         del self.deadlines[ev.timer]
         d = self.dealing
-        if ev.timer == "betting":
+        if ev.timer == "betting_opens":
+            d.betting_opened()
+        elif ev.timer == "betting":
             d.betting_closed()
             self.station.note(f"betting closed by the countdown ({self.rules.betting_s:g} s)")
         elif ev.timer == "reveal":
@@ -201,8 +209,8 @@ class TableModes:
             self.new_shoe_late = True
             self.station.note(f"NEW SHOE LATE: asked for {self.rules.new_shoe_s:g} s ago; "
                               "supervisor alerted")
-            assert d.shoe is not None
             self.announce({"type": "alert", "alert": "new_shoe_late", "by": "timer",
+                           **self._where(),
                            "detail": f"the new shoe asked for is not started after "
                            f"{self.rules.new_shoe_s:g} s"})
 
@@ -219,9 +227,6 @@ class TableModes:
         self._paused = False
         if state == "player_1" and not d.skipped:
             self.skips_in_a_row = 0  # a round is played: the run of skips is broken
-        if state == "between_rounds" and self.timed_betting:
-            d.betting_opened()  # betting opens as soon as the last result is out
-            state = d.state
         if state == "reveal" and d.auto_reveal:
             while d.state == "reveal":
                 d.revealed("timer")
@@ -229,11 +234,20 @@ class TableModes:
         if state == "no_shoe" or (state == "burn_indicator" and self.new_shoe_requested):
             self.new_shoe_requested = self.new_shoe_late = False
         self._sync(ts, state)
+        if "betting" in self.deadlines:
+            for a in d.announcements:
+                if a.get("type") == "betting_open" and a.get("round") == d.round_no:
+                    a["closes_at"] = self.deadlines["betting"]
+                    a["betting_s"] = self.rules.betting_s
 
     def _sync(self, ts: float, state: str) -> None:
         d = self.dealing
         shoe = d.shoe.shoe_id if d.shoe is not None else ""
         want: dict[str, tuple[tuple[Any, ...], float]] = {}
+        if self.timed_betting and state == "between_rounds":
+            # Betting opens after the last result, as an event of its own: what the result
+            # sent upstream (its last card) is never mixed with the next round's opening.
+            want["betting_opens"] = ((shoe, d.round_no, self.pauses), self.rules.result_s)
         if self.timed_betting and state == "betting_open" and not d.skipped:
             want["betting"] = ((shoe, d.round_no, self.pauses), self.rules.betting_s)
         if self.squeeze and state == "reveal":

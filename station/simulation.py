@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from drivers.events import InputEvent
+from drivers.events import InputEvent, TimerExpired
 from drivers.simulated import Due, SimulatedDealer
 from station.machine import Phase
 from station.outputs import Output, Published
@@ -29,11 +29,23 @@ DUE: dict[Phase, Due] = {
     Phase.PLAYER_3: Due.CARD,
     Phase.BANKER_3: Due.CARD,
     Phase.PAUSED: Due.PAUSED,
+    Phase.REVEAL: Due.REVEAL,
 }
 
 # By the machine's state string: the loop reads it twice per step.
 _DUE_BY_STATE: dict[str, Due] = {p.value: due for p, due in DUE.items()}
 _PAUSED = Phase.PAUSED.value
+
+
+
+def due_of(station: Station) -> Due:
+    """What the display asks of the people at the table, by the table's betting mode too:
+    with the station's countdown, nobody opens or closes betting."""
+    due = _DUE_BY_STATE[station.dealing.state]
+    if station.rules.betting == "timer" and due in (Due.OPEN_BETTING, Due.CLOSE_BETTING):
+        return Due.WAIT
+    return due
+
 
 # A supervisor whose action leaves the table paused this many times in a row gives up, so a
 # pause no action can clear ends the simulation instead of looping.
@@ -61,25 +73,50 @@ def simulate(
     end = SimulationEnd()
     futile = 0
     dealing = station.dealing
+    timed = station.modes.active
+    deadlines = station.deadlines
+
+    def apply(event: InputEvent) -> None:
+        if record is not None:
+            record(event)
+        outputs = station.apply(event)
+        end.events += 1
+        if outputs:
+            for o in outputs:
+                if type(o) is Published:
+                    if o.record["status"] == "complete":
+                        end.rounds += 1
+                    else:
+                        end.voids += 1
+            if on_outputs is not None:
+                on_outputs(outputs)
+
+    def fire_due(before: float) -> None:
+        # Virtual time: each deadline falls due at its own time, ahead of any later event.
+        while deadlines:
+            name = min(deadlines, key=deadlines.__getitem__)
+            at = deadlines[name]
+            if at > before:
+                return
+            dealer.now = max(dealer.now, at)
+            apply(TimerExpired(name, at))
+
     while True:
         state = dealing.state
-        steps = dealer.steps(_DUE_BY_STATE[state])
+        if timed:
+            dealer.round_no = dealing.round_no
+            steps = dealer.steps(due_of(station))
+            if not steps and deadlines:
+                fire_due(min(deadlines.values()))  # nobody acts: the next deadline does
+                continue
+        else:
+            steps = dealer.steps(_DUE_BY_STATE[state])
         if not steps:
             break
         for _, event in steps:
-            if record is not None:
-                record(event)
-            outputs = station.apply(event)
-            end.events += 1
-            if outputs:
-                for o in outputs:
-                    if type(o) is Published:
-                        if o.record["status"] == "complete":
-                            end.rounds += 1
-                        else:
-                            end.voids += 1
-                if on_outputs is not None:
-                    on_outputs(outputs)
+            if timed and deadlines:
+                fire_due(event.ts)
+            apply(event)
         if state == _PAUSED and dealing.state == _PAUSED:
             futile += 1
             if futile >= MAX_FUTILE_SUPERVISOR_ACTIONS:

@@ -73,6 +73,7 @@ class TableRules:
     mode: str = "standard"
     betting: str = "dealer"
     betting_s: float = 15.0  # the station's betting countdown (betting: timer)
+    result_s: float = 0.0  # betting: timer; the result shows this long before betting opens
     reveal_s: float = 30.0  # squeeze: each reveal's deadline
     open_cards_s: float = 60.0  # VIP: after betting closes, the system opens the cards
     new_shoe_s: float = 300.0  # VIP: a requested new shoe is late after this
@@ -94,7 +95,7 @@ class TableRules:
         return out
 
 
-MODE_KEYS = ("mode", "betting", "betting_s", "reveal_s", "open_cards_s", "new_shoe_s",
+MODE_KEYS = ("mode", "betting", "betting_s", "result_s", "reveal_s", "open_cards_s", "new_shoe_s",
              "max_skips", "new_shoe_after")
 _DEFAULT_RULES = TableRules()
 

@@ -25,7 +25,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from station.upstream.signing import SignatureError, verify
 
-ACTIONS: Final = ("open_betting", "close_betting", "resume", "void", "close_shoe")
+ACTIONS: Final = ("open_betting", "close_betting", "resume", "void", "close_shoe",
+                  # table modes (docs/modes.md): the squeezing or VIP player's client
+                  "reveal", "skip", "request_new_shoe", "request_dealer")
 REASONS: Final = (
     "malformed",  # not a JSON object, too big, or a field missing or of the wrong type
     "unsigned",  # no sig field
@@ -36,6 +38,7 @@ REASONS: Final = (
     "future",  # dated ahead of now by more than the allowed clock skew
     "replayed",  # an id already accepted
     "overloaded",  # more live ids than the station remembers: refused, never forgotten
+    "not_now",  # taken, but the table's mode or state does not allow it now (the station's)
 )
 MAX_COMMAND_BYTES: Final = 4096
 MAX_ID = 128

@@ -36,10 +36,12 @@ RESUME: Final = "resume"
 COMMAND_REFUSED: Final = "command_refused"
 STATUS: Final = "status"
 DEALER: Final = "dealer"
+REVEAL: Final = "reveal"
+ALERT: Final = "alert"
 
 KINDS: Final = (
     SHOE_STARTED, SHOE_ENDED, BETTING_OPEN, BETTING_CLOSED, CARD, ROUND, PAUSE, RESUME,
-    COMMAND_REFUSED, STATUS, DEALER,
+    COMMAND_REFUSED, STATUS, DEALER, REVEAL, ALERT,
 )
 HANDS: Final = ("player", "banker")
 
@@ -89,24 +91,36 @@ def betting_open(announcement: Mapping[str, Any], *, table: str, seq: int,
     """From today's announcement (``Machine.open_round``): ``shoe``, ``round``, ``key`` (the
     round's key) and ``open_bets``; ``type`` becomes ``kind``."""
     shoe, round_no = announcement["shoe"], announcement["round"]
-    return envelope(BETTING_OPEN, table=table, seq=seq,
-                    key=f"{shoe}:{round_no}:{BETTING_OPEN}", ts=ts) | {
+    out = envelope(BETTING_OPEN, table=table, seq=seq,
+                   key=f"{shoe}:{round_no}:{BETTING_OPEN}", ts=ts) | {
         "shoe": shoe, "round": round_no, "round_key": announcement["key"],
         "open_bets": list(announcement.get("open_bets", [])),
     }
+    # Table modes (docs/modes.md): the station's countdown, and a VIP round skipped at once.
+    if "closes_at" in announcement:
+        out["closes_at"] = iso_ts(announcement["closes_at"])
+        out["betting_s"] = announcement["betting_s"]
+    if announcement.get("skipped"):
+        out["skipped"] = True
+    return out
 
 
 def betting_closed(*, table: str, seq: int, ts: float, shoe: str,
-                   round_no: int) -> dict[str, Any]:
-    return envelope(BETTING_CLOSED, table=table, seq=seq,
-                    key=f"{shoe}:{round_no}:{BETTING_CLOSED}", ts=ts) | {
+                   round_no: int, skipped: bool = False) -> dict[str, Any]:
+    """``skipped``: a VIP player skipped the round (seed 003 飞牌): no bet on it stands."""
+    out = envelope(BETTING_CLOSED, table=table, seq=seq,
+                   key=f"{shoe}:{round_no}:{BETTING_CLOSED}", ts=ts) | {
         "shoe": shoe, "round": round_no, "round_key": f"{shoe}:{round_no}",
     }
+    if skipped:
+        out["skipped"] = True
+    return out
 
 
 def card(*, table: str, seq: int, ts: float, shoe: str, round_no: int, hand: str,
-         position: int, code: str) -> dict[str, Any]:
-    """One card as dealt: ``hand`` player or banker, ``position`` 1-3 within that hand."""
+         position: int, code: str | None) -> dict[str, Any]:
+    """One card as dealt: ``hand`` player or banker, ``position`` 1-3 within that hand.
+    ``code`` None: dealt face down on a squeeze or VIP table; its value follows in ``reveal``."""
     if hand not in HANDS:
         raise ValueError(f"hand must be one of {HANDS}, got {hand!r}")
     if not 1 <= position <= 3:  # a hand holds at most 3 cards
@@ -114,6 +128,32 @@ def card(*, table: str, seq: int, ts: float, shoe: str, round_no: int, hand: str
     return envelope(CARD, table=table, seq=seq,
                     key=f"{shoe}:{round_no}:{hand}:{position}", ts=ts) | {
         "shoe": shoe, "round": round_no, "hand": hand, "position": position, "card": code,
+    } | ({"face_down": True} if code is None else {})
+
+
+def reveal(*, table: str, seq: int, ts: float, shoe: str, round_no: int, hand: str,
+           cards: list[tuple[int, str]], by: str) -> dict[str, Any]:
+    """Face-down cards of ``hand`` revealed (squeeze, VIP): ``cards`` as (position, code);
+    ``by`` who revealed them (a player's client, the dealer, or ``timer``)."""
+    if hand not in HANDS:
+        raise ValueError(f"hand must be one of {HANDS}, got {hand!r}")
+    last = cards[-1][0]
+    return envelope(REVEAL, table=table, seq=seq,
+                    key=f"{shoe}:{round_no}:{REVEAL}:{hand}:{last}", ts=ts) | {
+        "shoe": shoe, "round": round_no, "round_key": f"{shoe}:{round_no}", "hand": hand,
+        "cards": [{"position": p, "card": c} for p, c in cards], "by": by,
+    }
+
+
+def alert(announcement: Mapping[str, Any], *, table: str, seq: int,
+          ts: float) -> dict[str, Any]:
+    """Something the pit supervisor must act on that does not pause the table: ``alert`` is
+    ``dealer_requested`` (a VIP player asked for another dealer) or ``new_shoe_late`` (the
+    new shoe a VIP player asked for is not started in time); ``detail`` the sentence."""
+    return envelope(ALERT, table=table, seq=seq, key=f"{table}:{ALERT}:{seq}", ts=ts) | {
+        "alert": announcement["alert"], "detail": announcement["detail"],
+        "by": announcement["by"], "shoe": announcement.get("shoe"),
+        "round": announcement.get("round"),
     }
 
 

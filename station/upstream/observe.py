@@ -30,9 +30,10 @@ class Snapshot:
     shoes_started: int
     shoe: str | None
     round_no: int
-    player: tuple[str, ...]
-    banker: tuple[str, ...]
+    player: tuple[str | None, ...]  # None: dealt face down, not revealed yet
+    banker: tuple[str | None, ...]
     reasons: tuple[str, ...]
+    skipped: bool = False
 
     @classmethod
     def of(cls, station: Station) -> Snapshot:
@@ -42,9 +43,10 @@ class Snapshot:
             shoes_started=d.shoes_started,
             shoe=d.shoe.shoe_id if d.shoe is not None else None,
             round_no=d.round_no,
-            player=tuple(c.code for c in d.player),
-            banker=tuple(c.code for c in d.banker),
+            player=_shown(d.player, len(d.visible("player"))),
+            banker=_shown(d.banker, len(d.visible("banker"))),
             reasons=tuple(d.pause_reasons),
+            skipped=d.skipped,
         )
 
     @property
@@ -53,6 +55,11 @@ class Snapshot:
 
     def status_key(self) -> tuple[object, ...]:
         return (self.phase, self.shoe, self.round_no, self.reasons if self.paused else ())
+
+
+def _shown(cards: list[Any], visible: int) -> tuple[str | None, ...]:
+    # A face-down card's value never enters a snapshot, so no message can carry it.
+    return tuple(c.code if i < visible else None for i, c in enumerate(cards))
 
 
 def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[Output],
@@ -66,9 +73,11 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
     if before.paused and not after.paused and isinstance(event, Command) \
             and event.action == "resume":
         out.append((m.RESUME, {"ts": ts, "by": event.actor, **where}))
-    if before.phase == "betting_open" and after.phase == "player_1" and after.shoe:
+    # (From between rounds: a VIP round skipped at once opens and closes in one event.)
+    if (before.phase in ("betting_open", "between_rounds") and after.phase == "player_1"
+            and after.shoe):
         out.append((m.BETTING_CLOSED, {"ts": ts, "shoe": after.shoe,
-                                       "round_no": after.round_no}))
+                                       "round_no": after.round_no, "skipped": after.skipped}))
     if after.shoe and after.shoe == before.shoe and after.round_no == before.round_no:
         for hand, was, now in (("player", before.player, after.player),
                                ("banker", before.banker, after.banker)):
@@ -78,8 +87,8 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
                                      "code": now[position - 1]}))
     for o in outputs:
         if isinstance(o, Announced):
-            # By the announcement's type: betting open, or a dealer signing in or out.
-            kind = m.DEALER if o.message.get("type") == m.DEALER else m.BETTING_OPEN
+            # By the announcement's type: betting open, a dealer signing in or out, ...
+            kind = o.message.get("type", m.BETTING_OPEN)
             out.append((kind, {"ts": ts, "announcement": o.message}))
         elif isinstance(o, Published):
             out.append((m.ROUND, {"ts": ts, "record": o.record}))
@@ -107,6 +116,17 @@ def build(kind: str, args: dict[str, Any], *, table: str, seq: int) -> dict[str,
         return m.betting_open(args["announcement"], table=table, seq=seq, ts=args["ts"])
     if kind == m.DEALER:
         return m.dealer(args["announcement"], table=table, seq=seq, ts=args["ts"])
+    if kind == m.REVEAL:
+        a = args["announcement"]
+        return m.reveal(table=table, seq=seq, ts=args["ts"], shoe=a["shoe"], round_no=a["round"],
+                        hand=a["hand"], cards=[(p, c) for p, c in a["cards"]], by=a["by"])
+    if kind == m.ALERT:
+        return m.alert(args["announcement"], table=table, seq=seq, ts=args["ts"])
+    if kind == m.COMMAND_REFUSED and "announcement" in args:
+        a = args["announcement"]
+        return m.command_refused(table=table, seq=seq, ts=args["ts"],
+                                 command_id=a["command_id"], action=a["action"],
+                                 reason=a["reason"], detail=a["detail"])
     if kind == m.ROUND:
         return m.round_result(args["record"], table=table, seq=seq, ts=args["ts"])
     builders: dict[str, Callable[..., dict[str, Any]]] = {

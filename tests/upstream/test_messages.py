@@ -52,6 +52,13 @@ def examples() -> list[dict[str, Any]]:
         m.dealer({"type": "dealer", "action": "change", "dealer": "D043", "previous": "D042",
                   "how": "badge", "request_closed": True}, table=TABLE, seq=12, ts=TS),
         m.round_result(dict(record, dealer="D043"), table=TABLE, seq=13, ts=TS),
+        m.card(table=TABLE, seq=14, ts=TS, shoe=SHOE, round_no=3, hand="banker", position=2,
+               code=None),
+        m.reveal(table=TABLE, seq=15, ts=TS, shoe=SHOE, round_no=3, hand="player",
+                 cards=[(1, "4S"), (2, "9H")], by="player:ann [c-7]"),
+        m.alert({"alert": "new_shoe_late", "detail": "the new shoe asked for is not started "
+                 "after 300 s", "by": "timer", "shoe": SHOE, "round": 31},
+                table=TABLE, seq=16, ts=TS),
     ]
 
 
