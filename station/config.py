@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from drivers.codes import CodeFormat
 from drivers.framing import FRAMINGS
-from drivers.simulated import FAULT_KINDS, SUPERVISOR_POLICIES, Fault, Pace
+from drivers.simulated import FAULT_KINDS, SUPERVISOR_POLICIES, Fault, Pace, Player
 from station import dealers
 from station.cards import DECK_SIZE
 from station.errors import ConfigError
@@ -24,6 +24,7 @@ from station.limits import (
     DECKS_MAX,
     DECKS_MIN,
     DEDUPE_MS_MAX,
+    ROUND_MAX,
     SEED_MAX,
     SHOES_MAX,
     mode_value_problem,
@@ -61,6 +62,8 @@ class SimulationConfig:
     # next every ``dealer_change_shoes`` shoes (0: never), taking turns.
     dealer_badges: tuple[str, ...] = ()
     dealer_change_shoes: int = 0
+    # The players of a table in a mode (docs/modes.md): reveals, VIP skips and requests.
+    players: Player = field(default_factory=Player)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +256,8 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         simulation=_simulation(top.sub(
             "simulation", SIMULATION_KEYS
         ), rules.decks,
-            rules.dedupe_ms if reader.data.get("type", "simulated") == "simulated" else 0),
+            rules.dedupe_ms if reader.data.get("type", "simulated") == "simulated" else 0,
+            rules.betting),
         display_type=display.choice("type", "console", DISPLAY_TYPES),
         results_path=results.path_("path", "var/results.jsonl", "a file path, or - for stdout")
         or "-",
@@ -275,7 +279,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
 
 
 SIMULATION_KEYS = ("seed", "shoes", "supervisor", "pace", "faults", "dealer_badge",
-                   "relief_badge", "dealer_change_shoes")
+                   "relief_badge", "dealer_change_shoes", "players")
 
 
 def _with_dealers(top: _Section, config: StationConfig) -> StationConfig:
@@ -370,9 +374,31 @@ def _paytable(table: _Section) -> Paytable | None:
     return load_paytable(path, variants)
 
 
-def _simulation(sec: _Section, decks: int, dedupe_ms: int) -> SimulationConfig:
+def _rounds(sec: _Section, name: str) -> tuple[int, ...]:
+    value = sec.data.get(name, [])
+    if not isinstance(value, list) or len(value) > ROUND_MAX or any(
+            whole_problem(v, 1, ROUND_MAX) is not None for v in value):
+        sec.fail(sec.key(name), f"expected a list of round numbers 1-{ROUND_MAX}, got "
+                 f"{short(value)}; e.g. [3, 4, 5]")
+    return tuple(value)
+
+
+def _players(sec: _Section, betting: str) -> Player:
+    """``simulation.players``: what the simulated players of a table in a mode do."""
+    return Player(
+        reveal=sec.choice("reveal", "player", ("player", "timer")),
+        betting="upstream" if betting == "upstream" else "dealer",
+        skip_rounds=_rounds(sec, "skip_rounds"),
+        new_shoe_at=sec.int_("new_shoe_at", 0, 0, "the round at which the VIP player asks "
+                             "for a new shoe, or 0 for never", ROUND_MAX) or 0,
+        dealer_at=_rounds(sec, "dealer_at"),
+    )
+
+
+def _simulation(sec: _Section, decks: int, dedupe_ms: int, betting: str = "dealer"
+                ) -> SimulationConfig:
     pace = sec.sub("pace", ("card_s", "open_betting_s", "betting_s", "new_shoe_s",
-                                  "supervisor_s"))
+                            "supervisor_s", "reveal_s"))
     d = Pace()
     card_s = pace.float_("card_s", d.card_s, "e.g. 1.5")
     if card_s * 1000 <= dedupe_ms:
@@ -393,7 +419,10 @@ def _simulation(sec: _Section, decks: int, dedupe_ms: int) -> SimulationConfig:
             betting_s=pace.float_("betting_s", d.betting_s, "e.g. 12"),
             new_shoe_s=pace.float_("new_shoe_s", d.new_shoe_s, "e.g. 45"),
             supervisor_s=pace.float_("supervisor_s", d.supervisor_s, "e.g. 20"),
+            reveal_s=pace.float_("reveal_s", d.reveal_s, "seconds a player squeezes, e.g. 6"),
         ),
+        players=_players(sec.sub("players", ("reveal", "skip_rounds", "new_shoe_at",
+                                             "dealer_at")), betting),
         faults=parse_faults(sec.path, sec.data.get("faults"), sec.key("faults"),
                             decks=decks, shoes=shoes),
     )

@@ -86,7 +86,8 @@ def _dealers(args: argparse.Namespace) -> dict[str, Any]:
     if not args.config:
         return {}
     sim = load_config(args.config).simulation
-    return {"badges": sim.dealer_badges, "change_every": sim.dealer_change_shoes}
+    return {"badges": sim.dealer_badges, "change_every": sim.dealer_change_shoes,
+            "player": sim.players}
 
 
 def run(args: argparse.Namespace) -> int:

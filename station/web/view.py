@@ -178,6 +178,7 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
     in_play = d.state not in ("no_shoe",) and shoe is not None
     lost = station.lost_devices
     names = sorted({*around.devices, *lost})
+    shown_p, shown_b = d.visible("player"), d.visible("banker")
     return {
         "v": VIEW_VERSION,
         "table": around.table,
@@ -191,10 +192,14 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         "actions": actions_for(phase),
         "round": {
             "no": d.round_no,
-            "player": [c.code for c in d.player],
-            "banker": [c.code for c in d.banker],
-            "player_total": hand_total(d.player) if d.player else None,
-            "banker_total": hand_total(d.banker) if d.banker else None,
+            # Face down (squeeze, VIP): only what is revealed, and how many wait; a total
+            # only once the whole hand is face up (docs/modes.md).
+            "player": [c.code for c in shown_p],
+            "banker": [c.code for c in shown_b],
+            "player_down": len(d.player) - len(shown_p),
+            "banker_down": len(d.banker) - len(shown_b),
+            "player_total": hand_total(d.player) if shown_p and shown_p == d.player else None,
+            "banker_total": hand_total(d.banker) if shown_b and shown_b == d.banker else None,
             "last_round": d.last_round,
         },
         "shoe": None if not in_play or shoe is None else {
