@@ -178,9 +178,10 @@ class Station:
             self.modes.on_timer(event)  # type: ignore[arg-type]
         else:
             raise TypeError(f"not an input event: {event!r}")
-        if self.modes.active:
-            self.modes.after(event.ts)
         d = self.dealing
+        modes = self.modes
+        if modes.active and (modes.deadlines or d.state in modes.busy):
+            modes.after(event.ts)
         if d.notices:
             out.extend(Notice(n) for n in d.notices)
             d.notices.clear()

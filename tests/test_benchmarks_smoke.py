@@ -37,6 +37,9 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                           "--dir", "{tmp}"), ("2 pages vs none, loop CPU",)),
     "bench_recovery.py": (("--shoes", "0", "--repeat", "1", "--dir", "{tmp}"),
                           ("recover, keeping the rounds", "reason_zh")),
+    # The table modes (issue 11): timers' cost to simulate, a squeeze's per card.
+    "bench_modes.py": (("--shoes", "2", "--runs", "1"),
+                       ("cost vs baseline", "squeeze, betting timer, players reveal")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 
