@@ -37,6 +37,9 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                           "--dir", "{tmp}"), ("2 pages vs none, loop CPU",)),
     "bench_recovery.py": (("--shoes", "0", "--repeat", "1", "--dir", "{tmp}"),
                           ("recover, keeping the rounds", "reason_zh")),
+    # simulate --messages (issue 11): its cost against a plain simulate.
+    "bench_messages.py": (("--runs", "1", "--shoes", "2"),
+                          ("simulate --out:", "(unsigned)", "(signed)", "per message")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 
