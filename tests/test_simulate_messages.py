@@ -24,7 +24,7 @@ from station.cli import main
 from station.upstream.canonical import encode, normalize
 from station.upstream.signing import SignatureError, Signer
 from tests.conftest import REPO
-from tests.stationkit import FAST, finish, start, write_key
+from tests.stationkit import FAST, finish, write_key
 from tests.streamkit import consistent, lines_of
 
 SHORT = REPO / "tests" / "shoes" / "short.txt"
@@ -116,7 +116,10 @@ def test_a_simulated_shoe_streams_what_the_daemon_writes(tmp_path: Path, signed:
     key_file, key = write_key(tmp_path) if signed else (None, None)
     seed = 23
     config = daemon_config(tmp_path, seed, key_file)
-    proc = start(config)
+    with (tmp_path / "station.log").open("ab") as log:  # finish() reads it
+        proc = subprocess.Popen([sys.executable, "-m", "station.cli", "run", "-c", str(config)],
+                                cwd=tmp_path, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=log)
     finish(proc, config, timeout_s=90)
     daemon = (tmp_path / "upstream.jsonl").read_bytes()
     stream = simulated(tmp_path, config, seed)
