@@ -4,7 +4,9 @@ and with it signed (a ``-c`` config naming a key), on the same seeded shoes.
 Each figure is CPU time (user + sys) of a child process, start-up subtracted by timing each
 command on 1 shoe and on ``--shoes`` shoes (rounds/s = extra rounds / extra CPU), as
 ``bench_speed.py`` does; the three cases are interleaved run by run so that a slow spell of
-a shared machine hits each alike. Median (min-max) over ``--runs``.
+a shared machine hits each alike. Median (min-max) over ``--runs``. ``--before DIR`` adds
+the plain simulate of another checkout (the commit before ``--messages``), interleaved too,
+so the cost of the option to a simulate that does not ask for it is measured, not guessed.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--shoes", type=int, default=100)
+    parser.add_argument("--before", type=Path,
+                        help="also time this checkout's plain simulate (e.g. the main branch)")
     args = parser.parse_args()
     py = [sys.executable, "-m", "station.cli", "simulate", "--seed", "1"]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load "
@@ -51,21 +55,29 @@ def main() -> None:
         tmp = Path(name)
         config = _config(tmp)
         messages = tmp / "messages.jsonl"
+        plain: Callable[[int, Path], list[str]] = lambda n, out: [  # noqa: E731
+            *py, "--shoes", str(n), "--out", str(out)]
+        trees = {"simulate --out": ROOT}
         cases: dict[str, Callable[[int, Path], list[str]]] = {
-            "simulate --out": lambda n, out: [*py, "--shoes", str(n), "--out", str(out)],
+            "simulate --out": plain,
             "simulate --out --messages (unsigned)": lambda n, out: [
                 *py, "--shoes", str(n), "--out", str(out), "--messages", str(messages)],
             "simulate -c --out --messages (signed)": lambda n, out: [
                 *py, "-c", str(config), "--shoes", str(n), "--out", str(out), "--messages",
                 str(messages)],
         }
+        if args.before is not None:
+            before = f"simulate --out, {args.before.name} (before)"
+            cases = {before: plain, **cases}
+            trees[before] = args.before.resolve()
         rates: dict[str, list[float]] = {k: [] for k in cases}
         per_message: dict[str, list[float]] = {k: [] for k in cases}
         for _ in range(args.runs):
             for label, argv in cases.items():
-                cpu1, _ = child(argv(1, tmp / "o1"), ROOT)
+                tree = trees.get(label, ROOT)
+                cpu1, _ = child(argv(1, tmp / "o1"), tree)
                 sent1 = lines(messages) if messages.exists() else 0
-                cpun, _ = child(argv(args.shoes, tmp / "on"), ROOT)
+                cpun, _ = child(argv(args.shoes, tmp / "on"), tree)
                 sentn = lines(messages) if messages.exists() else 0
                 cpu = max(cpun - cpu1, 1e-9)
                 rates[label].append((lines(tmp / "on") - lines(tmp / "o1")) / cpu)
@@ -78,6 +90,10 @@ def main() -> None:
         extra = (f"; {spread(per_message[label], '{:.1f}')} us of CPU per message, all "
                  "included" if per_message[label] else "")
         print(f"  {label}: {spread(values)}{extra}")
+    if args.before is not None:
+        first = next(iter(rates))
+        ratio = [a / b for a, b in zip(rates["simulate --out"], rates[first], strict=True)]
+        print(f"  plain simulate, this checkout / before, run by run: {spread(ratio, '{:.3f}')}")
 
 
 if __name__ == "__main__":
