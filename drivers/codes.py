@@ -6,6 +6,8 @@ station's form (``AS``, ``TD``, ``QH``: ``10`` becomes ``T``, letters upper case
 else is ever turned into a card: a payload that does not match is ``Unknown``, and the
 station pauses on it. Cut-card and badge codes are exact strings, compared case-insensitively;
 one that would also match the card format is refused at construction (it would be ambiguous).
+A payload that is no card but starts with a passed prefix (a dealer's badge, ``DEALER-...``)
+goes to the station as it was read, for the station to judge.
 """
 
 from __future__ import annotations
@@ -45,11 +47,17 @@ class BadgeCode:
 
 
 @dataclass(frozen=True, slots=True)
+class PassedCode:
+    text: str  # the payload without surrounding white space, as the station is to see it
+    payload: str
+
+
+@dataclass(frozen=True, slots=True)
 class UnknownCode:
     payload: str
 
 
-Code = CardCode | CutCode | BadgeCode | UnknownCode
+Code = CardCode | CutCode | BadgeCode | PassedCode | UnknownCode
 
 
 class CodeFormat:
@@ -57,7 +65,10 @@ class CodeFormat:
 
     def __init__(self, code_format: str = DEFAULT_CODE_FORMAT, *,
                  cut_codes: Iterable[str] = (), badge_codes: Iterable[str] = (),
-                 ignore_case: bool = True) -> None:
+                 ignore_case: bool = True, passed_prefixes: Iterable[str] = ()) -> None:
+        """``passed_prefixes``: a payload that is no card and starts with one of these (case
+        sensitive) is passed to the station as it is (a dealer's badge, station.dealers)."""
+        self._passed = tuple(p for p in passed_prefixes if p)
         try:
             self._re = re.compile(code_format, re.IGNORECASE if ignore_case else 0)
         except re.error as exc:
@@ -100,6 +111,8 @@ class CodeFormat:
         card = self._card(text)
         if card is not None:
             return CardCode(card, payload)
+        if self._passed and text.startswith(self._passed):
+            return PassedCode(text, payload)
         return UnknownCode(payload)
 
 
@@ -112,6 +125,8 @@ def code_event(code: Code, raw: bytes, source: str, ts: float) -> CardRead | Cut
         return CardRead(code.code, source, ts)
     if isinstance(code, CutCode):
         return CutCardSeen(source, ts)
+    if isinstance(code, PassedCode):
+        return CardRead(code.text, source, ts)
     if isinstance(code, BadgeCode):
         log.info("%s: supervisor badge %s read (not acted on by the drivers yet)", source,
                  code.badge)

@@ -47,8 +47,10 @@ class DeviceRestored:
 class Command:
     """A person's action at the table: a dealer button or a supervisor key.
 
-    ``action`` is one of ``new_shoe``, ``open_betting``, ``close_betting``, ``end_shoe``
-    (dealer) or ``resume``, ``void`` (supervisor). ``actor`` names who did it, for the journal.
+    ``action`` is one of ``new_shoe``, ``open_betting``, ``close_betting``, ``end_shoe``,
+    ``reveal`` (dealer), ``resume``, ``void`` (supervisor) or a VIP player's ``skip``,
+    ``request_new_shoe``, ``request_dealer`` (docs/modes.md). ``actor`` names who did it, for
+    the journal; an upstream command's actor ends with its id in brackets (``... [id]``).
     """
 
     action: str
@@ -56,4 +58,14 @@ class Command:
     ts: float
 
 
-InputEvent = CardRead | CutCardSeen | DeviceLost | DeviceRestored | Command
+@dataclass(frozen=True, slots=True)
+class TimerExpired:
+    """A deadline the station set has passed: ``timer`` names it (``betting``, ``reveal``,
+    ``open_cards``, ``new_shoe``). Posted by the daemon's clock, or by a simulation at the
+    deadline's virtual time, and journaled like any input, so a replay needs no clock."""
+
+    timer: str
+    ts: float
+
+
+InputEvent = CardRead | CutCardSeen | DeviceLost | DeviceRestored | Command | TimerExpired

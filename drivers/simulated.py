@@ -111,7 +111,11 @@ class SimulatedDealer:
         source: str = "sim-shoe",
         actor: str = "dealer:sim",
         start_ts: float = EPOCH,
+        badges: Sequence[str] = (),
+        change_every: int = 0,
     ) -> None:
+        """``badges``: dealer badge codes; the first is scanned before the first shoe, and
+        every ``change_every`` shoes (0: never) the next one takes over, in turn."""
         if supervisor not in SUPERVISOR_POLICIES:
             raise ValueError(f"supervisor must be none, resume or void, not {supervisor!r}")
         self._shoes = shoes
@@ -130,6 +134,8 @@ class SimulatedDealer:
         self._pending: list[Step] = []
         self.exhausted_mid_round = False
         self.finished = False
+        self._badges = tuple(badges)
+        self._change_every = change_every
 
     def continue_shoe(self, shoe_no: int, drawn: int, cut_seen: bool, rounds_opened: int
                       ) -> None:
@@ -206,7 +212,20 @@ class SimulatedDealer:
         self._rounds_opened = 0
         self._in_hand = None
         self._rescan = None
-        return [self._command(delay, "new_shoe", self.actor)]
+        return [*self._badge_steps(), self._command(delay, "new_shoe", self.actor)]
+
+    def _badge_steps(self) -> list[Step]:
+        """The dealer's badge scan before shoe ``shoe_no`` (already counted): the first
+        dealer signs in before shoe 1; every ``change_every`` shoes the next takes over."""
+        if not self._badges:
+            return []
+        n = self.shoe_no - 1  # shoes played before this one
+        if n == 0:
+            return [self._read(self.pace.open_betting_s, self._badges[0])]
+        if self._change_every and len(self._badges) > 1 and n % self._change_every == 0:
+            badge = self._badges[(n // self._change_every) % len(self._badges)]
+            return [self._read(self.pace.open_betting_s, badge)]
+        return []
 
     def _place_cut(self, shoe: Sequence[str]) -> list[str]:
         placed = next((f for f in self._faults if f.kind == "cut" and f.shoe == self.shoe_no),

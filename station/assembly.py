@@ -247,7 +247,8 @@ def _simulated_table(config: StationConfig, rec: Recovered, session: str) -> Sim
     # session, so a restart deals on from the same shoe.
     seed = sim.seed if sim.seed is not None else int(session, 16)
     dealer = SimulatedDealer(random_shoes(seed, sim.shoes, config.rules.decks), sim.faults,
-                             pace=sim.pace, supervisor=sim.supervisor, start_ts=time.time())
+                             pace=sim.pace, supervisor=sim.supervisor, start_ts=time.time(),
+                             badges=sim.dealer_badges, change_every=sim.dealer_change_shoes)
     dealer.continue_shoe(*rec.shoe_position)
     log.info("simulated table seed %d", seed)
     return SimulatedTable(dealer)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
 from drivers.codes import CodeFormat
 from drivers.framing import FRAMINGS
 from drivers.simulated import FAULT_KINDS, SUPERVISOR_POLICIES, Fault, Pace
+from station import dealers
 from station.cards import DECK_SIZE
 from station.errors import ConfigError
 from station.limits import (
@@ -25,13 +26,14 @@ from station.limits import (
     DEDUPE_MS_MAX,
     SEED_MAX,
     SHOES_MAX,
+    mode_value_problem,
     seconds_problem,
     short,
     table_id_problem,
     whole_problem,
 )
 from station.paytable import Paytable, load_paytable
-from station.station import CUT_POLICIES, TableRules
+from station.station import CUT_POLICIES, MODE_KEYS, TableRules
 from station.textfile import describe_path
 from station.upstream.settings import TYPES as UPSTREAM_TYPES
 from station.upstream.settings import TlsSettings, UpstreamSettings
@@ -55,6 +57,10 @@ class SimulationConfig:
     supervisor: str = "resume"
     pace: Pace = field(default_factory=Pace)
     faults: tuple[Fault, ...] = ()
+    # Badges the simulated dealer scans (station.dealers): the first at the start, then the
+    # next every ``dealer_change_shoes`` shoes (0: never), taking turns.
+    dealer_badges: tuple[str, ...] = ()
+    dealer_change_shoes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +78,7 @@ class ReaderSettings:
     decoder: str = "zxing"
     roi: tuple[int, int, int, int] | None = None  # x, y, width, height in pixels
     agree_frames: int = 2
+    badge_prefix: str = ""  # dealers.badge_prefix: such payloads go to the station as read
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,10 +210,11 @@ def load_config(path: Path) -> StationConfig:
 def parse_config(path: Path, data: Any) -> StationConfig:
     top = _Section(
         path, "", data, ("table", "reader", "cut_card", "simulation", "display", "results",
-                         "recording", "journal", "upstream", "metrics")
+                         "recording", "journal", "upstream", "metrics", "dealers")
     )
     table = top.sub(
-        "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants")
+        "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants",
+                  *MODE_KEYS)
     )
     reader = top.sub("reader", ("type", "dedupe_ms", "port", "baud", "framing", "code_format",
                                 "cut_code", "source", "decoder", "roi", "agree_frames"))
@@ -224,6 +232,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         cut_card_between_rounds=table.choice(
             "cut_card_between_rounds", "next_round_last", CUT_POLICIES
         ),
+        **_modes(table),
     )
     display = top.sub("display", DISPLAY_KEYS)
     results = top.sub("results", ("path", "announcements_path"))
@@ -234,7 +243,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         recording.fail(recording.key("raw"), "raw traffic is kept beside the recording, and "
                        "recording.dir is null; name a directory in recording.dir, or set "
                        "raw: false")
-    return StationConfig(
+    return _with_dealers(top, StationConfig(
         path=path,
         rules=rules,
         paytable=_paytable(table),
@@ -242,7 +251,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         reader=_reader(reader),
         cut_card=_cut_card(top.sub("cut_card", ("type", "port", "pin", "debounce_ms"))),
         simulation=_simulation(top.sub(
-            "simulation", ("seed", "shoes", "supervisor", "pace", "faults")
+            "simulation", SIMULATION_KEYS
         ), rules.decks,
             rules.dedupe_ms if reader.data.get("type", "simulated") == "simulated" else 0),
         display_type=display.choice("type", "console", DISPLAY_TYPES),
@@ -262,7 +271,78 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "port", None, 0, "a TCP port for the Prometheus endpoint on 127.0.0.1 (e.g. 9464; "
             "0 picks a free one), or null for none", 65535),
         display=_display(display),
-    )
+    ))
+
+
+SIMULATION_KEYS = ("seed", "shoes", "supervisor", "pace", "faults", "dealer_badge",
+                   "relief_badge", "dealer_change_shoes")
+
+
+def _with_dealers(top: _Section, config: StationConfig) -> StationConfig:
+    """``dealers.badge_prefix`` (into the table rules: it decides what a scan means, so a
+    recording keeps it) and the simulated dealer's badges (docs/dealers.md)."""
+    sec = top.sub("dealers", ("badge_prefix",))
+    prefix = sec.data.get("badge_prefix", dealers.DEFAULT_PREFIX)
+    prefix = "" if prefix is None else prefix
+    problem = dealers.prefix_problem(prefix)
+    if problem is not None:
+        sec.fail(sec.key("badge_prefix"), f"{short(prefix)} {problem}")
+    sim = top.sub("simulation", SIMULATION_KEYS)
+    found: list[str] = []
+    for name in ("dealer_badge", "relief_badge"):
+        badge = sim.str_(name, None, f"a dealer's badge code, e.g. {prefix or 'DEALER-'}D042")
+        if badge is None:
+            continue
+        parsed = dealers.parse_badge(badge, prefix)
+        if parsed is None or parsed.dealer is None:
+            sim.fail(sim.key(name), f"{short(badge)} is not a badge: "
+                     + (f"{prefix} then {dealers.ID_RULE}, e.g. {prefix}D042" if prefix else
+                        "dealers.badge_prefix is null (no badges); set one, or drop this key"))
+        found.append(badge.strip())
+    every = sim.int_("dealer_change_shoes", None, 1, "a dealer change every this many shoes, "
+                     "e.g. 4", SHOES_MAX)
+    if every is not None and len(found) < 2:
+        sim.fail(sim.key("dealer_change_shoes"), "a change needs two dealers: set "
+                 "simulation.dealer_badge and simulation.relief_badge")
+    if every is None and "relief_badge" in sim.data:
+        sim.fail(sim.key("relief_badge"), "set simulation.dealer_change_shoes too (how many "
+                 "shoes between changes)")
+    if len(found) == 2 and found[0] == found[1]:
+        sim.fail(sim.key("relief_badge"), "the same badge as dealer_badge; name another dealer")
+    return replace(config, rules=replace(config.rules, badge_prefix=prefix),
+                   reader=replace(config.reader, badge_prefix=prefix),
+                   simulation=replace(config.simulation, dealer_badges=tuple(found),
+                                      dealer_change_shoes=every or 0))
+
+
+_MODE_FIXES = {
+    "mode": "standard, squeeze (cards dealt face down, revealed one hand at a time) or vip "
+            "(the private table of seed 003)",
+    "betting": "dealer (buttons), timer (the station's countdown) or upstream (the game "
+               "server's commands)",
+    "betting_s": "the betting countdown in seconds, e.g. 15",
+    "reveal_s": "seconds a squeeze waits for each reveal before revealing by itself, e.g. 30",
+    "open_cards_s": "seconds the VIP player has to open the cards after betting closes "
+                    "(seed 003: 60)",
+    "new_shoe_s": "seconds the dealer has to start a new shoe a VIP player asked for "
+                  "(seed 003: 300)",
+    "max_skips": "rounds a VIP player may skip in a row (seed 003: 5)",
+    "new_shoe_after": "rounds played before a VIP player may ask for a new shoe (seed 003: 30)",
+}
+
+
+def _modes(table: _Section) -> dict[str, Any]:
+    """The table-mode keys (docs/modes.md): only those given; the rest keep the defaults."""
+    out: dict[str, Any] = {}
+    for key in MODE_KEYS:
+        if key not in table.data:
+            continue
+        value = table.data[key]
+        problem = mode_value_problem(key, value)
+        if problem is not None:
+            table.fail(table.key(key), f"{problem}; {_MODE_FIXES[key]}")
+        out[key] = float(value) if key.endswith("_s") else value
+    return out
 
 
 def _paytable(table: _Section) -> Paytable | None:
@@ -530,11 +610,13 @@ def _roi(sec: _Section) -> tuple[int, int, int, int] | None:
 
 
 def reader_codes(settings: ReaderSettings) -> CodeFormat:
-    """The scanner's code format; raises ValueError naming what is wrong."""
+    """The scanner's code format; raises ValueError naming what is wrong. A dealer's badge
+    (``dealers.badge_prefix``) goes to the station as read."""
     cut = [settings.cut_code] if settings.cut_code else []
+    passed = [settings.badge_prefix] if settings.badge_prefix else []
     if settings.code_format is None:
-        return CodeFormat(cut_codes=cut)
-    return CodeFormat(settings.code_format, cut_codes=cut)
+        return CodeFormat(cut_codes=cut, passed_prefixes=passed)
+    return CodeFormat(settings.code_format, cut_codes=cut, passed_prefixes=passed)
 
 
 def _cut_card(sec: _Section) -> CutCardSettings:

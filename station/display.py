@@ -35,7 +35,12 @@ def format_output(o: Output) -> str:
         return f"note: {o.text}"
     if isinstance(o, Announced):
         m = o.message
-        return f"announced: {m['type']} round {m['round']} ({len(m['open_bets'])} bets open)"
+        if m["type"] == "dealer":  # station.dealers: a sign-in, sign-out or change
+            return f"announced: dealer {m['action']} ({m['previous']} -> {m['dealer']})"
+        if m["type"] == "betting_open":
+            return (f"announced: {m['type']} round {m['round']} ({len(m['open_bets'])} bets "
+                    "open)")
+        return f"announced: {m['type']} {m.get('alert') or m.get('detail', '')}".rstrip()
     r = o.record
     cards = f"P {' '.join(r['player'])} | B {' '.join(r['banker'])}"
     if r["status"] == "void":

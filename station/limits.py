@@ -106,3 +106,32 @@ def payout_problem(value: Fraction) -> str | None:
     if value > PAYOUT_MAX:
         return f"is above the largest payout the station accepts ({PAYOUT_MAX} to 1)"
     return None
+
+
+MODES: Final = ("standard", "squeeze", "vip")
+BETTING: Final = ("dealer", "timer", "upstream")
+SKIPS_MAX: Final = 100
+NEW_SHOE_AFTER_MAX: Final = ROUND_MAX
+
+
+def timer_seconds_problem(value: object) -> str | None:
+    """A deadline: more than 0 and at most ``SECONDS_MAX`` seconds."""
+    problem = seconds_problem(value)
+    if problem is None and value == 0:
+        return "expected a number of seconds above 0 (a deadline that is already past)"
+    return problem
+
+
+def mode_value_problem(key: str, value: object) -> str | None:
+    """The bounds of one table-mode key (``TableRules``), shared by config and recordings."""
+    if key == "mode":
+        return None if isinstance(value, str) and value in MODES else (
+            f"{short(value)} is not one of: {', '.join(MODES)}")
+    if key == "betting":
+        return None if isinstance(value, str) and value in BETTING else (
+            f"{short(value)} is not one of: {', '.join(BETTING)}")
+    if key == "max_skips":
+        return whole_problem(value, 0, SKIPS_MAX)
+    if key == "new_shoe_after":
+        return whole_problem(value, 0, NEW_SHOE_AFTER_MAX)
+    return timer_seconds_problem(value)

@@ -39,15 +39,16 @@ class Phase(StrEnum):
     BANKER_2 = "banker_2"
     PLAYER_3 = "player_3"
     BANKER_3 = "banker_3"
+    REVEAL = "reveal"  # squeeze and VIP tables: dealt face down, waiting for the reveal
     SHOE_CLOSED = "shoe_closed"
     PAUSED = "paused"
 
 
 P = Phase
 DEALING = (P.PLAYER_1, P.BANKER_1, P.PLAYER_2, P.BANKER_2, P.PLAYER_3, P.BANKER_3)
-IN_ROUND = (P.BETTING_OPEN, *DEALING)
+IN_ROUND = (P.BETTING_OPEN, *DEALING, P.REVEAL)
 BURN = (P.BURN_INDICATOR, P.BURNING)
-NOT_DUE = (P.NO_SHOE, P.BETWEEN_ROUNDS, P.BETTING_OPEN, P.SHOE_CLOSED)
+NOT_DUE = (P.NO_SHOE, P.BETWEEN_ROUNDS, P.BETTING_OPEN, P.SHOE_CLOSED, P.REVEAL)
 RESUMABLE = tuple(p for p in Phase if p is not P.PAUSED)
 WITH_SHOE = tuple(p for p in Phase if p not in (P.NO_SHOE, P.PAUSED))
 
@@ -77,14 +78,27 @@ TRANSITIONS: list[dict[str, Any]] = [
     _t("card_read", P.PLAYER_1, P.BANKER_1, before="deal_player"),
     _t("card_read", P.BANKER_1, P.PLAYER_2, before="deal_banker"),
     _t("card_read", P.PLAYER_2, P.BANKER_2, before="deal_player"),
+    # Squeeze (RULES.md 4): the fourth card and each third card wait face down for their
+    # reveal; what comes next is decided only once the hands it depends on are revealed.
+    _t("card_read", P.BANKER_2, P.REVEAL, conditions="squeezing", before="deal_banker",
+       after="begin_reveal"),
     _t("card_read", P.BANKER_2, P.PLAYER_3, conditions="player_must_draw", before="deal_banker"),
     _t("card_read", P.BANKER_2, P.BANKER_3, conditions="banker_must_draw_player_stood",
        before="deal_banker"),
     _t("card_read", P.BANKER_2, P.BETWEEN_ROUNDS, before="deal_banker", after=_END),
+    _t("card_read", P.PLAYER_3, P.REVEAL, conditions="squeezing", before="deal_player",
+       after="begin_reveal"),
     _t("card_read", P.PLAYER_3, P.BANKER_3, conditions="banker_must_draw_after_player_third",
        before="deal_player"),
     _t("card_read", P.PLAYER_3, P.BETWEEN_ROUNDS, before="deal_player", after=_END),
+    _t("card_read", P.BANKER_3, P.REVEAL, conditions="squeezing", before="deal_banker",
+       after="begin_reveal"),
     _t("card_read", P.BANKER_3, P.BETWEEN_ROUNDS, before="deal_banker", after=_END),
+    # One reveal at a time: the player hand, then the banker hand, then each third card.
+    _t("revealed", P.REVEAL, None, conditions="more_to_reveal", before="reveal_next"),
+    _t("revealed", P.REVEAL, P.PLAYER_3, conditions="player_draws_now", before="reveal_next"),
+    _t("revealed", P.REVEAL, P.BANKER_3, conditions="banker_draws_now", before="reveal_next"),
+    _t("revealed", P.REVEAL, P.BETWEEN_ROUNDS, before="reveal_next", after=_END),
     # The shoe's last round is over (fired by ``end_round``): the rest of the shoe is discarded.
     _t("last_round_ended", P.BETWEEN_ROUNDS, P.SHOE_CLOSED, before="close_shoe"),
     # The cut card (RULES.md 3): the round in progress is the last; outside a round, policy.
@@ -154,10 +168,17 @@ class Dealing:
     resumed: Callable[[str], bool]
     voided: Callable[[str], bool]
     last_round_ended: Callable[[], bool]
+    revealed: Callable[[str], bool]
 
     def __init__(self, table: str, decks: int, cut_card_between_rounds: str,
-                 paytable: Paytable | None = None) -> None:
+                 paytable: Paytable | None = None, *, face_down: bool = False) -> None:
+        """``face_down``: a squeeze or VIP table, where cards wait for their reveal."""
         self.table = table
+        self.face_down = face_down
+        self.to_reveal: list[str] = []  # the hands whose cards wait for a reveal, in order
+        self.revealed_n = {"player": 0, "banker": 0}  # cards of each hand revealed so far
+        self.skipped = False  # a VIP round the player skipped: dealt face up, no bets
+        self.auto_reveal = False  # the VIP open-cards deadline passed: the system opens them
         self.paytable = paytable
         self.settler = Settler(paytable) if paytable is not None else None
         self.open_bets: list[str] = []
@@ -178,6 +199,7 @@ class Dealing:
         self.published: list[dict[str, Any]] = []  # drained by the station after each event
         self.notices: list[str] = []
         self.published_keys: set[str] = set()
+        self.dealer: str | None = None  # signed in (station.dealers); on every round record
         self.machine = self.machine_cls(
             model=self,
             states=[p.value for p in Phase],
@@ -237,6 +259,10 @@ class Dealing:
         self.round_open = True
         self.player = []
         self.banker = []
+        self.to_reveal = []
+        self.revealed_n = {"player": 0, "banker": 0}
+        self.skipped = False
+        self.auto_reveal = False
         # RULES.md 5: cut-offs by round number; the list goes out with betting open and is
         # recorded with the round. Without a paytable no bets are settled here: betting open
         # is still announced, with none listed.
@@ -271,18 +297,64 @@ class Dealing:
     def is_last_round(self, *args: Any) -> bool:
         return self.last_round
 
-    def publish_result(self, card: Card) -> None:
+    # --- squeeze --------------------------------------------------------------------------
+    def squeezing(self, card: Card | None = None) -> bool:
+        return self.face_down and not self.skipped and not self.auto_reveal
+
+    @property
+    def hidden(self) -> bool:
+        """Whether a card of the round in progress is face down, its value a secret."""
+        return bool(self.to_reveal)
+
+    def visible(self, hand: str) -> list[Card]:
+        """The cards of ``hand`` whose values may leave the station now."""
+        cards = self.player if hand == "player" else self.banker
+        return cards[:self.revealed_n[hand]] if self.to_reveal else cards
+
+    def begin_reveal(self, card: Card) -> None:
+        if len(self.player) == 2 and len(self.banker) == 2:
+            self.to_reveal = ["player", "banker"]
+        else:
+            self.to_reveal = ["player" if len(self.player) == 3 else "banker"]
+
+    def reveal_next(self, actor: str) -> None:
+        hand = self.to_reveal.pop(0)
+        self.revealed_n[hand] = len(self.player if hand == "player" else self.banker)
+        if not self.to_reveal:  # every card dealt so far is face up
+            self.revealed_n = {"player": len(self.player), "banker": len(self.banker)}
+
+    def more_to_reveal(self, actor: str) -> bool:
+        return len(self.to_reveal) > 1
+
+    def player_draws_now(self, actor: str) -> bool:
+        return len(self.player) == 2 and len(self.banker) == 2 and player_draws(
+            *self._two_card_totals())
+
+    def banker_draws_now(self, actor: str) -> bool:
+        if len(self.banker) != 2:
+            return False
+        if len(self.player) == 2:
+            return banker_draws(*self._two_card_totals(), None)
+        return banker_draws(*self._two_card_totals(), self.player[2].value)
+
+    def publish_result(self, *args: Any) -> None:
         assert self.shoe is not None
         outcome = decide(tuple(self.player), tuple(self.banker))
         self.shoe.dealt += len(self.player) + len(self.banker)
         self.round_open = False
-        record = complete_record(self.shoe.shoe_id, self.round_no, outcome)
-        if self.settler is not None:
+        record = complete_record(self.shoe.shoe_id, self.round_no, outcome, self.dealer)
+        if self.skipped:
+            # A VIP round the player skipped (seed 003 飞牌): dealt and published, no bets.
+            record["skipped"] = True
+            if self.settler is not None:
+                record["open_bets"] = []
+                record["bets"] = {}
+        elif self.settler is not None:
             record["open_bets"] = self.open_bets
             record["bets"] = self.settler.settle(outcome)
         self._publish(record)
 
-    def end_round(self, card: Card) -> None:
+    def end_round(self, *args: Any) -> None:
         # A round ends between rounds; the last one then closes the shoe. One extra trigger per
         # shoe instead of a failed condition on every round's last card.
         if self.last_round:
@@ -372,6 +444,11 @@ class Dealing:
 
     def pause_card_not_due(self, card: Card) -> None:
         self._set_aside(card)
+        if self.phase is P.REVEAL:
+            # Named without its value: while a squeeze is on, no card value leaves the station.
+            self._pause("card not due: a card was drawn before the cards dealt face down were "
+                        "revealed", "set it aside face down")
+            return
         self._pause(f"card not due: {card.code} ({self._why_not_due()})", "set it aside")
 
     def _why_not_due(self) -> str:
@@ -426,11 +503,17 @@ class Dealing:
         self.shoe.discarded.extend(self.player)
         self.shoe.discarded.extend(self.banker)
         self.round_open = False
+        self.to_reveal = []  # a void ends the squeeze: the void record lists the cards
         record = void_record(
             self.shoe.shoe_id, self.round_no, player=tuple(self.player),
-            banker=tuple(self.banker), reason=reason, actor=actor,
+            banker=tuple(self.banker), reason=reason, actor=actor, dealer=self.dealer,
         )
-        if self.settler is not None:
+        if self.skipped:
+            record["skipped"] = True
+            if self.settler is not None:
+                record["open_bets"] = []
+                record["bets"] = {}
+        elif self.settler is not None:
             record["open_bets"] = self.open_bets
             record["bets"] = self.settler.refund_all()
         self._publish(record)

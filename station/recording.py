@@ -17,17 +17,27 @@ from typing import IO, Any
 
 import orjson
 
-from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
+from drivers.events import (
+    CardRead,
+    Command,
+    CutCardSeen,
+    DeviceLost,
+    DeviceRestored,
+    InputEvent,
+    TimerExpired,
+)
+from station import dealers
 from station.errors import ConfigError, InputFileError
 from station.limits import (
     MAX_LINE_BYTES,
     decks_problem,
     dedupe_ms_problem,
+    mode_value_problem,
     short,
     table_id_problem,
 )
 from station.paytable import Paytable, parse_paytable
-from station.station import CUT_POLICIES, Station, TableRules
+from station.station import CUT_POLICIES, MODE_KEYS, Station, TableRules
 from station.textfile import bounded_lines, decode, describe_path, parse_json
 
 FORMAT = "dealer-station-recording"
@@ -44,6 +54,8 @@ def event_to_json(event: InputEvent) -> dict[str, Any]:
         return {"t": event.ts, "e": "lost", "src": event.source, "reason": event.reason}
     if isinstance(event, DeviceRestored):
         return {"t": event.ts, "e": "restored", "src": event.source}
+    if isinstance(event, TimerExpired):
+        return {"t": event.ts, "e": "timer", "name": event.timer}
     return {"t": event.ts, "e": "cmd", "action": event.action, "actor": event.actor}
 
 
@@ -78,8 +90,10 @@ def event_from_json(obj: object) -> InputEvent:
         return DeviceRestored(_text(obj, "src"), ts)
     if kind == "cmd":
         return Command(_text(obj, "action"), _text(obj, "actor"), ts)
+    if kind == "timer":
+        return TimerExpired(_text(obj, "name"), ts)
     raise ValueError(
-        f"unknown event type {short(kind)} (expected card, cut, lost, restored, cmd)"
+        f"unknown event type {short(kind)} (expected card, cut, lost, restored, cmd, timer)"
     )
 
 
@@ -169,9 +183,11 @@ def read_recording(path: Path) -> Recording:
 # order, a timestamp before 2100, plain printable ASCII strings. Every such line is one that
 # _event accepts; whole blocks of them are checked by one match, in C.
 _STR = rb'"[\x20\x21\x23-\x5b\x5d-\x7e]{0,200}"'
-_PLAIN_EVENT = (rb'\{"t":[0-3]?[0-9]{1,9}\.[0-9]{1,17},"e":(?:'
+# JSON allows no leading zero: 0, or 1-10 digits not starting with 0 (a 10-digit one below 4).
+_PLAIN_EVENT = (rb'\{"t":(?:0|[1-9][0-9]{0,8}|[1-3][0-9]{9})\.[0-9]{1,17},"e":(?:'
                 rb'"card","code":S,"src":S|"cmd","action":S,"actor":S|"cut","src":S'
-                rb'|"lost","src":S,"reason":S|"restored","src":S)\}\n').replace(b"S", _STR)
+                rb'|"lost","src":S,"reason":S|"restored","src":S|"timer","name":S)\}\n'
+                ).replace(b"S", _STR)
 _PLAIN_EVENTS = re.compile(rb"(?:" + _PLAIN_EVENT + rb")*")
 _BLOCK_BYTES = 1 << 20
 
@@ -292,8 +308,28 @@ def _rules_from_json(obj: object) -> TableRules:
     policy = obj.get("cut_card_between_rounds")
     if not isinstance(policy, str) or policy not in CUT_POLICIES:
         raise ValueError(f"unknown cut card policy {short(policy)}")
+    # A recording made before dealers had badges has no prefix: none of its codes was a badge.
+    prefix = obj.get("badge_prefix", "")
+    problem = dealers.prefix_problem(prefix)
+    if problem is not None:
+        raise ValueError(f"rules.badge_prefix: {problem}")
     return TableRules(table=obj["table"], decks=obj["decks"], dedupe_ms=obj["dedupe_ms"],
-                      cut_card_between_rounds=policy)
+                      cut_card_between_rounds=policy, badge_prefix=prefix,
+                      **_modes_from_json(obj))
+
+
+def _modes_from_json(obj: dict[str, Any]) -> dict[str, Any]:
+    """The table-mode keys a header holds (only those that are not the default)."""
+    out: dict[str, Any] = {}
+    for key in MODE_KEYS:
+        if key not in obj:
+            continue
+        value = obj[key]
+        problem = mode_value_problem(key, value)
+        if problem is not None:
+            raise ValueError(f"rules.{key}: {problem}")
+        out[key] = float(value) if key.endswith("_s") else value
+    return out
 
 
 def _events(path: Path, name: str) -> Iterator[InputEvent]:

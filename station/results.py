@@ -14,8 +14,10 @@ from station.outcome import RoundOutcome
 RESULT_SCHEMA_VERSION = 1
 
 
-def complete_record(shoe: str, round_no: int, outcome: RoundOutcome) -> dict[str, Any]:
-    """The record of a round whose every card was checked against the tableau."""
+def complete_record(shoe: str, round_no: int, outcome: RoundOutcome,
+                    dealer: str | None = None) -> dict[str, Any]:
+    """The record of a round whose every card was checked against the tableau. ``dealer``:
+    the id of the dealer signed in (station.dealers), None when nobody is."""
     return {
         "v": RESULT_SCHEMA_VERSION,
         "key": f"{shoe}:{round_no}",
@@ -33,6 +35,7 @@ def complete_record(shoe: str, round_no: int, outcome: RoundOutcome) -> dict[str
         "player_pair": outcome.player_pair,
         "banker_pair": outcome.banker_pair,
         "perfect_pair": outcome.perfect_pair,
+        "dealer": dealer,
     }
 
 
@@ -44,6 +47,7 @@ def void_record(
     banker: tuple[Card, ...],
     reason: str,
     actor: str,
+    dealer: str | None = None,
 ) -> dict[str, Any]:
     """The record of a round a supervisor voided: every bet on it is refunded."""
     return {
@@ -65,4 +69,5 @@ def void_record(
         "perfect_pair": False,
         "void_reason": reason,
         "voided_by": actor,
+        "dealer": dealer,
     }

@@ -22,10 +22,14 @@ from drivers.events import (
     DeviceLost,
     DeviceRestored,
     InputEvent,
+    TimerExpired,
 )
+from station import dealers as dealer_rules
 from station.bets.model import Paytable
 from station.cards import Card, try_parse_card
+from station.dealers import DEFAULT_PREFIX, DealerDesk
 from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
+from station.modes import TableModes
 from station.outputs import Announced, Notice, Output, Prompt, Published
 from station.rules import BANKER_DRAWS
 from station.shoe import ShoeCounts
@@ -62,14 +66,37 @@ class TableRules:
     decks: int = 8
     dedupe_ms: int = 150
     cut_card_between_rounds: str = "next_round_last"
+    # A scanned code starting with this is a dealer's badge (station.dealers); "" for none.
+    badge_prefix: str = DEFAULT_PREFIX
+    # The table modes (docs/modes.md). Written to a recording only when not the default, so
+    # a standard table's recordings are what they always were.
+    mode: str = "standard"
+    betting: str = "dealer"
+    betting_s: float = 15.0  # the station's betting countdown (betting: timer)
+    reveal_s: float = 30.0  # squeeze: each reveal's deadline
+    open_cards_s: float = 60.0  # VIP: after betting closes, the system opens the cards
+    new_shoe_s: float = 300.0  # VIP: a requested new shoe is late after this
+    max_skips: int = 5  # VIP: rounds skipped in a row at most
+    new_shoe_after: int = 30  # VIP: rounds played before a new shoe may be asked for
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "table": self.table,
             "decks": self.decks,
             "dedupe_ms": self.dedupe_ms,
             "cut_card_between_rounds": self.cut_card_between_rounds,
+            "badge_prefix": self.badge_prefix,
         }
+        for key in MODE_KEYS:
+            value = getattr(self, key)
+            if value != getattr(_DEFAULT_RULES, key):
+                out[key] = value
+        return out
+
+
+MODE_KEYS = ("mode", "betting", "betting_s", "reveal_s", "open_cards_s", "new_shoe_s",
+             "max_skips", "new_shoe_after")
+_DEFAULT_RULES = TableRules()
 
 
 _COMMANDS = {
@@ -96,7 +123,8 @@ class Station:
         self._prompts = prompts
         self.paytable = paytable
         self.dealing = Dealing(rules.table, rules.decks, rules.cut_card_between_rounds,
-                               paytable)
+                               paytable, face_down=rules.mode in ("squeeze", "vip"))
+        self.modes = TableModes(self, rules)
         self._dedupe_s = rules.dedupe_ms / 1000.0
         self._last_read: dict[str, tuple[object, float]] = {}
         self._rescan_wanted = False  # paused on an unreadable card that was due
@@ -104,6 +132,7 @@ class Station:
         self._out: list[Output] = []
         self._shown = self._prompt()
         self._prompt_key: tuple[object, ...] = ()
+        self.dealers = DealerDesk()  # who deals: signed in by badge or from the display
 
     @property
     def prompt(self) -> Prompt:
@@ -114,6 +143,16 @@ class Station:
     @property
     def phase(self) -> Phase:
         return self.dealing.phase
+
+    @property
+    def deadlines(self) -> dict[str, float]:
+        """The deadlines set now (timer name -> due time, the events' clock): the daemon's
+        clock posts a ``TimerExpired`` for each when it falls due."""
+        return self.modes.deadlines
+
+    def note(self, text: str) -> None:
+        """A notice among the outputs of the event being applied."""
+        self._out.append(Notice(text))
 
     @property
     def lost_devices(self) -> dict[str, str]:
@@ -134,8 +173,12 @@ class Station:
             self._on_lost(event)  # type: ignore[arg-type]
         elif kind is DeviceRestored:
             self._on_restored(event)  # type: ignore[arg-type]
+        elif kind is TimerExpired:
+            self.modes.on_timer(event)  # type: ignore[arg-type]
         else:
             raise TypeError(f"not an input event: {event!r}")
+        if self.modes.active:
+            self.modes.after(event.ts)
         d = self.dealing
         if d.notices:
             out.extend(Notice(n) for n in d.notices)
@@ -151,7 +194,8 @@ class Station:
         # The prompt is a function of these facts only; building it on every event would cost
         # a tenth of the per-card budget, so it is rebuilt only when one of them changed.
         key = (d.state, d.burn_left, d.round_no, d.last_round, tuple(d.pause_reasons),
-               tuple(d.pause_actions), id(d.last_result))
+               tuple(d.pause_actions), id(d.last_result), len(d.to_reveal),
+               self.modes.new_shoe_late, d.skipped)
         if key != self._prompt_key:
             self._prompt_key = key
             prompt = self._prompt()
@@ -173,15 +217,22 @@ class Station:
         # The window first: it rules out nearly every read before any card is compared.
         if (last is not None and self._dedupe_s > 0.0 and abs(ev.ts - last[1]) <= self._dedupe_s
                 and last[0] == ident):
+            # While cards are face down their values stay in the station (docs/modes.md).
+            what = "a card" if self.dealing.face_down else repr(ev.code)
             self._out.append(
                 Notice(
-                    f"double read of {ev.code!r} from {ev.source} within "
+                    f"double read of {what} from {ev.source} within "
                     f"{self.rules.dedupe_ms} ms suppressed"
                 )
             )
             return
         d = self.dealing
         if card is None:
+            # A dealer's badge, after the double-read window (a bouncing badge read signs in
+            # once) and after the card parse (a code that is a card is a card, and a card
+            # pays nothing for badges).
+            if self.rules.badge_prefix and self._on_badge(ev):
+                return
             self._on_unreadable(ev)
             return
         if d.state == "paused" and self._rescan_wanted and not (d.shoe and d.shoe.held):
@@ -226,6 +277,12 @@ class Station:
         if not self._count(shoe, card):
             return
         shoe.held.append(card)
+        if d.face_down:
+            # Its value stays in the station until its reveal, as every face-down card's.
+            d.replace_pause_action(_RESCAN, "re-scanned: keep it face down; resume deals it as "
+                                   "the due card, void sets it aside")
+            self._out.append(Notice("re-scan read a card: held for the supervisor"))
+            return
         d.replace_pause_action(
             _RESCAN, f"re-scanned as {card.code}: keep it face up; resume deals it as the due "
             "card, void sets it aside",
@@ -237,7 +294,17 @@ class Station:
         if ev.action == RESTART:
             self._on_restart()
             return
+        if ev.action in dealer_rules.COMMANDS:
+            self._on_dealer_command(ev)
+            return
+        if self.modes.command(ev):
+            return
         trigger = _COMMANDS.get(ev.action)
+        if trigger in ("betting_opened", "betting_closed"):
+            refusal = self.modes.betting_refusal(ev)
+            if refusal is not None:
+                self.modes.refuse(ev, refusal)
+                return
         if trigger is None:
             self._out.append(Notice(f"unknown command {ev.action!r} from {ev.actor}: ignored"))
             return
@@ -284,6 +351,49 @@ class Station:
             # the device-lost pause is latched again until they are back.
             for source, reason in sorted(self._lost.items()):
                 d.fault(self._lost_reason(source, reason), self._lost_action(source))
+
+    # --- dealers (station.dealers) --------------------------------------------------------
+    def _on_badge(self, ev: CardRead) -> bool:
+        """Whether ``ev`` was a badge (signed in or out, or refused with a notice). A badge
+        never pauses the table and is never a card."""
+        badge = dealer_rules.parse_badge(ev.code, self.rules.badge_prefix)
+        if badge is None:
+            return False
+        if badge.dealer is None:
+            self._out.append(Notice(badge.problem))
+            return True
+        why = self._sign_refusal()
+        if why is not None:
+            self._out.append(Notice(f"badge of dealer {badge.dealer} refused: {why}"))
+            return True
+        self._signed(self.dealers.badge(badge.dealer))
+        return True
+
+    def _on_dealer_command(self, ev: Command) -> None:
+        words = ev.action.replace("_", " ")
+        desk = self.dealers
+        how = dealer_rules.how_of(ev.actor)
+        dealer = dealer_rules.dealer_of(ev.actor) if ev.action == dealer_rules.SIGN_IN else None
+        if ev.action == dealer_rules.SIGN_IN and dealer is None:
+            self._out.append(Notice(f"{words} refused from {ev.actor}: no dealer id "
+                                    f"({dealer_rules.ID_RULE}); give the dealer's id"))
+            return
+        why = self._sign_refusal()
+        if why is None:
+            done = desk.sign_in(dealer, how) if dealer is not None else desk.sign_out(how)
+            if isinstance(done, dealer_rules.Change):
+                self._signed(done)
+                return
+            why = done
+        self._out.append(Notice(f"{words} refused from {ev.actor}: {why}"))
+
+    def _sign_refusal(self) -> str | None:
+        return dealer_rules.refusal(self.dealing.state)
+
+    def _signed(self, change: dealer_rules.Change) -> None:
+        self.dealing.dealer = change.dealer  # every round published from now carries it
+        self._out.append(Notice(change.notice()))
+        self._out.append(Announced(change.message()))
 
     def _on_restart(self) -> None:
         """The daemon restarted and rebuilt this station from its journal. Devices are opened
@@ -339,6 +449,13 @@ class Station:
             return Prompt(name, "NEW SHOE: shuffle, insert the cut card, press NEW SHOE")
         if phase is Phase.SHOE_CLOSED:
             after = f"after round {d.round_no}" if d.round_no else "before any round"
+            if self.modes.new_shoe_requested:
+                # VIP (seed 003 更换牌靴): the dealer changes the shoe within new_shoe_s.
+                late = "NEW SHOE LATE, supervisor alerted" if self.modes.new_shoe_late else (
+                    f"within {self.rules.new_shoe_s / 60:g} min")
+                return Prompt(name, f"SHOE CLOSED {after}: the player asked for a new shoe - "
+                              f"discard the rest, start a NEW SHOE ({late})",
+                              self._result_detail())
             return Prompt(
                 name, f"SHOE CLOSED {after}: discard the rest, start a NEW SHOE",
                 self._result_detail(),
@@ -349,21 +466,47 @@ class Station:
             shown = d.burn_indicator.code if d.burn_indicator else "?"
             return Prompt(name, f"BURN {d.burn_left} MORE FACE DOWN", f"{shown} shown")
         nxt = d.round_no + 1
+        betting = self.rules.betting
         if phase is Phase.BETWEEN_ROUNDS:
             last = f" - {_CUT_OUT}" if d.last_round else ""
+            if betting == "upstream":
+                return Prompt(name, f"ROUND {nxt}: WAIT - the game server opens betting{last}",
+                              self._result_detail())
             return Prompt(name, f"ROUND {nxt}: OPEN BETTING{last}", self._result_detail())
         round_tag = f"ROUND {d.round_no}" + (f" - {_CUT_OUT}" if d.last_round else "")
         if phase is Phase.BETTING_OPEN:
             # Says how betting ends, so the dealer is never left waiting for nothing.
-            return Prompt(name, f"ROUND {d.round_no}: BETTING OPEN - do not deal; press CLOSE "
-                          "BETTING when bets are in", _CUT_OUT if d.last_round else "")
+            how = {"dealer": "press CLOSE BETTING when bets are in",
+                   "timer": f"betting closes by itself in {self.rules.betting_s:g} s",
+                   "upstream": "the game server closes betting"}[betting]
+            return Prompt(name, f"ROUND {d.round_no}: BETTING OPEN - do not deal; {how}",
+                          _CUT_OUT if d.last_round else "")
+        if d.skipped:
+            round_tag += " - SKIPPED by the player: deal face up, no bets"
+        if phase is Phase.REVEAL:
+            return self._reveal_prompt(name, round_tag)
         return self._deal_prompt(name, phase, round_tag)
+
+    def _reveal_prompt(self, name: str, round_tag: str) -> Prompt:
+        d = self.dealing
+        hand = d.to_reveal[0]
+        third = len(d.player if hand == "player" else d.banker) == 3
+        what = f"{hand.upper()} THIRD CARD" if third else f"{hand.upper()} CARDS"
+        if self.rules.mode == "vip":
+            how = (f"the player opens the cards, or press REVEAL; the system opens them "
+                   f"{self.rules.open_cards_s:g} s after betting closed")
+        else:
+            how = (f"the player squeezes, or press REVEAL; revealed by itself after "
+                   f"{self.rules.reveal_s:g} s")
+        # Which hand waits, never a value or a total: the prompt leaves the station.
+        return Prompt(name, f"REVEAL {what}: wait, do not deal", f"{round_tag}: {how}")
 
     def _deal_prompt(self, name: str, phase: Phase, round_tag: str) -> Prompt:
         d = self.dealing
         if phase is Phase.PLAYER_3:
             pt = (d.player[0].value + d.player[1].value) % 10
-            return Prompt(name, "DEAL PLAYER THIRD CARD", f"{round_tag}: player {pt} draws")
+            return Prompt(name, "DEAL PLAYER THIRD CARD" + " FACE DOWN" * d.squeezing(),
+                          f"{round_tag}: player {pt} draws")
         if phase is Phase.BANKER_3:
             bt = (d.banker[0].value + d.banker[1].value) % 10
             if len(d.player) == 3:
@@ -373,14 +516,16 @@ class Station:
                     why += f" (draws on {','.join(map(str, sorted(BANKER_DRAWS[bt])))})"
             else:
                 why = f"player stood, banker {bt} draws"
-            return Prompt(name, "DEAL BANKER THIRD CARD", f"{round_tag}: {why}")
+            return Prompt(name, "DEAL BANKER THIRD CARD" + " FACE DOWN" * d.squeezing(),
+                          f"{round_tag}: {why}")
         hand, n = {
             Phase.PLAYER_1: ("PLAYER", 1),
             Phase.BANKER_1: ("BANKER", 1),
             Phase.PLAYER_2: ("PLAYER", 2),
             Phase.BANKER_2: ("BANKER", 2),
         }[phase]
-        return Prompt(name, f"DEAL {hand} CARD {n}", round_tag)
+        down = " FACE DOWN" if d.squeezing() else ""
+        return Prompt(name, f"DEAL {hand} CARD {n}{down}", round_tag)
 
     def _result_detail(self) -> str:
         r = self.dealing.last_result

@@ -283,9 +283,10 @@ def test_a_restart_between_rounds_only_says_so() -> None:
 
 def test_table_rules_are_recorded_with_every_key() -> None:
     """``TableRules.to_json`` goes into every recording; no in-process test read it."""
-    rules = TableRules(table="t-9", decks=6, dedupe_ms=80, cut_card_between_rounds="x")
+    rules = TableRules(table="t-9", decks=6, dedupe_ms=80, cut_card_between_rounds="x",
+                       badge_prefix="EMP#")
     assert rules.to_json() == {"table": "t-9", "decks": 6, "dedupe_ms": 80,
-                               "cut_card_between_rounds": "x"}
+                               "cut_card_between_rounds": "x", "badge_prefix": "EMP#"}
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored
+from drivers.events import (
+    CardRead,
+    Command,
+    CutCardSeen,
+    DeviceLost,
+    DeviceRestored,
+    TimerExpired,
+)
 from drivers.simulated import CODES, CUT, SimulatedDealer
 from station.cards import parse_card
 from station.machine import Phase
@@ -104,11 +111,12 @@ def test_any_shoe_order_deals_by_the_tableau(order: list[str], cut_from_end: int
 
 
 CODE = st.sampled_from([*CODES, "?", "ZZ", "10H", "", "4s", "th ", "QD\r"])
-ACTIONS = ["new_shoe", "open_betting", "close_betting", "end_shoe", "resume", "void", "nonsense"]
+ACTIONS = ["new_shoe", "open_betting", "close_betting", "end_shoe", "resume", "void", "nonsense",
+           "reveal", "skip", "request_new_shoe", "request_dealer"]
 # What the dealer or supervisor does next when following the display, by phase.
 LEGAL: dict[str, str] = {
     "no_shoe": "new_shoe", "shoe_closed": "new_shoe", "between_rounds": "open_betting",
-    "betting_open": "close_betting",
+    "betting_open": "close_betting", "reveal": "reveal",
 }
 PHASES_SEEN: set[str] = set()
 TALLY = {"events": 0, "paused_after": 0, "complete": 0, "void": 0}
@@ -118,9 +126,11 @@ class RandomTable(RuleBasedStateMachine):
     """Deals real rounds most of the time, and throws any event at any time in between; the
     station must never crash, lose a card or publish nonsense."""
 
+    RULES = TableRules(dedupe_ms=100)
+
     def __init__(self) -> None:
         super().__init__()
-        self.station = Station(TableRules(dedupe_ms=100))
+        self.station = Station(self.RULES)
         self.now = 0.0
         self.records: list[dict[str, Any]] = []
 
@@ -162,6 +172,12 @@ class RandomTable(RuleBasedStateMachine):
     @rule(action=st.sampled_from(ACTIONS))
     def command(self, action: str) -> None:
         self.send(Command(action, "someone", self.tick(1.0)))
+
+    @rule(name=st.sampled_from(["betting", "reveal", "open_cards", "new_shoe", "nonsense"]),
+          late=st.sampled_from([0.0, 100.0, 1000.0]))
+    def timer(self, name: str, late: float) -> None:
+        """A deadline's event at any time: early ones (and unknown ones) change nothing."""
+        self.send(TimerExpired(name, self.tick(late)))
 
     @rule()
     def cut(self) -> None:
@@ -217,6 +233,34 @@ def test_the_random_table_deals_real_rounds_and_reaches_every_phase() -> None:
         RandomTable, settings=settings(max_examples=150, stateful_step_count=60, deadline=None)
     )
     # The properties above only mean something if the random table really deals.
-    assert {p.value for p in Phase} == PHASES_SEEN, sorted(PHASES_SEEN)
+    assert {p.value for p in Phase} - {"reveal"} == PHASES_SEEN, sorted(PHASES_SEEN)
     assert TALLY["complete"] >= 100 and TALLY["void"] >= 10, TALLY
     assert TALLY["paused_after"] < TALLY["events"] / 2, TALLY
+
+
+class RandomSqueezeTable(RandomTable):
+    """The same random table dealing face down (a squeeze table with a betting countdown):
+    reveals, deadlines and the VIP requests thrown in at any time."""
+
+    RULES = TableRules(dedupe_ms=100, mode="squeeze", betting="timer", betting_s=10.0)
+
+    @invariant()
+    def no_hidden_card_is_in_a_prompt(self) -> None:
+        d = self.station.dealing
+        # (A pause may name a stray card that happens to share a hidden card's code.)
+        if d.to_reveal and not self.station.prompt.paused:
+            hidden = [c.code for hand in ("player", "banker")
+                      for c in (d.player if hand == "player" else d.banker)[len(d.visible(hand)):]]
+            assert hidden
+            assert not any(code in self.station.prompt.line() for code in hidden)
+
+
+def test_the_random_squeeze_table_deals_and_reveals() -> None:
+    PHASES_SEEN.clear()
+    TALLY.update(dict.fromkeys(TALLY, 0))
+    run_state_machine_as_test(
+        RandomSqueezeTable,
+        settings=settings(max_examples=100, stateful_step_count=60, deadline=None),
+    )
+    assert "reveal" in PHASES_SEEN and "between_rounds" not in PHASES_SEEN, sorted(PHASES_SEEN)
+    assert TALLY["complete"] >= 5 and TALLY["void"] >= 5, TALLY

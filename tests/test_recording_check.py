@@ -151,3 +151,18 @@ def test_the_second_reading_yields_the_line_by_line_events(block: int, tmp_path:
         assert block_events(path) == expected, (n, data[:300])
         kinds.update(type(x).__name__ for x in expected)
     assert {"CardRead", "Command", "str"} <= kinds
+
+
+def test_a_timestamp_with_a_leading_zero_is_refused_by_line_not_a_traceback(
+        tmp_path: Path) -> None:
+    """The block reader's pattern once took ``"t":0767...`` (JSON forbids the leading zero)
+    and handed it to orjson, which raised out of replay."""
+    good = (REPO / "tests" / "recordings" / "clean_short_shoe.jsonl").read_bytes()
+    head, first, rest = good.split(b"\n", 2)
+    bad = first.replace(b'"t":17', b'"t":07', 1)  # ten digits, as a station writes them
+    assert bad != first
+    path = tmp_path / "rec.jsonl"
+    path.write_bytes(b"\n".join([head, bad, rest]))
+    with pytest.raises(InputFileError, match="line 2: bad event"):
+        for _ in read_recording(path).events:
+            pass

@@ -1,5 +1,6 @@
-"""``station ctl status|resume|void|new-shoe|open-betting|close-betting``: the local control
-API from a terminal, for scripts and technicians (docs/display.md).
+"""``station ctl status|resume|void|new-shoe|open-betting|close-betting|sign-in ID|sign-out``:
+the local control API from a terminal, for scripts and technicians (docs/display.md; a
+dealer's sign-in and sign-out: docs/dealers.md).
 
 Talks to the station's web display named by the config (``display.host``/``display.port``)
 or ``--url``. A supervisor's PIN for resume and void is read from the environment variable
@@ -22,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 TAKEN = 3  # exit code: the station took the command but has not applied it yet
-ACTIONS = ("status", "resume", "void", "new-shoe", "open-betting", "close-betting")
+ACTIONS = ("status", "resume", "void", "new-shoe", "open-betting", "close-betting", "sign-in",
+           "sign-out")
 TIMEOUT_S = 10.0
 
 
@@ -33,6 +35,8 @@ def register(sub: Any) -> None:
         "control API. A PIN comes from STATION_PIN or standard input.",
     )
     p.add_argument("action", choices=ACTIONS)
+    p.add_argument("dealer", nargs="?", default=None,
+                   help="sign-in only: the dealer's id (1-32 of A-Z a-z 0-9 . _ -)")
     p.add_argument("-c", "--config", type=Path, default=None,
                    help="station YAML (default: config/station.yaml)")
     p.add_argument("--url", default=None,
@@ -92,11 +96,15 @@ def run(args: argparse.Namespace) -> int:
     except SystemExit as exc:
         return int(exc.code or 2)
     action: str = args.action
+    if (action == "sign-in") != bool(args.dealer):
+        return _usage("a dealer id goes with sign-in only: station ctl sign-in ID")
     try:
         if action == "status":
             status, answer = _call(f"{base}/api/state", None)
         else:
             body: dict[str, Any] = {"actor": args.actor[:40]}
+            if action == "sign-in":
+                body["dealer"] = args.dealer
             if action in ("resume", "void"):
                 pin = _pin()
                 if not pin:

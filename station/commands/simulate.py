@@ -90,6 +90,14 @@ def _table(args: argparse.Namespace, config: StationConfig | None
     return rules, load_paytable(REPO_ROOT / DEFAULT_PAYTABLE, args.variant)
 
 
+def _dealers(args: argparse.Namespace) -> dict[str, Any]:
+    """The simulated dealers' badges of a ``-c`` config (``simulation.dealer_badge``...)."""
+    if not args.config:
+        return {}
+    sim = load_config(args.config).simulation
+    return {"badges": sim.dealer_badges, "change_every": sim.dealer_change_shoes}
+
+
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.config) if args.config else None
     rules, paytable = _table(args, config)
@@ -108,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     if args.faults is not None:
         faults = load_faults(args.faults, decks=rules.decks,
                              shoes=1 if args.shoe_file is not None else args.shoes or 1)
-    dealer = SimulatedDealer(shoes, faults, supervisor=args.supervisor)
+    dealer = SimulatedDealer(shoes, faults, supervisor=args.supervisor, **_dealers(args))
     station = Station(rules, paytable, prompts=args.display)
     stats = BetStats() if args.stats else None
     # Every output is checked against the inputs and the other outputs before anything is

@@ -35,10 +35,11 @@ PAUSE: Final = "pause"
 RESUME: Final = "resume"
 COMMAND_REFUSED: Final = "command_refused"
 STATUS: Final = "status"
+DEALER: Final = "dealer"
 
 KINDS: Final = (
     SHOE_STARTED, SHOE_ENDED, BETTING_OPEN, BETTING_CLOSED, CARD, ROUND, PAUSE, RESUME,
-    COMMAND_REFUSED, STATUS,
+    COMMAND_REFUSED, STATUS, DEALER,
 )
 HANDS: Final = ("player", "banker")
 
@@ -155,6 +156,19 @@ def status(*, table: str, seq: int, ts: float, phase: str, shoe: str | None,
     """The retained table status. ``paused`` is the pause reason, null when not paused."""
     return envelope(STATUS, table=table, seq=seq, key=f"{table}:{STATUS}:{seq}", ts=ts) | {
         "phase": phase, "shoe": shoe, "round": round_no, "paused": paused, "online": online,
+    }
+
+
+def dealer(announcement: Mapping[str, Any], *, table: str, seq: int,
+           ts: float) -> dict[str, Any]:
+    """A dealer signed in, out, or changed (``station.dealers.Change.message``): ``dealer``
+    (signed in now, null after a sign-out), ``previous``, ``action`` (``sign_in``,
+    ``sign_out``, ``change``), ``how`` (``badge``, ``display``, ``upstream``) and
+    ``request_closed`` (it closed an open request for another dealer)."""
+    return envelope(DEALER, table=table, seq=seq, key=f"{table}:{DEALER}:{seq}", ts=ts) | {
+        "dealer": announcement["dealer"], "previous": announcement["previous"],
+        "action": announcement["action"], "how": announcement["how"],
+        "request_closed": bool(announcement.get("request_closed", False)),
     }
 
 

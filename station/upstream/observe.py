@@ -78,7 +78,9 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
                                      "code": now[position - 1]}))
     for o in outputs:
         if isinstance(o, Announced):
-            out.append((m.BETTING_OPEN, {"ts": ts, "announcement": o.message}))
+            # By the announcement's type: betting open, or a dealer signing in or out.
+            kind = m.DEALER if o.message.get("type") == m.DEALER else m.BETTING_OPEN
+            out.append((kind, {"ts": ts, "announcement": o.message}))
         elif isinstance(o, Published):
             out.append((m.ROUND, {"ts": ts, "record": o.record}))
     if after.phase == "shoe_closed" and before.phase != "shoe_closed" and after.shoe:
@@ -103,6 +105,8 @@ def build(kind: str, args: dict[str, Any], *, table: str, seq: int) -> dict[str,
     """The message for one ``Pending``, numbered ``seq``."""
     if kind == m.BETTING_OPEN:
         return m.betting_open(args["announcement"], table=table, seq=seq, ts=args["ts"])
+    if kind == m.DEALER:
+        return m.dealer(args["announcement"], table=table, seq=seq, ts=args["ts"])
     if kind == m.ROUND:
         return m.round_result(args["record"], table=table, seq=seq, ts=args["ts"])
     builders: dict[str, Callable[..., dict[str, Any]]] = {

@@ -22,6 +22,7 @@ import orjson
 from aiohttp import web
 
 from drivers.events import Command
+from station import dealers
 from station.errors import ConfigError
 from station.web.display import WebControl
 from station.web.hosts import host_allowed, suggestion
@@ -41,7 +42,8 @@ APPLY_TIMEOUT_S = 5.0
 MIN_GAP_S = 0.016  # one frame at 60 Hz
 ACTOR_MAX = 40
 ROUTE_ACTIONS = {a.replace("_", "-"): a for a in COMMAND_TRIGGERS}
-BODY_KEYS = {"actor", "pin"}
+ROUTE_ACTIONS.update({a.replace("_", "-"): a for a in dealers.COMMANDS})  # docs/dealers.md
+BODY_KEYS = {"actor", "pin", "dealer"}
 _PAGES = {"/": "index.html"}
 _TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
 
@@ -259,6 +261,14 @@ class WebServer:
             return problem(400, "actor must be a name of 1-40 printable characters",
                            'e.g. {"actor": "dealer"}')
         who = f"{actor} (web {request.remote or '?'})"
+        if action == dealers.SIGN_IN or "dealer" in body:
+            dealer = body.get("dealer")
+            if action != dealers.SIGN_IN:
+                return problem(400, f"{action} takes no dealer", "send dealer only to sign in")
+            if not isinstance(dealer, str) or not dealers.valid_id(dealer):
+                return problem(400, f"dealer must be an id of {dealers.ID_RULE}",
+                               'e.g. {"dealer": "D042"}')
+            who = dealers.actor_for(dealer, who)  # the id travels in the Command's actor
         if action in SUPERVISOR_ACTIONS:
             pin = body.get("pin")
             if not isinstance(pin, str) or not pin:

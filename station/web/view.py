@@ -13,13 +13,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from station import dealers
 from station.cards import hand_total
 from station.machine import TRANSITIONS, Phase
 from station.outputs import Notice, Output, Prompt, Published
 from station.roads import Roads, Scoreboard
 from station.roads.svg import render_svg
 from station.station import Station
-from station.web.words import action_zh, detail_zh, prompt_zh, reason_zh
+from station.web.words import action_zh, dealer_zh, detail_zh, prompt_zh, reason_zh
 
 VIEW_VERSION = 1
 LAST_RESULTS = 12  # results listed beside the roads
@@ -209,7 +210,21 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         "devices": [{"name": n, "ok": n not in lost, "reason": lost.get(n, "")} for n in names],
         "upstream": {"type": around.upstream_type, "connected": around.upstream_connected},
         "notices": list(notices)[-LAST_NOTICES:],
+        "dealer": dealer_view(station, around.language),
     }
+
+
+def dealer_view(station: Station, language: str) -> dict[str, Any]:
+    """Who is signed in, whether signing in or out is taken now (and if not, when), and
+    whether another dealer has been asked for (station.dealers)."""
+    desk = station.dealers
+    why = dealers.refusal(station.dealing.state)
+    view: dict[str, Any] = {"id": desk.dealer, "can_sign": why is None, "when": why or "",
+                            "change_requested": desk.change_requested,
+                            "badges": bool(station.rules.badge_prefix)}
+    if language == "zh":
+        view["zh"] = {"when": dealer_zh(why) if why else ""}
+    return view
 
 
 def notices_of(outputs: Iterable[Output]) -> list[str]:

@@ -152,6 +152,35 @@ _ACTIONS: list[_Rule] = [
 ]
 
 
+# ``station.dealers``: sign-ins and the refusals that say when to sign (notices, not reasons).
+_WHEN_ZH = "请在两局之间或下注期间进行"
+_DEALERS: list[_Rule] = [
+    (re.compile(r"dealer (\S+) signed in \((\w+)\)(; .*)?"),
+     lambda m: f"荷官 {m[1]} 已签到" + _request_zh(m[3])),
+    (re.compile(r"dealer (\S+) signed out \((\w+)\)"), lambda m: f"荷官 {m[1]} 已签退"),
+    (re.compile(r"dealer change: (\S+) out, (\S+) in \((\w+)\)(; .*)?"),
+     lambda m: f"更换荷官：{m[1]} 下场，{m[2]} 上场" + _request_zh(m[4])),
+    (re.compile(r"not while paused: .*"),
+     lambda m: f"暂停期间不可签到或签退：主管处理暂停后，{_WHEN_ZH}"),
+    (re.compile(r"not during the burn: .*"),
+     lambda m: f"烧牌期间不可签到或签退：烧牌结束后，{_WHEN_ZH}"),
+    (re.compile(r"not while a card is due: .*"),
+     lambda m: f"派牌期间不可签到或签退：本局结果发布后，{_WHEN_ZH}"),
+    (re.compile(r"no dealer is signed in"), lambda m: "没有已签到的荷官"),
+    (re.compile(r"(\S+) is signed in already"), lambda m: f"{m[1]} 已经签到"),
+]
+
+
+def _request_zh(tail: str | None) -> str:
+    return "；更换荷官的请求已完成" if tail else ""
+
+
+def dealer_zh(text: str) -> str:
+    """A dealer notice or a refusal's reason (``station.dealers``) in Chinese; unknown
+    wording is returned as it is."""
+    return _apply(_DEALERS, text) or text
+
+
 def _apply(rules: list[_Rule], text: str) -> str | None:
     for pattern, make in rules:
         m = pattern.fullmatch(text)

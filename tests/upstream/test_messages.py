@@ -49,6 +49,9 @@ def examples() -> list[dict[str, Any]]:
                  paused="card not due: 3S"),
         m.shoe_ended(table=TABLE, seq=11, ts=TS, shoe=SHOE, rounds=3, reason="cut_card"),
         m.presence(table=TABLE, ts=TS, online=False),
+        m.dealer({"type": "dealer", "action": "change", "dealer": "D043", "previous": "D042",
+                  "how": "badge", "request_closed": True}, table=TABLE, seq=12, ts=TS),
+        m.round_result(dict(record, dealer="D043"), table=TABLE, seq=13, ts=TS),
     ]
 
 
@@ -80,6 +83,10 @@ def test_every_kind_has_a_valid_example(signer: Signer) -> None:
     (9, {"phase": None}, "phase"),
     (0, {"ts": "2026-01-01 00:00:03"}, "ts"),
     (0, {"seq": 0}, "seq"),
+    (12, {"action": "hired"}, "action"),
+    (12, {"dealer": "D 42"}, "dealer"),
+    (12, {"how": None}, "top level"),
+    (13, {"dealer": 42}, "dealer"),
 ])
 def test_schemas_catch_mistakes(signer: Signer, index: int, change: dict[str, Any],
                                 where: str) -> None:

@@ -16,6 +16,8 @@ const LABELS = {
     upstream: "upstream", connected: "connected", disconnected: "DISCONNECTED", noShoe: "no shoe",
     tie: "TIE", wins: "WINS", void_: "VOID", needPin: "Enter the supervisor PIN first",
     refused: "Refused", done: "Done", ok: "OK", lost: "LOST",
+    dealer: "DEALER", noDealer: "no dealer signed in", dealerLabel: "Dealer id",
+    sign_in: "SIGN IN", sign_out: "SIGN OUT", changeAsked: "another dealer asked for",
   },
   zh: {
     round: "局", shoe: "牌靴", dealt: "已发", left: "剩余", lastRound: "最后一局",
@@ -26,6 +28,8 @@ const LABELS = {
     mute: "声音开 (M)", muted: "静音 (M)", upstream: "上游", connected: "已连接",
     disconnected: "断开", noShoe: "无牌靴", tie: "和", wins: "赢", void_: "作废",
     needPin: "请先输入主管密码", refused: "拒绝", done: "完成", ok: "正常", lost: "断开",
+    dealer: "荷官", noDealer: "无荷官签到", dealerLabel: "荷官编号", sign_in: "签到",
+    sign_out: "签退", changeAsked: "已请求更换荷官",
   },
 };
 const KEYS = { n: "new_shoe", o: "open_betting", c: "close_betting" };
@@ -159,6 +163,7 @@ function render(s) {
     const cards = box.querySelector(".cards");
     cards.replaceChildren(...r[side].map(cardEl));
   }
+  renderDealer(s.dealer);
   const devs = $("devices");
   devs.replaceChildren(...s.devices.map((d) => {
     const el = document.createElement("span");
@@ -212,9 +217,24 @@ function render(s) {
   pause.hidden = !paused;
 }
 
+// Who deals (docs/dealers.md): the id signed in, and the sign-in form, usable only when the
+// station takes a sign-in now (otherwise it says when).
+function renderDealer(dl) {
+  if (!dl) return;
+  $("dealer-id").textContent = dl.id ? `${t("dealer")} ${dl.id}` : t("noDealer");
+  $("dealer-id").className = dl.id ? "ok" : "bad";
+  if (dl.change_requested) $("dealer-id").textContent += ` (${t("changeAsked")})`;
+  $("sign-in").disabled = !dl.can_sign;
+  $("sign-out").disabled = !dl.can_sign || !dl.id;
+  $("dealer-when").textContent = lang === "zh" && dl.zh ? dl.zh.when : dl.when;
+}
+
 function labels() {
   for (const b of document.querySelectorAll("button.cmd")) b.textContent = t(b.dataset.action);
   $("pin-label").textContent = t("pin");
+  $("dealer-label").textContent = t("dealerLabel");
+  $("sign-in").textContent = t("sign_in");
+  $("sign-out").textContent = t("sign_out");
   $("offline-title").textContent = t("offline");
   $("offline-why").textContent = t("offlineWhy");
   $("player").querySelector(".name").textContent = t("player");
@@ -243,6 +263,14 @@ async function send(action, body, where) {
 for (const b of document.querySelectorAll("#controls button.cmd")) {
   b.addEventListener("click", () => send(b.dataset.action, { actor: "dealer" }, "message"));
 }
+
+$("dealer").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const id = $("dealer-input").value.trim();
+  if (!id) return;
+  if (await send("sign_in", { actor: "dealer", dealer: id }, "message")) $("dealer-input").value = "";
+});
+$("sign-out").addEventListener("click", () => send("sign_out", { actor: "dealer" }, "message"));
 
 function supervise(action) {
   const pin = $("pin").value;
