@@ -48,8 +48,9 @@ def daemon_config(tmp: Path, seed: int, key: Path | None) -> Path:
         # A card every 3 ms: a wider double-read window would take two equal cards in a row
         # for one bounce (the simulation's 1.5 s apart never are).
         "reader": {"dedupe_ms": 1},
+        # A dealer signs in with a badge before the shoe (a dealer message upstream).
         "simulation": {"seed": seed, "shoes": 1, "supervisor": "resume", "pace": FAST,
-                       "faults": FAULTS},
+                       "faults": FAULTS, "dealer_badge": "DEALER-D042"},
         "display": {"type": "none"},
         "results": {"path": str(tmp / "results.jsonl"), "announcements_path": None},
         "recording": {"dir": None},
@@ -126,7 +127,7 @@ def test_a_simulated_shoe_streams_what_the_daemon_writes(tmp_path: Path, signed:
     public = key.public_key() if key is not None else None
     messages = consistent(stream, public)
     kinds = {m["kind"] for m in messages}
-    assert {"pause", "resume", "shoe_ended"} <= kinds, "the faults did not happen"
+    assert {"pause", "resume", "shoe_ended", "dealer"} <= kinds, "a fault or the dealer is missing"
     assert sum(m["kind"] == "round" for m in messages) > 50
     consistent(daemon, public)
     assert_same_but_the_clock(daemon, stream, Signer(key) if key is not None else None)
