@@ -40,6 +40,9 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # The table modes (issue 11): timers' cost to simulate, a squeeze's per card.
     "bench_modes.py": (("--shoes", "2", "--runs", "1"),
                        ("cost vs baseline", "squeeze, betting timer, players reveal")),
+    # simulate --messages (issue 11): its cost against a plain simulate.
+    "bench_messages.py": (("--runs", "1", "--shoes", "2"),
+                          ("simulate --out:", "(unsigned)", "(signed)", "per message")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 

@@ -200,7 +200,8 @@ def _simulate(rng: random.Random, pool: dict[str, list[str]]) -> list[str]:
     options: list[tuple[str, str | None]] = [
         # --shoes only small: a valid large count is a long simulation on purpose.
         ("--shoes", "small"), ("--shoe-file", "files"), ("--seed", "ints"), ("--out", "outs"),
-        ("--record", "outs"), ("--announcements", "outs"), ("--faults", "files"),
+        ("--record", "outs"), ("--announcements", "outs"), ("--messages", "outs"),
+        ("--faults", "files"),
         ("--supervisor", "words"), ("--display", None), ("-c", "configs"),
         ("--paytable", "paytables"), ("--no-bets", None), ("--variant", "words"),
         ("--stats", None)]
