@@ -471,9 +471,10 @@ class Station:
         betting = self.rules.betting
         if phase is Phase.BETWEEN_ROUNDS:
             last = f" - {_CUT_OUT}" if d.last_round else ""
-            if betting == "upstream":
-                return Prompt(name, f"ROUND {nxt}: WAIT - the game server opens betting{last}",
-                              self._result_detail())
+            if betting != "dealer":
+                who = "the game server opens betting" if betting == "upstream" else (
+                    "betting opens by itself")
+                return Prompt(name, f"ROUND {nxt}: WAIT - {who}{last}", self._result_detail())
             return Prompt(name, f"ROUND {nxt}: OPEN BETTING{last}", self._result_detail())
         round_tag = f"ROUND {d.round_no}" + (f" - {_CUT_OUT}" if d.last_round else "")
         if phase is Phase.BETTING_OPEN:
