@@ -124,7 +124,7 @@ def test_a_squeeze_table_logs_no_card_value_at_info_before_its_reveal(
         caplog: pytest.LogCaptureFixture) -> None:
     """docs/modes.md: on a squeeze table the table log says a card was dealt face down;
     its value is at debug level only until the reveal (the round's line then has it)."""
-    from drivers.events import CardRead, Command  # noqa: PLC0415
+    from drivers.events import CardRead, Command, InputEvent  # noqa: PLC0415
     from station.service.tablelog import TableLog  # noqa: PLC0415
     from station.station import Station, TableRules  # noqa: PLC0415
 
@@ -132,9 +132,9 @@ def test_a_squeeze_table_logs_no_card_value_at_info_before_its_reveal(
     table_log = TableLog(station)
     # Burn AS (one more card: 2S), then a round of four cards none of which appears anywhere
     # else, so any mention of one is a leak.
-    events = [Command("new_shoe", "dealer", 1.0), CardRead("AS", "s", 2.0),
-              CardRead("2S", "s", 3.0), Command("open_betting", "dealer", 4.0),
-              Command("close_betting", "dealer", 5.0)]
+    events: list[InputEvent] = [Command("new_shoe", "dealer", 1.0), CardRead("AS", "s", 2.0),
+                                CardRead("2S", "s", 3.0), Command("open_betting", "dealer", 4.0),
+                                Command("close_betting", "dealer", 5.0)]
     hidden = ["7H", "QC", "8D", "JS"]
     events += [CardRead(code, "s", 6.0 + i) for i, code in enumerate(hidden)]
     with caplog.at_level(logging.INFO, logger="station.table"):
