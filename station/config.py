@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -25,6 +25,9 @@ from station.limits import (
     DEDUPE_MS_MAX,
     SEED_MAX,
     SHOES_MAX,
+    repeat_cards_problem,
+    repeat_history_problem,
+    repeat_threshold_problem,
     seconds_problem,
     short,
     table_id_problem,
@@ -203,7 +206,7 @@ def load_config(path: Path) -> StationConfig:
 def parse_config(path: Path, data: Any) -> StationConfig:
     top = _Section(
         path, "", data, ("table", "reader", "cut_card", "simulation", "display", "results",
-                         "recording", "journal", "upstream", "metrics")
+                         "recording", "journal", "upstream", "metrics", "integrity")
     )
     table = top.sub(
         "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants")
@@ -225,6 +228,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "cut_card_between_rounds", "next_round_last", CUT_POLICIES
         ),
     )
+    rules = _integrity(top.sub("integrity", INTEGRITY_KEYS), rules)
     display = top.sub("display", DISPLAY_KEYS)
     results = top.sub("results", ("path", "announcements_path"))
     if "path" in results.data and results.data["path"] is None:
@@ -573,3 +577,25 @@ def _display(sec: _Section) -> DisplaySettings:
         credentials_file=None if creds is None else sec.path.parent / creds,
         sound=sound,
     )
+
+
+INTEGRITY_KEYS = ("repeat_cards", "repeat_threshold", "repeat_history")
+
+
+def _integrity(sec: _Section, rules: TableRules) -> TableRules:
+    """``integrity:``, the repeated-shoe alarm (docs/integrity.md). Table rules: they decide
+    outputs, so they are recorded with every session."""
+    d = TableRules()
+    values = {k: sec.data.get(k, getattr(d, k)) for k in INTEGRITY_KEYS}
+    for key, problem, fix in (
+        ("repeat_cards", repeat_cards_problem(values["repeat_cards"], rules.decks),
+         "how many cards after the burn are compared with earlier shoes, e.g. 30"),
+        ("repeat_history", repeat_history_problem(values["repeat_history"]),
+         "how many earlier shoes each new shoe is compared with, e.g. 100"),
+        ("repeat_threshold", repeat_threshold_problem(values["repeat_threshold"],
+                                                      values["repeat_cards"]),
+         "how many of those cards, in order, make a repeated shoe, e.g. 20 of 30"),
+    ):
+        if problem is not None:
+            sec.fail(sec.key(key), f"{problem}; {fix}")
+    return replace(rules, **values)

@@ -35,6 +35,9 @@ def format_output(o: Output) -> str:
         return f"note: {o.text}"
     if isinstance(o, Announced):
         m = o.message
+        if m["type"] == "shoe_report":
+            return (f"announced: shoe report of {m['shoe']}: {m['dealt']} dealt, {m['burned']} "
+                    f"burned, {m['discarded']} discarded, {m['left']} left")
         return f"announced: {m['type']} round {m['round']} ({len(m['open_bets'])} bets open)"
     r = o.record
     cards = f"P {' '.join(r['player'])} | B {' '.join(r['banker'])}"

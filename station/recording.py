@@ -23,6 +23,9 @@ from station.limits import (
     MAX_LINE_BYTES,
     decks_problem,
     dedupe_ms_problem,
+    repeat_cards_problem,
+    repeat_history_problem,
+    repeat_threshold_problem,
     short,
     table_id_problem,
 )
@@ -293,7 +296,24 @@ def _rules_from_json(obj: object) -> TableRules:
     if not isinstance(policy, str) or policy not in CUT_POLICIES:
         raise ValueError(f"unknown cut card policy {short(policy)}")
     return TableRules(table=obj["table"], decks=obj["decks"], dedupe_ms=obj["dedupe_ms"],
-                      cut_card_between_rounds=policy)
+                      cut_card_between_rounds=policy, **_integrity_from_json(obj))
+
+
+def _integrity_from_json(obj: dict[str, Any]) -> dict[str, int]:
+    """The optional integrity keys (written only when not the defaults), checked as the
+    config's ``integrity:`` section is."""
+    d = TableRules()
+    cards = obj.get("repeat_cards", d.repeat_cards)
+    threshold = obj.get("repeat_threshold", d.repeat_threshold)
+    history = obj.get("repeat_history", d.repeat_history)
+    for key, problem in (("repeat_cards", repeat_cards_problem(cards, obj["decks"])),
+                         ("repeat_history", repeat_history_problem(history))):
+        if problem is not None:
+            raise ValueError(f"rules.{key}: {problem}")
+    problem = repeat_threshold_problem(threshold, cards)
+    if problem is not None:
+        raise ValueError(f"rules.repeat_threshold: {problem}")
+    return {"repeat_cards": cards, "repeat_threshold": threshold, "repeat_history": history}
 
 
 def _events(path: Path, name: str) -> Iterator[InputEvent]:

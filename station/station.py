@@ -25,6 +25,7 @@ from drivers.events import (
 )
 from station.bets.model import Paytable
 from station.cards import Card, try_parse_card
+from station.integrity import REPEAT_CARDS, REPEAT_HISTORY, REPEAT_THRESHOLD, ShoeIntegrity
 from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.outputs import Announced, Notice, Output, Prompt, Published
 from station.rules import BANKER_DRAWS
@@ -62,14 +63,28 @@ class TableRules:
     decks: int = 8
     dedupe_ms: int = 150
     cut_card_between_rounds: str = "next_round_last"
+    # Shoe integrity (station.integrity): the repeated-shoe alarm's N, threshold and H.
+    repeat_cards: int = REPEAT_CARDS
+    repeat_threshold: int = REPEAT_THRESHOLD
+    repeat_history: int = REPEAT_HISTORY
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "table": self.table,
             "decks": self.decks,
             "dedupe_ms": self.dedupe_ms,
             "cut_card_between_rounds": self.cut_card_between_rounds,
         }
+        # Only when set otherwise: a recording made before these keys stays byte-identical.
+        for key, default in INTEGRITY_DEFAULTS.items():
+            if getattr(self, key) != default:
+                out[key] = getattr(self, key)
+        return out
+
+
+INTEGRITY_DEFAULTS: dict[str, int] = {"repeat_cards": REPEAT_CARDS,
+                                      "repeat_threshold": REPEAT_THRESHOLD,
+                                      "repeat_history": REPEAT_HISTORY}
 
 
 _COMMANDS = {
@@ -104,6 +119,10 @@ class Station:
         self._out: list[Output] = []
         self._shown = self._prompt()
         self._prompt_key: tuple[object, ...] = ()
+        # Shoe integrity: the report at each shoe's end and the repeated-shoe alarm.
+        self.integrity = ShoeIntegrity(rules.repeat_cards, rules.repeat_threshold,
+                                       rules.repeat_history)
+        self._watch = self.integrity.watch
 
     @property
     def prompt(self) -> Prompt:
@@ -146,6 +165,7 @@ class Station:
         if d.published:
             out.extend(Published(r) for r in d.published)
             d.published.clear()
+        self.integrity.after(event, d, out)  # may pause (a repeated shoe): before the prompt
         if not self._prompts:
             return out
         # The prompt is a function of these facts only; building it on every event would cost
@@ -200,6 +220,8 @@ class Station:
             )
             return False
         shoe.take(card)
+        if self._watch.collecting:
+            self.integrity.card(card, self.dealing)
         return True
 
     def _on_unreadable(self, ev: CardRead) -> None:

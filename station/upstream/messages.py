@@ -35,10 +35,11 @@ PAUSE: Final = "pause"
 RESUME: Final = "resume"
 COMMAND_REFUSED: Final = "command_refused"
 STATUS: Final = "status"
+SHOE_REPORT: Final = "shoe_report"
 
 KINDS: Final = (
     SHOE_STARTED, SHOE_ENDED, BETTING_OPEN, BETTING_CLOSED, CARD, ROUND, PAUSE, RESUME,
-    COMMAND_REFUSED, STATUS,
+    COMMAND_REFUSED, STATUS, SHOE_REPORT,
 )
 HANDS: Final = ("player", "banker")
 
@@ -156,6 +157,15 @@ def status(*, table: str, seq: int, ts: float, phase: str, shoe: str | None,
     return envelope(STATUS, table=table, seq=seq, key=f"{table}:{STATUS}:{seq}", ts=ts) | {
         "phase": phase, "shoe": shoe, "round": round_no, "paused": paused, "online": online,
     }
+
+
+def shoe_report(report: Mapping[str, Any], *, table: str, seq: int,
+                ts: float) -> dict[str, Any]:
+    """A shoe's integrity report (station.integrity.shoe_report, docs/integrity.md), keyed
+    ``<shoe>:shoe_report``; its ``type`` becomes ``kind``."""
+    body = {k: v for k, v in report.items() if k not in ("type", "key")}
+    return envelope(SHOE_REPORT, table=table, seq=seq, key=f"{report['shoe']}:{SHOE_REPORT}",
+                    ts=ts) | body
 
 
 def presence(*, table: str, ts: float, online: bool) -> dict[str, Any]:

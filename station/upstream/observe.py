@@ -78,7 +78,10 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
                                      "code": now[position - 1]}))
     for o in outputs:
         if isinstance(o, Announced):
-            out.append((m.BETTING_OPEN, {"ts": ts, "announcement": o.message}))
+            if o.message.get("type") == m.SHOE_REPORT:
+                out.append((m.SHOE_REPORT, {"ts": ts, "report": o.message}))
+            else:
+                out.append((m.BETTING_OPEN, {"ts": ts, "announcement": o.message}))
         elif isinstance(o, Published):
             out.append((m.ROUND, {"ts": ts, "record": o.record}))
     if after.phase == "shoe_closed" and before.phase != "shoe_closed" and after.shoe:
@@ -105,6 +108,8 @@ def build(kind: str, args: dict[str, Any], *, table: str, seq: int) -> dict[str,
         return m.betting_open(args["announcement"], table=table, seq=seq, ts=args["ts"])
     if kind == m.ROUND:
         return m.round_result(args["record"], table=table, seq=seq, ts=args["ts"])
+    if kind == m.SHOE_REPORT:
+        return m.shoe_report(args["report"], table=table, seq=seq, ts=args["ts"])
     builders: dict[str, Callable[..., dict[str, Any]]] = {
         m.SHOE_STARTED: m.shoe_started, m.SHOE_ENDED: m.shoe_ended,
         m.BETTING_CLOSED: m.betting_closed, m.CARD: m.card, m.PAUSE: m.pause,
