@@ -40,7 +40,8 @@ def register(sub: Any) -> None:
     p.add_argument("--out", help="write rounds as JSON Lines to FILE, or - for stdout")
     p.add_argument("--record", type=Path, help="write every input event to FILE for replay")
     p.add_argument("--announcements", metavar="FILE",
-                   help="write each betting-open announcement (with its open bets) to FILE")
+                   help="write each betting-open announcement (with its open bets) and each shoe "
+                   "report to FILE")
     p.add_argument("--faults", type=Path, help="YAML list of faults to inject (see README)")
     p.add_argument("--supervisor", choices=SUPERVISOR_POLICIES, default="none",
                    help="what the simulated supervisor does on a pause (default: none, "
