@@ -35,7 +35,9 @@ def register(sub: Any) -> None:
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--shoes", type=int, default=None, help="how many shuffled shoes (default 1)")
-    src.add_argument("--shoe-file", type=Path, help="deal exactly these cards (see README)")
+    src.add_argument("--shoe-file", type=Path, action="append",
+                     help="deal exactly these cards (see README); repeat it to deal several "
+                     "shoes in order")
     p.add_argument("--seed", type=int, default=1, help="shuffle seed (default 1)")
     p.add_argument("--out", help="write rounds as JSON Lines to FILE, or - for stdout")
     p.add_argument("--record", type=Path, help="write every input event to FILE for replay")
@@ -89,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
     if args.shoes is not None and args.shoes > SHOES_MAX:
         raise InputFileError(f"--shoes {args.shoes}: at most {SHOES_MAX:,} shoes in one run")
     if args.shoe_file is not None:
-        shoes = iter([read_shoe_file(args.shoe_file, rules.decks)])
-        what = str(args.shoe_file)
+        shoes = iter([read_shoe_file(f, rules.decks) for f in args.shoe_file])
+        what = ", ".join(map(str, args.shoe_file))
     else:
         count = args.shoes or 1
         shoes = random_shoes(args.seed, count, rules.decks)
@@ -98,13 +100,14 @@ def run(args: argparse.Namespace) -> int:
     faults: tuple[Fault, ...] = ()
     if args.faults is not None:
         faults = load_faults(args.faults, decks=rules.decks,
-                             shoes=1 if args.shoe_file is not None else args.shoes or 1)
+                             shoes=len(args.shoe_file) if args.shoe_file is not None
+                             else args.shoes or 1)
     dealer = SimulatedDealer(shoes, faults, supervisor=args.supervisor)
     station = Station(rules, paytable, prompts=args.display)
     stats = BetStats() if args.stats else None
     # Every output is checked against the inputs and the other outputs before anything is
     # written, and replaced only when the simulation finishes (station.outfiles).
-    outs = Outputs([args.shoe_file, args.faults, args.config, args.paytable,
+    outs = Outputs([*(args.shoe_file or ()), args.faults, args.config, args.paytable,
                     paytable.path if paytable is not None else None])
     outs.claim("--out", args.out)
     outs.claim("--announcements", args.announcements)

@@ -1,0 +1,447 @@
+"""Shoe integrity (issue 11): the report at every shoe's end and the repeated-shoe alarm."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drivers.events import InputEvent
+from drivers.simulated import CUT, Fault, SimulatedDealer, random_shoes, shuffled_shoe
+from station.cards import ALL_CARDS, parse_card
+from station.integrity import (
+    REPEAT_ACTION,
+    Pause,
+    RepeatWatch,
+    ShoeLog,
+    false_alarm_bound,
+    lcs_length,
+    position_masks,
+    shoe_report,
+)
+from station.journal import Journal
+from station.outputs import Announced, Output, Published
+from station.recovery import recover
+from station.shoe import ShoeCounts
+from station.simulation import simulate
+from station.station import Station, TableRules
+from station.upstream import messages as m
+from station.upstream.observe import Snapshot, build, changes
+from tests.tablekit import Table
+
+T0 = 1_800_000_000.0
+
+
+def reports(outputs: list[Output]) -> list[dict[str, Any]]:
+    return [o.message for o in outputs
+            if isinstance(o, Announced) and o.message["type"] == "shoe_report"]
+
+
+# --- the report -----------------------------------------------------------------------------
+def test_the_report_of_a_hand_built_shoe() -> None:
+    """Every field of a report, by hand: a 1-deck shoe with a burn of 2, a complete round, a
+    card not due voided, a round voided mid-deal, then the dealer ends the shoe."""
+    t = Table(decks=1)
+    t.new_shoe(("2H", "5C", "6C"))                  # 3 burned
+    t.round("2S", "3D", "4C", "5H")                   # banker 8: natural; 4 dealt
+    t.card("9S")                                      # not due: a stray
+    t.cmd("void", "supervisor:ann")                   # cleared: discarded
+    t.cmd("open_betting")
+    t.cmd("close_betting")
+    t.cards("AS", "AD")
+    t.lost()                                          # paused mid-round
+    t.restored()
+    t.cmd("void", "supervisor:bob")                   # the round's 2 cards: discarded
+    t.cmd("end_shoe")
+    (r,) = reports(t.outputs)
+    shoe = r["shoe"]
+    assert r["key"] == f"{shoe}:shoe_report"
+    assert (r["decks"], r["cards"], r["dealt"], r["burned"], r["discarded"], r["set_aside"],
+            r["on_table"], r["left"]) == (1, 52, 4, 3, 3, 0, 0, 42)
+    assert r["ranks"]["A"] == {"seen": 2, "full": 4, "left": 2}
+    assert r["ranks"]["2"] == {"seen": 2, "full": 4, "left": 2}
+    assert r["ranks"]["5"] == {"seen": 2, "full": 4, "left": 2}
+    assert r["ranks"]["K"] == {"seen": 0, "full": 4, "left": 4}
+    assert sum(v["seen"] for v in r["ranks"].values()) == 52 - r["left"]
+    assert r["anomalies"] == []
+    assert r["rounds"] == {"complete": 1, "void": 1}
+    assert [(p["reasons"], p["cleared"], p["by"]) for p in r["pauses"]] == [
+        (["card not due: 9S (extra card: a natural, no third cards)"], "void", "supervisor:ann"),
+        (["scanner lost (port vanished)"], "void", "supervisor:bob"),
+    ]
+    assert r["started"] == m.iso_ts(T0 + 1.0)
+    assert r["ended"] == m.iso_ts(t.now)
+    assert r["duration_s"] == round(t.now - (T0 + 1.0), 3)
+
+
+def test_anomalies_and_the_unclassed_cards_are_reported_not_assumed() -> None:
+    counts = ShoeCounts("s", 1)
+    card = parse_card("QH")
+    counts.counts[card.index] = 3  # more than a 1-deck shoe holds: cannot happen, reported
+    counts.stray.append(card)
+    counts.held.append(card)
+    r = shoe_report(ShoeLog("s", T0), counts, T0 + 2.5, on_table=1)
+    assert r["anomalies"] == [{"card": "QH", "seen": 3, "full": 1}]
+    assert (r["set_aside"], r["on_table"], r["left"]) == (2, 1, 49)
+    assert r["ranks"]["Q"] == {"seen": 3, "full": 4, "left": 1}
+    assert r["rounds"] == {"complete": 0, "void": 0} and r["pauses"] == []
+
+
+def test_other_round_statuses_are_counted_under_their_own_name() -> None:
+    log = ShoeLog("s", T0, rounds={"complete": 3, "skipped": 2})
+    assert shoe_report(log, ShoeCounts("s", 8), T0)["rounds"] == {
+        "complete": 3, "void": 0, "skipped": 2}
+
+
+def _cut_shoe(t: Table) -> None:
+    t.new_shoe()
+    t.round("2S", "3D", "4C", "5H")
+    t.cut()
+    t.round("2S", "3D", "4C", "5H")
+
+
+@pytest.mark.parametrize("how", ["cut_card", "end_shoe", "void_burn", "cut_close_shoe"])
+def test_one_report_at_every_shoe_end_and_upstream(how: str) -> None:
+    t = Table(cut_card_between_rounds="close_shoe" if how == "cut_close_shoe" else
+              "next_round_last")
+    events_before = 0
+    if how == "cut_card":
+        _cut_shoe(t)
+    elif how == "end_shoe":
+        t.new_shoe()
+        t.round("2S", "3D", "4C", "5H")
+        events_before = len(t.events)
+        t.cmd("end_shoe")
+    elif how == "void_burn":
+        t.cmd("new_shoe")
+        t.card("5S")
+        t.card("ZZ")  # unreadable in the burn: paused
+        t.cmd("void", "supervisor:ann")  # abandons the shoe
+    else:
+        t.new_shoe()
+        t.round("2S", "3D", "4C", "5H")
+        t.cut()
+    assert t.phase == "shoe_closed"
+    (r,) = reports(t.outputs)
+    assert not reports(t.outputs[:events_before])
+    # The same events through the upstream mapping: one shoe_report message, keyed by shoe.
+    station = Station(t.station.rules)
+    sent: list[dict[str, Any]] = []
+    for event in t.events:
+        before = Snapshot.of(station)
+        out = station.apply(event)
+        for kind, args in changes(before, Snapshot.of(station), event, out, 8):
+            sent.append(build(kind, args, table="table-1", seq=len(sent) + 1))
+    (msg,) = [s for s in sent if s["kind"] == m.SHOE_REPORT]
+    assert msg["key"] == f"{r['shoe']}:shoe_report" and msg["left"] == r["left"]
+    assert "type" not in msg
+    assert [s["kind"] for s in sent].index(m.SHOE_REPORT) < [s["kind"] for s in sent].index(
+        m.SHOE_ENDED)
+
+
+def test_a_new_shoe_over_an_unfinished_one_reports_it_first() -> None:
+    """Today's machine only starts a shoe over a closed one; the station still reports a
+    shoe it never saw close (a later path to a new shoe) with its cards on the table."""
+    t = Table()
+    t.new_shoe()
+    t.round("2S", "3D", "4C", "5H")
+    t.cmd("open_betting")
+    t.cmd("close_betting")
+    t.cards("9D")
+    st_ = t.station
+    old = st_.dealing.shoe
+    # Start the next shoe the way a future path would: the machine's own callback.
+    st_.dealing.start_shoe("table-1-next")
+    out = t.card("AS")  # any event lets the station notice
+    (r,) = reports(out)
+    assert r["shoe"] == old.shoe_id if old else False
+    assert (r["dealt"], r["on_table"], r["left"]) == (4, 1, 416 - 2 - 4 - 1)
+
+
+# --- the measure ------------------------------------------------------------------------------
+def _lcs_dp(a: list[int], b: list[int]) -> int:
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b):
+            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=40),
+       st.lists(st.integers(0, 5), max_size=40))
+def test_the_bit_parallel_lcs_is_the_lcs(a: list[int], b: list[int]) -> None:
+    assert lcs_length(position_masks(a), len(a), b) == _lcs_dp(a, b)
+
+
+def _fresh(rng: random.Random, decks: int = 8, n: int = 30) -> list[int]:
+    cards = list(range(52)) * decks
+    rng.shuffle(cards)
+    return cards[:n]
+
+
+def _watch_with(seq: list[int], **kw: int) -> RepeatWatch:
+    w = RepeatWatch(**kw)
+    w.begin("first")
+    for c in seq:
+        w.add(c)
+    w.begin("second")
+    return w
+
+
+def _feed(w: RepeatWatch, seq: list[int]) -> Any:
+    found = None
+    for i, c in enumerate(seq):
+        assert found is None, f"answered before card {i}"
+        found = w.add(c)
+    return found
+
+
+def test_the_same_order_is_a_repeat_of_every_card() -> None:
+    seq = _fresh(random.Random(1))
+    found = _feed(_watch_with(seq), seq)
+    assert (found.shoe, found.score, found.cards) == ("first", 30, 30)
+
+
+@pytest.mark.parametrize("changes_", [1, 5, 10])
+def test_swaps_shifts_and_replacements_up_to_the_threshold_still_repeat(changes_: int) -> None:
+    """Each change costs the score at most one: 10 changes of 30 leave at least 20."""
+    rng = random.Random(changes_)
+    for kind in ("swap", "shift", "replace"):
+        seq = _fresh(rng)
+        other = list(seq)
+        for _ in range(changes_):
+            i = rng.randrange(29)
+            if kind == "swap":
+                other[i], other[i + 1] = other[i + 1], other[i]
+            elif kind == "shift":
+                other.insert(rng.randrange(30), other.pop(i))
+            else:
+                other[i] = (other[i] + 1 + rng.randrange(51)) % 52
+        found = _feed(_watch_with(seq), other)
+        assert found is not None and found.score >= 30 - changes_, kind
+
+
+def test_a_score_under_the_threshold_is_not_a_repeat() -> None:
+    seq = _fresh(random.Random(7))
+    other = list(seq)
+    for i in range(0, 30, 3):  # 10 cards replaced by cards absent from the first 30
+        other[i] = next(c for c in range(52) if c not in seq)
+    assert lcs_length(position_masks(seq), 30, other) == 20
+    assert _feed(_watch_with(seq), other).score == 20
+    assert _feed(_watch_with(seq, threshold=21), other) is None
+
+
+def test_the_best_and_most_recent_earlier_shoe_is_named() -> None:
+    rng = random.Random(3)
+    seq = _fresh(rng)
+    w = RepeatWatch()
+    for name in ("a", "b", "c"):
+        w.begin(name)
+        _feed(w, seq if name != "c" else _fresh(rng))
+    w.begin("d")
+    found = _feed(w, seq)
+    assert (found.shoe, found.score) == ("b", 30)
+
+
+def test_only_the_last_history_shoes_are_compared_and_a_short_shoe_is_not_kept() -> None:
+    rng = random.Random(4)
+    seq = _fresh(rng)
+    w = RepeatWatch(history=2)
+    w.begin("old")
+    _feed(w, seq)
+    for name in ("x", "y"):
+        w.begin(name)
+        _feed(w, _fresh(rng))
+    w.begin("short")
+    for c in seq[:29]:
+        w.add(c)
+    w.begin("new")
+    assert _feed(w, seq) is None  # "old" has left the history; "short" was never kept
+    assert [k.shoe for k in w.kept] == ["y", "new"]
+
+
+def test_never_on_ten_thousand_fresh_eight_deck_shoes() -> None:
+    """Seeded: 10,000 shoes shuffled as the simulated table shuffles, their burns taken as a
+    dealer takes them, each compared with the 100 before it. The bound skips nearly all."""
+    rng = random.Random(20261201)
+    w = RepeatWatch()
+    for n in range(10_000):
+        tokens = [x for x in shuffled_shoe(rng) if x != CUT]
+        burn = 1 + parse_card(tokens[0]).burn_count
+        w.begin(f"s{n}")
+        found = _feed(w, [parse_card(c).index for c in tokens[burn:burn + 30]])
+        assert found is None, (n, found)
+    assert w.lcs_computed < 10_000 * 100 // 1000
+
+
+def test_the_documented_false_alarm_bound() -> None:
+    assert false_alarm_bound() == pytest.approx(3.4e-19, rel=0.05)
+    assert false_alarm_bound(30, 15) < 1e-8
+
+
+# --- through the station ------------------------------------------------------------------------
+def _deal(station: Station, tokens: list[str], now: float, supervisor: str = "resume"
+          ) -> tuple[list[Output], float]:
+    dealer = SimulatedDealer(iter([tokens]), supervisor=supervisor, start_ts=now)
+    out: list[Output] = []
+    simulate(station, dealer, out.extend)
+    return out, dealer.now
+
+
+def _shoe(seed: int) -> list[str]:
+    return shuffled_shoe(random.Random(seed))
+
+
+def test_a_re_dealt_shoe_pauses_the_table_naming_the_earlier_shoe() -> None:
+    station = Station(TableRules())
+    first, now = _deal(station, _shoe(11), T0)
+    (r1,) = reports(first)
+    assert station.phase.value == "shoe_closed"
+    _deal(station, _shoe(11), now + 60, supervisor="none")
+    d = station.dealing
+    assert d.state == "paused"
+    reason = (f"repeated shoe: the first 30 cards after the burn of {d.shoe.shoe_id} match "
+              f"shoe {r1['shoe']} in order (30 of 30)" if d.shoe else "")
+    assert d.pause_reasons == [reason]
+    assert d.pause_actions == [REPEAT_ACTION]
+    assert REPEAT_ACTION in station.prompt.text
+    # Paused right after the 30th card after the burn: the card was dealt as due, not set aside.
+    tokens = [c for c in _shoe(11) if c != CUT]
+    burn = 1 + parse_card(tokens[0]).burn_count
+    assert d.shoe is not None and d.shoe.drawn == burn + 30 and not d.shoe.stray
+
+
+def test_resume_goes_on_and_void_refunds_the_round() -> None:
+    for supervisor in ("resume", "void"):
+        station = Station(TableRules())
+        _, now = _deal(station, _shoe(12), T0)
+        out, _ = _deal(station, _shoe(12), now + 60, supervisor=supervisor)
+        (r,) = reports(out)
+        assert station.phase.value == "shoe_closed"
+        (pause,) = [p for p in r["pauses"] if p["reasons"][0].startswith("repeated shoe")]
+        assert pause["cleared"] == supervisor
+        # Seed 12's 30th card after the burn is mid-round: a void refunds that round.
+        voided = [o.record for o in out if isinstance(o, Published)
+                  and o.record["status"] == "void"]
+        assert r["rounds"]["void"] == len(voided) == (supervisor == "void")
+        assert all(v["void_reason"].startswith("repeated shoe") for v in voided)
+        assert r["dealt"] + r["burned"] + r["discarded"] + r["left"] == 416
+
+
+def test_the_watch_is_rebuilt_from_the_journal_on_restart(tmp_path: Path) -> None:
+    rules = TableRules()
+    events: list[InputEvent] = []
+    dealer = SimulatedDealer(iter([_shoe(13)]), supervisor="resume", start_ts=T0)
+    simulate(Station(rules), dealer, record=events.append)
+    with Journal.create(tmp_path / "j.sqlite3", rules, None, "s1") as journal:
+        for i, event in enumerate(events):
+            journal.append(event, event.ts, float(i), [])
+    with Journal.open(tmp_path / "j.sqlite3") as journal:
+        station = recover(journal).station
+    _deal(station, _shoe(13), dealer.now + 60, supervisor="none")
+    assert station.dealing.pause_reasons[0].startswith("repeated shoe")
+
+
+def test_simulate_with_a_shoe_file_dealt_twice(tmp_path: Path) -> None:
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text("\n".join(_shoe(14)) + "\n")
+    said = tmp_path / "said.jsonl"
+    res = subprocess.run([sys.executable, "-m", "station.cli", "simulate", "--shoe-file",
+                          str(shoe), "--shoe-file", str(shoe), "--announcements", str(said)],
+                         capture_output=True, text=True, timeout=100, check=False)
+    assert res.returncode == 0, res.stderr
+    assert "stopped PAUSED: repeated shoe: the first 30 cards after the burn of " in res.stderr
+    assert "(30 of 30)" in res.stderr
+    (r,) = [a for a in map(json.loads, said.read_text().splitlines())
+            if a["type"] == "shoe_report"]
+    assert r["shoe"] in res.stderr
+    # Two different shoes: no alarm, two reports.
+    other = tmp_path / "other.txt"
+    other.write_text("\n".join(_shoe(15)) + "\n")
+    res = subprocess.run([sys.executable, "-m", "station.cli", "simulate", "--shoe-file",
+                          str(shoe), "--shoe-file", str(other), "--announcements", str(said)],
+                         capture_output=True, text=True, timeout=100, check=False)
+    assert res.returncode == 0 and "PAUSED" not in res.stderr, res.stderr
+    assert len([a for a in map(json.loads, said.read_text().splitlines())
+                if a["type"] == "shoe_report"]) == 2
+
+
+# --- the counts add up ----------------------------------------------------------------------
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), supervisor=st.sampled_from(["resume", "void"]),
+       faults=st.lists(st.tuples(st.sampled_from(["garbled", "double", "not_due"]),
+                                 st.integers(1, 60)), max_size=4))
+def test_every_report_adds_up(seed: int, supervisor: str,
+                              faults: list[tuple[str, int]]) -> None:
+    """dealt + burned + discarded + set_aside + on_table + left == decks x 52, over random
+    1-deck shoes with faults and either supervisor; and a closed shoe has nothing unclassed."""
+    fs = [Fault(kind=k, card=None if k == "not_due" else n,
+                after_round=n // 6 if k == "not_due" else None, seconds=0.04, shoe=1 + n % 2)
+          for k, n in faults]
+    station = Station(TableRules(decks=1, dedupe_ms=0))
+    dealer = SimulatedDealer(random_shoes(seed, 2, 1), fs, supervisor=supervisor)
+    out: list[Output] = []
+    simulate(station, dealer, out.extend)
+    found = reports(out)
+    assert found
+    for r in found:
+        assert (r["dealt"] + r["burned"] + r["discarded"] + r["set_aside"] + r["on_table"]
+                + r["left"]) == 52
+        assert r["set_aside"] == r["on_table"] == 0
+        assert sum(v["seen"] for v in r["ranks"].values()) == 52 - r["left"]
+        assert all(v["seen"] + v["left"] == 4 for v in r["ranks"].values())
+
+
+def test_pauses_are_kept_in_order_with_every_reason() -> None:
+    t = Table()
+    t.new_shoe()
+    t.cmd("open_betting")
+    t.cmd("close_betting")
+    t.card("2S")
+    t.lost()
+    t.card("3D")                     # drawn while paused: a second reason
+    t.restored()
+    t.cmd("resume", "supervisor:ann")
+    t.cards("4C", "5H", "6D", "7C")  # player 7 stands, banker 0 draws
+    t.cmd("end_shoe")
+    (r,) = reports(t.outputs)
+    assert r["pauses"] == [{
+        "ts": m.iso_ts(t.events[6].ts), "cleared": "resume", "by": "supervisor:ann",
+        "reasons": ["scanner lost (port vanished)", "drawn while paused: 1 card (3D)"]}]
+
+
+def test_report_pauses_carry_their_own_objects() -> None:
+    """The report is a snapshot: later changes to the log do not reach an emitted report."""
+    log = ShoeLog("s", T0, pauses=[Pause(T0, ["x"])])
+    r = shoe_report(log, ShoeCounts("s", 8), T0)
+    log.pauses[0].reasons.append("y")
+    assert r["pauses"][0]["reasons"] == ["x"]
+
+
+def test_every_card_index_maps_to_its_rank() -> None:
+    counts = ShoeCounts("s", 8)
+    for card in ALL_CARDS:
+        counts.take(card)
+    r = shoe_report(ShoeLog("s", T0), counts, T0)
+    assert all(v == {"seen": 4, "full": 32, "left": 28} for v in r["ranks"].values())
+
+
+def test_no_report_before_a_shoe_and_none_twice() -> None:
+    t = Table()
+    t.card("AS")  # no shoe: paused, nothing to report
+    t.cmd("void", "supervisor:ann")
+    _cut_shoe(t)
+    t.card("KD")  # after the shoe closed: paused, set aside; not a second report
+    t.cmd("resume", "supervisor:ann")
+    assert len(reports(t.outputs)) == 1
+    assert t.phase == "shoe_closed"
