@@ -587,15 +587,16 @@ def _integrity(sec: _Section, rules: TableRules) -> TableRules:
     outputs, so they are recorded with every session."""
     d = TableRules()
     values = {k: sec.data.get(k, getattr(d, k)) for k in INTEGRITY_KEYS}
-    for key, problem, fix in (
-        ("repeat_cards", repeat_cards_problem(values["repeat_cards"], rules.decks),
+    # One at a time: the threshold's bounds need a good number of cards.
+    for key, check, fix in (
+        ("repeat_cards", lambda v: repeat_cards_problem(v, rules.decks),
          "how many cards after the burn are compared with earlier shoes, e.g. 30"),
-        ("repeat_history", repeat_history_problem(values["repeat_history"]),
+        ("repeat_history", repeat_history_problem,
          "how many earlier shoes each new shoe is compared with, e.g. 100"),
-        ("repeat_threshold", repeat_threshold_problem(values["repeat_threshold"],
-                                                      values["repeat_cards"]),
+        ("repeat_threshold", lambda v: repeat_threshold_problem(v, values["repeat_cards"]),
          "how many of those cards, in order, make a repeated shoe, e.g. 20 of 30"),
     ):
+        problem = check(values[key])
         if problem is not None:
             sec.fail(sec.key(key), f"{problem}; {fix}")
     return replace(rules, **values)

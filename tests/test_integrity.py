@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import subprocess
@@ -16,6 +17,8 @@ from hypothesis import strategies as st
 from drivers.events import InputEvent
 from drivers.simulated import CUT, Fault, SimulatedDealer, random_shoes, shuffled_shoe
 from station.cards import ALL_CARDS, parse_card
+from station.config import parse_config
+from station.errors import ConfigError, InputFileError
 from station.integrity import (
     REPEAT_ACTION,
     Pause,
@@ -28,6 +31,7 @@ from station.integrity import (
 )
 from station.journal import Journal
 from station.outputs import Announced, Output, Published
+from station.recording import Recorder, read_recording
 from station.recovery import recover
 from station.shoe import ShoeCounts
 from station.simulation import simulate
@@ -445,3 +449,84 @@ def test_no_report_before_a_shoe_and_none_twice() -> None:
     t.cmd("resume", "supervisor:ann")
     assert len(reports(t.outputs)) == 1
     assert t.phase == "shoe_closed"
+
+
+# --- configuration and recordings ---------------------------------------------------------------
+@pytest.mark.parametrize(("integrity", "message"), [
+    ({"repeat_cards": 19}, "integrity.repeat_cards: expected a whole number >= 20, got 19; "
+     "how many cards after the burn are compared with earlier shoes, e.g. 30"),
+    ({"repeat_cards": "thirty"}, "integrity.repeat_cards: expected a whole number >= 20"),
+    ({"repeat_cards": 101}, "integrity.repeat_cards: expected a whole number <= 100"),
+    ({"repeat_threshold": 14}, "integrity.repeat_threshold: expected a whole number >= 15, "
+     "got 14; how many of those cards, in order, make a repeated shoe, e.g. 20 of 30"),
+    ({"repeat_threshold": 31}, "integrity.repeat_threshold: expected a whole number <= 30"),
+    ({"repeat_cards": 40, "repeat_threshold": 41}, "integrity.repeat_threshold: expected a "
+     "whole number <= 40"),
+    ({"repeat_history": 0}, "integrity.repeat_history: expected a whole number >= 1, got 0; "
+     "how many earlier shoes each new shoe is compared with, e.g. 100"),
+    ({"repeat_history": True}, "integrity.repeat_history: expected a whole number >= 1"),
+    ({"repeat_history": 10_001}, "integrity.repeat_history: expected a whole number <= 10000"),
+    ({"repeat": 30}, "integrity.repeat: unknown key (did you mean 'repeat_cards'?)"),
+    ("on", "integrity: must be a mapping"),
+])
+def test_bad_integrity_keys_name_the_key_and_the_fix(integrity: Any, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config(Path("s.yaml"), {"integrity": integrity})
+    assert f"s.yaml: {message}" in str(err.value)
+
+
+def test_a_one_deck_shoe_cannot_be_asked_for_more_cards_than_it_gives() -> None:
+    with pytest.raises(ConfigError, match=r"integrity.repeat_cards: 42 cards after the burn is "
+                       r"more than a 1-deck shoe surely gives \(41\)"):
+        parse_config(Path("s.yaml"), {"table": {"decks": 1}, "integrity": {"repeat_cards": 42}})
+    rules = parse_config(Path("s.yaml"), {"table": {"decks": 1}, "integrity": {
+        "repeat_cards": 41, "repeat_threshold": 21}}).rules
+    assert rules.repeat_cards == 41 and rules.repeat_threshold == 21
+
+
+def test_integrity_settings_reach_the_station() -> None:
+    rules = parse_config(Path("s.yaml"), {"integrity": {
+        "repeat_cards": 24, "repeat_threshold": 18, "repeat_history": 7}}).rules
+    assert (rules.repeat_cards, rules.repeat_threshold, rules.repeat_history) == (24, 18, 7)
+    watch = Station(rules).integrity.watch
+    assert (watch.cards, watch.threshold, watch.kept.maxlen) == (24, 18, 7)
+    assert parse_config(Path("s.yaml"), {}).rules == TableRules()
+
+
+def _header(rules: TableRules) -> str:
+    buf = io.StringIO()
+    Recorder(buf, rules)
+    return buf.getvalue()
+
+
+def test_recordings_keep_their_bytes_unless_integrity_is_set(tmp_path: Path) -> None:
+    assert _header(TableRules()) == (
+        '{"format": "dealer-station-recording", "version": 1, "rules": {"table": "table-1", '
+        '"decks": 8, "dedupe_ms": 150, "cut_card_between_rounds": "next_round_last"}}\n')
+    rules = TableRules(repeat_threshold=25)
+    text = _header(rules)
+    assert '"repeat_threshold": 25' in text and "repeat_cards" not in text
+    path = tmp_path / "r.jsonl"
+    path.write_text(text)
+    assert read_recording(path).rules == rules
+    # Every key is read back, whichever are written.
+    full = TableRules(repeat_cards=40, repeat_threshold=30, repeat_history=5)
+    path.write_text(_header(full))
+    assert read_recording(path).rules == full
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ({"repeat_cards": 5}, "rules.repeat_cards: expected a whole number >= 20, got 5"),
+    ({"repeat_threshold": "x"}, "rules.repeat_threshold: expected a whole number >= 15"),
+    ({"repeat_history": -1}, "rules.repeat_history: expected a whole number >= 1"),
+    ({"repeat_cards": 60, "decks": 1}, "rules.repeat_cards: 60 cards after the burn is more"),
+])
+def test_a_recording_with_bad_integrity_rules_is_refused(tmp_path: Path, extra: dict[str, Any],
+                                                          message: str) -> None:
+    header = json.loads(_header(TableRules()))
+    header["rules"].update(extra)
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(header) + "\n")
+    with pytest.raises(InputFileError) as err:
+        read_recording(path)
+    assert message in str(err.value) and "line 1: bad recording header" in str(err.value)
