@@ -88,13 +88,13 @@ def test_the_report_of_a_hand_built_shoe() -> None:
 def test_anomalies_and_the_unclassed_cards_are_reported_not_assumed() -> None:
     counts = ShoeCounts("s", 1)
     card = parse_card("QH")
-    counts.counts[card.index] = 3  # more than a 1-deck shoe holds: cannot happen, reported
+    counts.counts[card.index] = 2  # more than a 1-deck shoe holds: cannot happen, reported
     counts.stray.append(card)
     counts.held.append(card)
     r = shoe_report(ShoeLog("s", T0), counts, T0 + 2.5, on_table=1)
-    assert r["anomalies"] == [{"card": "QH", "seen": 3, "full": 1}]
-    assert (r["set_aside"], r["on_table"], r["left"]) == (2, 1, 49)
-    assert r["ranks"]["Q"] == {"seen": 3, "full": 4, "left": 1}
+    assert r["anomalies"] == [{"card": "QH", "seen": 2, "full": 1}]
+    assert (r["set_aside"], r["on_table"], r["left"]) == (2, 1, 50)
+    assert r["ranks"]["Q"] == {"seen": 2, "full": 4, "left": 2}
     assert r["rounds"] == {"complete": 0, "void": 0} and r["pauses"] == []
 
 
@@ -530,3 +530,16 @@ def test_a_recording_with_bad_integrity_rules_is_refused(tmp_path: Path, extra: 
     with pytest.raises(InputFileError) as err:
         read_recording(path)
     assert message in str(err.value) and "line 1: bad recording header" in str(err.value)
+
+
+def test_a_shoe_that_ends_before_its_nth_card_is_neither_compared_nor_kept() -> None:
+    """Cards drawn after such a shoe closed (set aside) are not its first cards either."""
+    t = Table()
+    t.new_shoe()
+    t.round("2S", "3D", "4C", "5H")
+    t.cmd("end_shoe")
+    for code in [c.code for c in ALL_CARDS[:30]]:
+        t.card(code)  # drawn from a closed shoe: paused, set aside
+        t.cmd("resume", "supervisor:ann")
+    assert t.phase == "shoe_closed"
+    assert not t.station.integrity.watch.kept
