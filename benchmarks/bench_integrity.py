@@ -1,0 +1,162 @@
+"""Benchmark of shoe integrity (issue 11): what the report and the repeat watch cost.
+
+    .venv/bin/python benchmarks/bench_integrity.py [--shoes 20] [--repeat 15] [--compares 2000]
+
+1. Per card: the events of the same seeded shoes (recorded once from the simulated table)
+   applied to a station without prompts, with its ``ShoeIntegrity`` and with a stand-in that
+   does nothing, interleaved, best of ``--repeat`` each; the difference per card read is what
+   integrity adds (its ``after`` on every event, the ``collecting`` flag on every counted
+   card, 30 cards into the watch per shoe, one report per shoe). ``after`` is also timed
+   alone, on an event that changes nothing, which the noise of a shared machine cannot hide.
+2. One comparison of a shoe's first 30 cards after the burn against 100 kept shoes: fresh
+   shoes (the bound settles nearly all) and the worst case (every kept shoe a near-repeat,
+   so the LCS is computed 100 times).
+Times are wall clock (``perf_counter_ns``) in one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from typing import Any
+
+from drivers.events import CardRead, InputEvent
+from drivers.simulated import SimulatedDealer, random_shoes
+from station.integrity import RepeatWatch, lcs_length, multiset_bits, position_masks
+from station.outputs import Output
+from station.simulation import simulate
+from station.station import Station, TableRules
+
+
+class _NoWatch:
+    collecting = False
+
+
+class _NoIntegrity:
+    """What the station did before issue 11's integrity: nothing."""
+
+    watch = _NoWatch()
+
+    def after(self, *args: Any) -> None:
+        return None
+
+    def card(self, *args: Any) -> None:
+        return None
+
+
+def recorded(shoes: int) -> list[InputEvent]:
+    """The events of ``shoes`` seeded shoes as the simulated table deals them."""
+    events: list[InputEvent] = []
+    simulate(Station(TableRules(), prompts=False),
+             SimulatedDealer(random_shoes(1, shoes), supervisor="resume"), record=events.append)
+    return events
+
+
+def one_run(events: list[InputEvent], with_integrity: bool) -> float:
+    """Seconds to apply ``events`` to a new station, with or without integrity."""
+    station = Station(TableRules(), prompts=False)
+    if not with_integrity:
+        station.integrity = _NoIntegrity()  # type: ignore[assignment]
+        station._watch = _NoWatch()  # type: ignore[assignment]
+    apply = station.apply
+    started = time.perf_counter_ns()
+    for event in events:
+        apply(event)
+    return (time.perf_counter_ns() - started) / 1e9
+
+
+def after_alone(n: int) -> float:
+    """Nanoseconds of one ``ShoeIntegrity.after`` on an event that changes nothing (nearly
+    every event): the station mid-round, no output."""
+    station = Station(TableRules(), prompts=False)
+    for event in recorded(1)[:20]:
+        station.apply(event)
+    after, d, event = station.integrity.after, station.dealing, recorded(1)[19]
+    out: list[Output] = []
+    started = time.perf_counter_ns()
+    for _ in range(n):
+        after(event, d, out)
+    return (time.perf_counter_ns() - started) / n
+
+
+def per_card(shoes: int, repeat: int) -> None:
+    events = recorded(shoes)
+    reads = sum(type(e) is CardRead for e in events)
+    best = {True: float("inf"), False: float("inf")}
+    for _ in range(repeat):
+        for flag in (False, True):
+            best[flag] = min(best[flag], one_run(events, flag))
+    with_us, without_us = best[True] / reads * 1e6, best[False] / reads * 1e6
+    print(f"{shoes} shoes, {reads} card reads, {len(events)} events; best of {repeat}")
+    print(f"Station.apply per card read, without integrity: {without_us:.3f} us")
+    print(f"Station.apply per card read, with integrity:    {with_us:.3f} us")
+    print(f"integrity per card read: {with_us - without_us:+.3f} us "
+          f"({(with_us / without_us - 1) * 100:+.1f}%)")
+    print(f"ShoeIntegrity.after alone, per event: "
+          f"{min(after_alone(200_000) for _ in range(3)):.0f} ns")
+
+
+def _first30(rng: random.Random) -> list[int]:
+    cards = list(range(52)) * 8
+    rng.shuffle(cards)
+    return cards[:30]
+
+
+def compares(n: int) -> None:
+    rng = random.Random(2)
+    fresh = RepeatWatch()
+    for i in range(100):
+        fresh.begin(f"s{i}")
+        for c in _first30(rng):
+            fresh.add(c)
+    probes = [_first30(rng) for _ in range(n)]
+    samples = []
+    for seq in probes:
+        start = time.perf_counter_ns()
+        fresh.compare(seq)
+        samples.append((time.perf_counter_ns() - start) / 1000)
+    print(f"compare with 100 kept fresh shoes: median {statistics.median(samples):.1f} us, "
+          f"max {max(samples):.1f} us ({fresh.lcs_computed} LCS computed in {n} compares)")
+    base = _first30(rng)
+    worst = RepeatWatch()
+    for i in range(100):
+        near = list(base)
+        near[i % 30] = (near[i % 30] + 1) % 52  # one card replaced: every kept shoe repeats
+        worst.begin(f"w{i}")
+        for c in near:
+            worst.add(c)
+    samples = []
+    for _ in range(max(1, n // 10)):
+        start = time.perf_counter_ns()
+        found = worst.compare(base)
+        samples.append((time.perf_counter_ns() - start) / 1000)
+    assert found is not None
+    print(f"compare with 100 kept near-repeats (LCS every time): median "
+          f"{statistics.median(samples):.1f} us")
+    masks, other = position_masks(base), _first30(rng)
+    start = time.perf_counter_ns()
+    for _ in range(n):
+        lcs_length(masks, 30, other)
+    lcs_us = (time.perf_counter_ns() - start) / 1000 / n
+    a, b = multiset_bits(base, 30), multiset_bits(other, 30)
+    start = time.perf_counter_ns()
+    for _ in range(n):
+        _ = (a & b).bit_count() < 20
+    bound_us = (time.perf_counter_ns() - start) / 1000 / n
+    print(f"one LCS of 30 x 30: {lcs_us:.2f} us; one multiset bound: {bound_us:.3f} us")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--shoes", type=int, default=20)
+    p.add_argument("--repeat", type=int, default=15)
+    p.add_argument("--compares", type=int, default=2000)
+    args = p.parse_args()
+    per_card(args.shoes, args.repeat)
+    compares(args.compares)
+
+
+if __name__ == "__main__":
+    main()
