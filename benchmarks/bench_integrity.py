@@ -1,6 +1,7 @@
 """Benchmark of shoe integrity (issue 11): what the report and the repeat watch cost.
 
     .venv/bin/python benchmarks/bench_integrity.py [--shoes 20] [--repeat 15] [--compares 2000]
+        [--fresh 10000]
 
 1. Per card: the events of the same seeded shoes (recorded once from the simulated table)
    applied to a station without prompts, with its ``ShoeIntegrity`` and with a stand-in that
@@ -11,6 +12,8 @@
 2. One comparison of a shoe's first 30 cards after the burn against 100 kept shoes: fresh
    shoes (the bound settles nearly all) and the worst case (every kept shoe a near-repeat,
    so the LCS is computed 100 times).
+3. With ``--fresh N``, no timing: the score of every comparison of N fresh shoes with the
+   100 before each, the figure behind docs/integrity.md's "how far from an alarm".
 Times are wall clock (``perf_counter_ns``) in one process.
 """
 
@@ -20,10 +23,12 @@ import argparse
 import random
 import statistics
 import time
+from collections import Counter
 from typing import Any
 
 from drivers.events import CardRead, InputEvent
-from drivers.simulated import SimulatedDealer, random_shoes
+from drivers.simulated import CUT, SimulatedDealer, random_shoes, shuffled_shoe
+from station.cards import parse_card
 from station.integrity import RepeatWatch, lcs_length, multiset_bits, position_masks
 from station.outputs import Output
 from station.simulation import simulate
@@ -38,6 +43,7 @@ class _NoIntegrity:
     """What the station did before issue 11's integrity: nothing."""
 
     watch = _NoWatch()
+    match = None
 
     def after(self, *args: Any) -> None:
         return None
@@ -148,14 +154,41 @@ def compares(n: int) -> None:
     print(f"one LCS of 30 x 30: {lcs_us:.2f} us; one multiset bound: {bound_us:.3f} us")
 
 
+def fresh_scores(shoes: int) -> None:
+    """The score of every comparison of ``shoes`` fresh 8-deck shoes (the simulated table's
+    shuffle and burn, as tests/test_integrity.py deals them) with the 100 before each: how
+    far below the threshold fresh shoes stay."""
+    rng = random.Random(20261201)
+    kept: list[tuple[int, tuple[int, ...]]] = []
+    scores: Counter[int] = Counter()
+    over_bound = 0
+    for _ in range(shoes):
+        tokens = [x for x in shuffled_shoe(rng) if x != CUT]
+        burn = 1 + parse_card(tokens[0]).burn_count
+        seq = [parse_card(c).index for c in tokens[burn:burn + 30]]
+        bits = multiset_bits(seq, 30)
+        for other_bits, masks in kept[-100:]:
+            over_bound += (other_bits & bits).bit_count() >= 20
+            scores[lcs_length(masks, 30, seq)] += 1
+        kept.append((bits, position_masks(seq)))
+    total = sum(scores.values())
+    print(f"fresh shoes: {shoes}, comparisons: {total}, highest score: {max(scores)}, "
+          f"multiset bound >= 20: {over_bound}")
+    print("score distribution: " + ", ".join(f"{k}: {v}" for k, v in sorted(scores.items())))
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shoes", type=int, default=20)
     p.add_argument("--repeat", type=int, default=15)
     p.add_argument("--compares", type=int, default=2000)
+    p.add_argument("--fresh", type=int, default=0,
+                   help="also score N fresh shoes against the 100 before each (no timing)")
     args = p.parse_args()
     per_card(args.shoes, args.repeat)
     compares(args.compares)
+    if args.fresh:
+        fresh_scores(args.fresh)
 
 
 if __name__ == "__main__":

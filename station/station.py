@@ -25,7 +25,13 @@ from drivers.events import (
 )
 from station.bets.model import Paytable
 from station.cards import Card, try_parse_card
-from station.integrity import REPEAT_CARDS, REPEAT_HISTORY, REPEAT_THRESHOLD, ShoeIntegrity
+from station.integrity import (
+    CARD_STATES,
+    REPEAT_CARDS,
+    REPEAT_HISTORY,
+    REPEAT_THRESHOLD,
+    ShoeIntegrity,
+)
 from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.outputs import Announced, Notice, Output, Prompt, Published
 from station.rules import BANKER_DRAWS
@@ -165,7 +171,9 @@ class Station:
         if d.published:
             out.extend(Published(r) for r in d.published)
             d.published.clear()
-        self.integrity.after(event, d, out)  # may pause (a repeated shoe): before the prompt
+        # Shoe integrity; it may pause (a repeated shoe), so before the prompt.
+        if kind is not CardRead or out or d.state in CARD_STATES or self.integrity.match:
+            self.integrity.after(event, d, out)
         if not self._prompts:
             return out
         # The prompt is a function of these facts only; building it on every event would cost

@@ -163,9 +163,9 @@ def test_a_new_shoe_over_an_unfinished_one_reports_it_first() -> None:
     old = st_.dealing.shoe
     # Start the next shoe the way a future path would: the machine's own callback.
     st_.dealing.start_shoe("table-1-next")
-    out = t.card("AS")  # any event lets the station notice
+    out = t.cmd("open_betting")  # a shoe starts on a command: the station notices then
     (r,) = reports(out)
-    assert r["shoe"] == old.shoe_id if old else False
+    assert old is not None and r["shoe"] == old.shoe_id
     assert (r["dealt"], r["on_table"], r["left"]) == (4, 1, 416 - 2 - 4 - 1)
 
 

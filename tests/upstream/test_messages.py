@@ -57,12 +57,13 @@ def examples() -> list[dict[str, Any]]:
 
 
 def _report() -> dict[str, Any]:
-    """A real report: a shoe with a burn, a round and a pause cleared by a void."""
+    """A real report: a shoe with a burn, a round, and a card not due set aside by a void."""
     counts = ShoeCounts(SHOE, 8)
-    for code in ("3S", "2D", "KC", "9H", "2S", "3D", "8C", "TH", "3C"):
+    for code in ("3S", "2D", "KC", "9H", "2S", "3D", "8C", "TH", "3C", "3S"):
         counts.take(parse_card(code))
     counts.burned.extend(parse_card(c) for c in ("3S", "2D", "KC", "9H"))
     counts.dealt = 5
+    counts.discarded.append(parse_card("3S"))
     log = ShoeLog(SHOE, TS - 600.0, rounds={"complete": 1, "void": 0},
                   pauses=[Pause(TS - 300.0, ["card not due: 3S"], "void", "supervisor:ann")])
     return shoe_report(log, counts, TS)
