@@ -21,8 +21,8 @@ How unlikely a false alarm is, for two freshly shuffled 8-deck shoes: a common s
 length 20 pairs 20 positions of one shoe with 20 of the other, in order; there are at most
 C(30,20)^2 = 9.0e14 such pairings, and each card of the second shoe, whatever the others are,
 is a given card with probability at most 8/376 (8 copies among at least 416 - 11 burned - 29
-other cards unseen). So P(score >= 20) <= 9.0e14 x (8/376)^20 = 3.4e-19 per comparison: a table
-dealing 30 shoes a day, each compared with 100, would see one false alarm in about 2.7e14
+other cards unseen). So P(score >= 20) <= 9.0e14 x (8/376)^20 = 3.3e-19 per comparison: a table
+dealing 30 shoes a day, each compared with 100, would see one false alarm in about 2.8e12
 years. docs/integrity.md has the figures and the scores fresh shoes actually reach.
 """
 
