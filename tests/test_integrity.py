@@ -7,6 +7,7 @@ import json
 import random
 import subprocess
 import sys
+from math import comb
 from pathlib import Path
 from typing import Any
 
@@ -100,8 +101,15 @@ def test_anomalies_and_the_unclassed_cards_are_reported_not_assumed() -> None:
 
 def test_other_round_statuses_are_counted_under_their_own_name() -> None:
     log = ShoeLog("s", T0, rounds={"complete": 3, "skipped": 2})
-    assert shoe_report(log, ShoeCounts("s", 8), T0)["rounds"] == {
-        "complete": 3, "void": 0, "skipped": 2}
+    r = shoe_report(log, ShoeCounts("s", 8), T0)
+    assert r["rounds"] == {"complete": 3, "void": 0, "skipped": 2}
+    assert r["on_table"] == 0 and r["left"] == 416
+
+
+def test_times_are_utc_to_the_millisecond() -> None:
+    r = shoe_report(ShoeLog("s", 1_767_225_600.0), ShoeCounts("s", 8), 1_767_225_602.0126)
+    assert (r["started"], r["ended"], r["duration_s"]) == (
+        "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:02.013Z", 2.013)
 
 
 def _cut_shoe(t: Table) -> None:
@@ -289,8 +297,12 @@ def test_never_on_ten_thousand_fresh_eight_deck_shoes() -> None:
 
 
 def test_the_documented_false_alarm_bound() -> None:
-    assert false_alarm_bound() == pytest.approx(3.3e-19, rel=0.05)
-    assert false_alarm_bound(30, 15) < 1e-8
+    """The figure in docs/integrity.md, and the formula by hand: C(30,20)^2 (8/376)^20."""
+    assert false_alarm_bound() == pytest.approx(comb(30, 20) ** 2 * (8 / 376) ** 20,
+                                                rel=1e-12)
+    assert f"{false_alarm_bound():.2g}" == "3.3e-19"
+    assert false_alarm_bound(20, 10, decks=1) == pytest.approx(
+        comb(20, 10) ** 2 * (1 / (52 - 11 - 19)) ** 10, rel=1e-12)
 
 
 # --- through the station ------------------------------------------------------------------------
