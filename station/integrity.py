@@ -211,6 +211,11 @@ class RepeatWatch:
         self._seq: list[int] = []
         self.lcs_computed = 0  # how many comparisons the bound did not settle (benchmark)
 
+    @property
+    def collected(self) -> tuple[int, ...]:
+        """The card indexes collected so far from the shoe in play (for tests and tools)."""
+        return tuple(self._seq)
+
     def begin(self, shoe: str) -> None:
         """A new shoe: what was collected of an unfinished one is dropped."""
         self._shoe = shoe

@@ -7,6 +7,7 @@ import json
 import random
 import subprocess
 import sys
+from collections import Counter
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from station.integrity import (
     ShoeLog,
     false_alarm_bound,
     lcs_length,
+    multiset_bits,
     position_masks,
     shoe_report,
 )
@@ -143,6 +145,8 @@ def test_one_report_at_every_shoe_end_and_upstream(how: str) -> None:
     assert t.phase == "shoe_closed"
     (r,) = reports(t.outputs)
     assert not reports(t.outputs[:events_before])
+    assert r["rounds"] == {"complete": {"cut_card": 2, "end_shoe": 1, "void_burn": 0,
+                                        "cut_close_shoe": 1}[how], "void": 0}
     # The same events through the upstream mapping: one shoe_report message, keyed by shoe.
     station = Station(t.station.rules)
     sent: list[dict[str, Any]] = []
@@ -169,12 +173,32 @@ def test_a_new_shoe_over_an_unfinished_one_reports_it_first() -> None:
     t.cards("9D")
     st_ = t.station
     old = st_.dealing.shoe
+    assert old is not None
+    # Cards in every class, so each is taken out of what was on the table.
+    for code, where in (("2H", old.stray), ("3H", old.held), ("4H", old.discarded)):
+        old.take(parse_card(code))
+        where.append(parse_card(code))
     # Start the next shoe the way a future path would: the machine's own callback.
     st_.dealing.start_shoe("table-1-next")
     out = t.cmd("open_betting")  # a shoe starts on a command: the station notices then
     (r,) = reports(out)
     assert old is not None and r["shoe"] == old.shoe_id
-    assert (r["dealt"], r["on_table"], r["left"]) == (4, 1, 416 - 2 - 4 - 1)
+    assert (r["dealt"], r["set_aside"], r["discarded"], r["on_table"], r["left"]) == (
+        4, 2, 1, 1, 416 - 2 - 4 - 1 - 3)
+
+
+def test_an_open_round_of_the_shoe_in_play_is_on_the_table() -> None:
+    """No path of today's machine ends a shoe mid-round; the report still counts such cards
+    (the report is built directly here)."""
+    t = Table()
+    t.new_shoe()
+    t.cmd("open_betting")
+    t.cmd("close_betting")
+    t.cards("2S", "3D", "4C")
+    out: list[Output] = []
+    t.station.integrity._report(t.now, t.station.dealing, out)
+    (r,) = reports(out)
+    assert (r["on_table"], r["left"]) == (3, 416 - 2 - 3)
 
 
 # --- the measure ------------------------------------------------------------------------------
@@ -555,3 +579,59 @@ def test_a_shoe_that_ends_before_its_nth_card_is_neither_compared_nor_kept() -> 
         t.cmd("resume", "supervisor:ann")
     assert t.phase == "shoe_closed"
     assert not t.station.integrity.watch.kept
+
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 51), min_size=30, max_size=30),
+       st.lists(st.integers(0, 51), min_size=30, max_size=30))
+def test_the_bound_is_the_multiset_intersection(a: list[int], b: list[int]) -> None:
+    shared = sum((Counter(a) & Counter(b)).values())
+    assert (multiset_bits(a, 30) & multiset_bits(b, 30)).bit_count() == shared
+    assert lcs_length(position_masks(a), 30, b) <= shared
+
+
+def test_every_kept_shoe_is_compared_and_the_lcs_only_where_the_bound_allows() -> None:
+    rng = random.Random(8)
+    seq = _fresh(rng)
+    w = RepeatWatch()
+    for name, cards in (("fresh", _fresh(rng)), ("same", seq), ("fresh2", _fresh(rng))):
+        w.begin(name)
+        _feed(w, cards)
+    assert w.lcs_computed == 0
+    w.begin("again")
+    assert _feed(w, seq).shoe == "same"
+    assert w.lcs_computed == 1
+
+
+@pytest.mark.parametrize(("kw", "ok"), [
+    ({"cards": 30, "threshold": 1, "history": 1}, True),
+    ({"cards": 30, "threshold": 30, "history": 1}, True),
+    ({"cards": 30, "threshold": 0, "history": 100}, False),
+    ({"cards": 30, "threshold": 31, "history": 100}, False),
+    ({"cards": 30, "threshold": 20, "history": 0}, False),
+])
+def test_the_watch_refuses_settings_it_cannot_honour(kw: dict[str, int], ok: bool) -> None:
+    if ok:
+        assert RepeatWatch(**kw).threshold == kw["threshold"]
+        return
+    with pytest.raises(ValueError, match=f"got cards=30, threshold={kw['threshold']}, "
+                       f"history={kw['history']}"):
+        RepeatWatch(**kw)
+
+
+def test_burn_cards_are_never_collected_even_through_a_pause() -> None:
+    """A burn card re-scanned while the burn is paused is a burn card; a card drawn when
+    none was due after the burn is the shoe's next card and is collected, in draw order."""
+    t = Table()
+    t.cmd("new_shoe")
+    t.cards("5S", "2C", "3C")            # 5 shown: 5 more face down
+    t.card("ZZ")                         # unreadable burn card: paused, re-scan it
+    t.card("4C")                         # the re-scan, held
+    t.cmd("resume", "supervisor:ann")    # dealt as the burn card
+    t.cards("6C", "7C")                  # the burn is over
+    t.card("8C")                         # not due: set aside, but out of the shoe
+    t.cmd("resume", "supervisor:ann")
+    t.round("9C", "TC", "JC", "QC")
+    assert [ALL_CARDS[i].code for i in t.station.integrity.watch.collected] == [
+        "8C", "9C", "TC", "JC", "QC"]
