@@ -602,6 +602,8 @@ def test_every_kept_shoe_is_compared_and_the_lcs_only_where_the_bound_allows() -
     w.begin("again")
     assert _feed(w, seq).shoe == "same"
     assert w.lcs_computed == 1
+    w.compare(seq)  # "same" and "again" now
+    assert w.lcs_computed == 3
 
 
 @pytest.mark.parametrize(("kw", "ok"), [
