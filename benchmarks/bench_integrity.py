@@ -28,9 +28,18 @@ from typing import Any
 
 from drivers.events import CardRead, InputEvent
 from drivers.simulated import CUT, SimulatedDealer, random_shoes, shuffled_shoe
-from station.cards import parse_card
-from station.integrity import RepeatWatch, lcs_length, multiset_bits, position_masks
+from station.cards import ALL_CARDS, parse_card
+from station.integrity import (
+    Pause,
+    RepeatWatch,
+    ShoeLog,
+    lcs_length,
+    multiset_bits,
+    position_masks,
+    shoe_report,
+)
 from station.outputs import Output
+from station.shoe import ShoeCounts
 from station.simulation import simulate
 from station.station import Station, TableRules
 
@@ -102,6 +111,20 @@ def per_card(shoes: int, repeat: int) -> None:
           f"({(with_us / without_us - 1) * 100:+.1f}%)")
     print(f"ShoeIntegrity.after alone, per event: "
           f"{min(after_alone(200_000) for _ in range(3)):.0f} ns")
+    print(f"one shoe report (a dealt shoe): {report_alone(2000):.1f} us")
+
+
+def report_alone(n: int) -> float:
+    """Microseconds to build the report of a whole dealt shoe (13 ranks, a few pauses)."""
+    counts = ShoeCounts("s", 8)
+    for card in ALL_CARDS * 7:
+        counts.take(card)
+    log = ShoeLog("s", 1_800_000_000.0, rounds={"complete": 80, "void": 1},
+                  pauses=[Pause(1_800_000_100.0, ["card not due: 3S"], "void", "sup")] * 3)
+    started = time.perf_counter_ns()
+    for _ in range(n):
+        shoe_report(log, counts, 1_800_003_000.0)
+    return (time.perf_counter_ns() - started) / 1000 / n
 
 
 def _first30(rng: random.Random) -> list[int]:
