@@ -287,8 +287,11 @@ class ShoeIntegrity:
         log = self.log
         if log is None:
             return
-        state = d.state
-        if state == "paused" or self._pause is not None:
+        state = d.state  # before the alarm's pause: the card may also have ended the shoe
+        if self.match is not None:
+            found, self.match = self.match, None
+            d.fault(found.reason(log.shoe_id), REPEAT_ACTION)
+        if d.state == "paused" or self._pause is not None:
             self._track_pause(event, d, log)
         if out:
             for o in out:
@@ -297,10 +300,6 @@ class ShoeIntegrity:
                     log.rounds[status] = log.rounds.get(status, 0) + 1
         if state == "shoe_closed" and not log.reported:
             self._report(event.ts, d, out)
-        if self.match is not None:
-            found, self.match = self.match, None
-            d.fault(found.reason(log.shoe_id), REPEAT_ACTION)
-            self._track_pause(event, d, log)
 
     def _new_shoe(self, event: InputEvent, d: Dealing, out: list[Output]) -> None:
         if self.log is not None and not self.log.reported:

@@ -637,3 +637,30 @@ def test_burn_cards_are_never_collected_even_through_a_pause() -> None:
     t.round("9C", "TC", "JC", "QC")
     assert [ALL_CARDS[i].code for i in t.station.integrity.watch.collected] == [
         "8C", "9C", "TC", "JC", "QC"]
+
+
+
+def test_an_alarm_on_the_card_that_ends_the_shoe_is_in_its_report() -> None:
+    """N = 20: five rounds of four cards after a burn of two, the cut card before the fifth,
+    so the 20th card after the burn closes the shoe; dealt twice, the second shoe's report
+    holds the alarm's pause and the table waits for the supervisor."""
+    t = Table(repeat_cards=20, repeat_threshold=10)
+
+    def shoe() -> None:
+        t.new_shoe()
+        for n in range(5):
+            if n == 4:
+                t.cut()
+            t.round("3S", "3H", "4S", "4H")  # 7 against 7: nobody draws
+    shoe()
+    shoe()
+    first, second = reports(t.outputs)
+    assert t.phase == "paused" and t.station.dealing.paused_from is not None
+    assert t.station.dealing.paused_from.value == "shoe_closed"
+    (pause,) = second["pauses"]
+    assert pause["reasons"] == [f"repeated shoe: the first 20 cards after the burn of "
+                                f"{second['shoe']} match shoe {first['shoe']} in order "
+                                "(20 of 20)"]
+    assert pause["cleared"] is None and second["rounds"]["complete"] == 5
+    t.cmd("resume", "supervisor:ann")
+    assert t.phase == "shoe_closed" and len(reports(t.outputs)) == 2
