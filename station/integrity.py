@@ -28,7 +28,6 @@ years. docs/integrity.md has the figures and the scores fresh shoes actually rea
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -88,8 +87,10 @@ class ShoeLog:
 
 def iso(ts: float) -> str:
     """UTC, milliseconds, as the upstream envelope writes times."""
-    when = datetime.fromtimestamp(round(ts, 3), UTC)
-    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+    w = datetime.fromtimestamp(round(ts, 3), UTC)
+    # Not strftime: CPython keeps a small cache of its own there (tests/test_memory.py).
+    return (f"{w.year:04d}-{w.month:02d}-{w.day:02d}T{w.hour:02d}:{w.minute:02d}:"
+            f"{w.second:02d}.{w.microsecond // 1000:03d}Z")
 
 
 def shoe_report(log: ShoeLog, counts: ShoeCounts, ended_ts: float, *,
@@ -205,7 +206,10 @@ class RepeatWatch:
                              f"threshold={threshold}, history={history}")
         self.cards = cards
         self.threshold = threshold
-        self.kept: deque[_Kept] = deque(maxlen=history)
+        self.history = history
+        # A list, not a deque(maxlen=...): a deque's blocks come and go as it turns, a list
+        # of H entries stays one allocation (tests/test_memory.py measures what is kept).
+        self.kept: list[_Kept] = []
         self.collecting = False  # read on the hot path: True only until the N-th card
         self._shoe = ""
         self._seq: list[int] = []
@@ -231,6 +235,8 @@ class RepeatWatch:
         found = self.compare(seq)
         self.kept.append(_Kept(self._shoe, multiset_bits(seq, self.cards),
                                position_masks(seq)))
+        if len(self.kept) > self.history:
+            del self.kept[0]
         return found
 
     def compare(self, seq: Sequence[int]) -> RepeatMatch | None:

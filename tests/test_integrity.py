@@ -525,7 +525,7 @@ def test_integrity_settings_reach_the_station() -> None:
         "repeat_cards": 24, "repeat_threshold": 18, "repeat_history": 7}}).rules
     assert (rules.repeat_cards, rules.repeat_threshold, rules.repeat_history) == (24, 18, 7)
     watch = Station(rules).integrity.watch
-    assert (watch.cards, watch.threshold, watch.kept.maxlen) == (24, 18, 7)
+    assert (watch.cards, watch.threshold, watch.history) == (24, 18, 7)
     assert parse_config(Path("s.yaml"), {}).rules == TableRules()
 
 
