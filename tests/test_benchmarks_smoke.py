@@ -43,6 +43,9 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # simulate --messages (issue 11): its cost against a plain simulate.
     "bench_messages.py": (("--runs", "1", "--shoes", "2"),
                           ("simulate --out:", "(unsigned)", "(signed)", "per message")),
+    # Shoe integrity (issue 11): the per-card cost and one comparison against 100 shoes.
+    "bench_integrity.py": (("--shoes", "1", "--repeat", "1", "--compares", "10"),
+                           ("integrity per card read", "compare with 100 kept")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 

@@ -104,6 +104,11 @@ def assert_same_but_the_clock(daemon: bytes, simulation: bytes, signer: Signer |
         # One event, one time: messages of the same event share it in both streams.
         assert clocks.setdefault(msg["ts"], sim["ts"]) == sim["ts"], f"line {n}: clock"
         on_our_clock = moved(msg, shoes) | {"ts": sim["ts"]}
+        if msg["kind"] == "shoe_report":
+            # A shoe report's times are the clock's too: its start, end, length and pauses.
+            on_our_clock |= {k: sim[k] for k in ("started", "ended", "duration_s")}
+            on_our_clock["pauses"] = [p | {"ts": q["ts"]} for p, q in
+                                      zip(on_our_clock["pauses"], sim["pauses"], strict=True)]
         assert encoded(on_our_clock, signer) == want, (
             f"line {n} differs beyond the clock:\n  daemon    {line!r}\n  simulated {want!r}")
     assert len(set(shoes.values())) == len(shoes)
@@ -165,7 +170,7 @@ def test_stdout_carries_the_same_bytes_as_a_file(tmp_path: Path) -> None:
          "--messages", "-"], capture_output=True, timeout=60, check=True)
     assert to_file.returncode == 0, to_file.stderr
     assert to_stdout.stdout == out.read_bytes()
-    assert len(consistent(to_stdout.stdout)) == 63
+    assert len(consistent(to_stdout.stdout)) == 64  # with the shoe report
 
 
 def test_a_config_names_the_signing_key_and_a_bad_key_is_refused(
@@ -270,7 +275,7 @@ def test_an_existing_out_is_replaced_only_when_the_simulation_succeeds(
                  "--messages", str(out)]) == 2
     assert out.read_text() == "yesterday's stream\n"
     assert main(["simulate", "--shoe-file", str(SHORT), "--messages", str(out)]) == 0
-    assert len(consistent(out.read_bytes())) == 63
+    assert len(consistent(out.read_bytes())) == 64
     capsys.readouterr()
 
 

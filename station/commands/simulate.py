@@ -41,12 +41,15 @@ def register(sub: Any) -> None:
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--shoes", type=int, default=None, help="how many shuffled shoes (default 1)")
-    src.add_argument("--shoe-file", type=Path, help="deal exactly these cards (see README)")
+    src.add_argument("--shoe-file", type=Path, action="append",
+                     help="deal exactly these cards (see README); repeat it to deal several "
+                     "shoes in order")
     p.add_argument("--seed", type=int, default=1, help="shuffle seed (default 1)")
     p.add_argument("--out", help="write rounds as JSON Lines to FILE, or - for stdout")
     p.add_argument("--record", type=Path, help="write every input event to FILE for replay")
     p.add_argument("--announcements", metavar="FILE",
-                   help="write each betting-open announcement (with its open bets) to FILE")
+                   help="write each betting-open announcement (with its open bets) and each shoe "
+                   "report to FILE")
     p.add_argument("--messages", metavar="FILE",
                    help="write every upstream message, in order, as the file upstream does "
                    "(signed when the -c config names a signing key), to FILE or - for stdout")
@@ -107,8 +110,8 @@ def run(args: argparse.Namespace) -> int:
     if args.shoes is not None and args.shoes > SHOES_MAX:
         raise InputFileError(f"--shoes {args.shoes}: at most {SHOES_MAX:,} shoes in one run")
     if args.shoe_file is not None:
-        shoes = iter([read_shoe_file(args.shoe_file, rules.decks)])
-        what = str(args.shoe_file)
+        shoes = iter([read_shoe_file(f, rules.decks) for f in args.shoe_file])
+        what = ", ".join(map(str, args.shoe_file))
     else:
         count = args.shoes or 1
         shoes = random_shoes(args.seed, count, rules.decks)
@@ -116,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
     faults: tuple[Fault, ...] = ()
     if args.faults is not None:
         faults = load_faults(args.faults, decks=rules.decks,
-                             shoes=1 if args.shoe_file is not None else args.shoes or 1)
+                             shoes=len(args.shoe_file) if args.shoe_file is not None
+                             else args.shoes or 1)
     dealer = SimulatedDealer(shoes, faults, supervisor=args.supervisor, **_dealers(args))
     station = Station(rules, paytable, prompts=args.display)
     stats = BetStats() if args.stats else None
@@ -127,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         from station.upstream.stream import signer_of  # noqa: PLC0415 - only --messages signs
 
         signer = signer_of(config)
-    outs = Outputs([args.shoe_file, args.faults, args.config, args.paytable,
+    outs = Outputs([*(args.shoe_file or ()), args.faults, args.config, args.paytable,
                     paytable.path if paytable is not None else None,
                     config.upstream.signing_key_file if signer is not None and config else None])
     outs.claim("--out", args.out)

@@ -134,6 +134,8 @@ def build(kind: str, args: dict[str, Any], *, table: str, seq: int) -> dict[str,
                                  reason=a["reason"], detail=a["detail"])
     if kind == m.ROUND:
         return m.round_result(args["record"], table=table, seq=seq, ts=args["ts"])
+    if kind == m.SHOE_REPORT:
+        return m.shoe_report(args["announcement"], table=table, seq=seq, ts=args["ts"])
     builders: dict[str, Callable[..., dict[str, Any]]] = {
         m.SHOE_STARTED: m.shoe_started, m.SHOE_ENDED: m.shoe_ended,
         m.BETTING_CLOSED: m.betting_closed, m.CARD: m.card, m.PAUSE: m.pause,

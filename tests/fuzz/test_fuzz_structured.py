@@ -73,6 +73,7 @@ CONFIG_KEYS = {
     "simulation": ["seed", "shoes", "supervisor", "pace", "faults"],
     "display": ["type", "host", "port", "language", "credentials_file", "sound"],
     "results": ["path", "announcements_path"], "recording": ["dir", "raw"],
+    "integrity": ["repeat_cards", "repeat_threshold", "repeat_history"],
 }
 
 
