@@ -283,7 +283,9 @@ class Station:
         scans it again while paused; the station holds that re-scan and deals it as the due
         card when the supervisor resumes, so following the display never counts it twice."""
         d = self.dealing
-        reason = f"unreadable code {ev.code!r} from {ev.source}: not a card"
+        # On a face-down table a misread may hold part of a hidden card's code: not shown.
+        code = "" if d.face_down else f" {ev.code!r}"
+        reason = f"unreadable code{code} from {ev.source}: not a card"
         due = d.phase in _CARD_DUE or (d.state == "paused" and d.paused_from in _CARD_DUE)
         if not due:
             d.fault(reason + " (no card is due)", "set the card aside")
