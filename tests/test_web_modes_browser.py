@@ -113,7 +113,7 @@ def test_a_vip_table_skips_from_the_page_until_the_sixth_is_refused(
     with webkit.running(config):
         base = webkit.url_of(config)
         page.goto(base)
-        skipped = []
+        skipped: list[int] = []
         while len(skipped) < 5:
             wait_text(page, "#countdown-label", "BETTING CLOSES IN", timeout_s=30)
             page.wait_for_selector("#vip button[data-action=skip]:not([disabled])")
