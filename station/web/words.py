@@ -60,6 +60,10 @@ _TEXT: list[_Rule] = [
                 + re.escape(_CUT_OUT_EN) + r")?"),
      lambda m: f"第{m[1]}局：请等待 - 由游戏服务器开始下注"
      + (f" - {_CUT_OUT_ZH}" if m[2] else "")),
+    (re.compile(r"ROUND (\d+): WAIT - betting opens by itself( - "
+                + re.escape(_CUT_OUT_EN) + r")?"),
+     lambda m: f"第{m[1]}局：请等待 - 系统自动开始下注"
+     + (f" - {_CUT_OUT_ZH}" if m[2] else "")),
     (re.compile(r"REVEAL (PLAYER|BANKER) (CARDS|THIRD CARD): wait, do not deal"),
      lambda m: f"{_HAND[m[1]]}开牌" + ("（第三张牌）" if m[2] == "THIRD CARD" else "")
      + "：请等待，勿派牌"),
@@ -156,6 +160,11 @@ _REASONS: list[_Rule] = [
     (re.compile(r"unreadable code (?P<code>.*) from (?P<source>.+?): not a card"
                 r"(?P<none> \(no card is due\))?"),
      lambda m: f"{m['source']} 读到无法识别的码 {m['code']}：不是牌"
+     + ("（此时无牌应派）" if m["none"] else "")),
+    # On a face-down table the misread's bytes are not shown (docs/modes.md).
+    (re.compile(r"unreadable code from (?P<source>.+?): not a card"
+                r"(?P<none> \(no card is due\))?"),
+     lambda m: f"{m['source']} 读到无法识别的码：不是牌"
      + ("（此时无牌应派）" if m["none"] else "")),
     (re.compile(r"(?P<source>.+?) lost \((?P<said>.*)\)"), _lost),
     (re.compile(r"station restarted during the burn"), lambda m: "工作站在烧牌时重启"),
