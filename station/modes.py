@@ -123,17 +123,42 @@ class TableModes:
                            "the new one signs in"})
         return True
 
+    def vip_refusal(self, action: str) -> str | None:
+        """Why the VIP request ``action`` (skip, request_new_shoe, request_dealer) would be
+        refused now, or None when it would be taken: one answer for the command and for the
+        page that offers the button."""
+        d = self.dealing
+        if action == "skip":
+            if d.state not in ("between_rounds", "betting_open"):
+                return "a round can be skipped only before its cards are dealt"
+            if d.state == "betting_open" and d.skipped:
+                return "this round is skipped already"
+            if self.skips_in_a_row >= self.rules.max_skips:
+                return (f"{self.skips_in_a_row} rounds skipped in a row already, the most "
+                        "the VIP rules allow; this round is played")
+            return None
+        if action == "request_new_shoe":
+            if d.shoe is None or d.state in ("no_shoe", "shoe_closed", "burn_indicator",
+                                             "burning"):
+                return "no shoe is in play"
+            played = d.round_no - (1 if d.round_open else 0)
+            if played < self.rules.new_shoe_after:
+                return (f"{played} rounds played in this shoe; a new shoe may be asked for "
+                        f"once {self.rules.new_shoe_after} have been played")
+            if d.state == "paused":
+                return "the table is paused; ask again when it deals"
+            return None
+        if action == "request_dealer":
+            if self.station.dealers.change_requested:
+                return "a request for another dealer is open already"
+            return None
+        raise ValueError(f"not a VIP request: {action!r}")
+
     def _skip(self, ev: Command) -> None:
         d = self.dealing
-        if d.state not in ("between_rounds", "betting_open"):
-            self.refuse(ev, "a round can be skipped only before its cards are dealt")
-            return
-        if d.state == "betting_open" and d.skipped:
-            self.refuse(ev, "this round is skipped already")
-            return
-        if self.skips_in_a_row >= self.rules.max_skips:
-            self.refuse(ev, f"{self.skips_in_a_row} rounds skipped in a row already, the most "
-                        "the VIP rules allow; this round is played")
+        refused = self.vip_refusal("skip")
+        if refused is not None:
+            self.refuse(ev, refused)
             return
         if d.state == "between_rounds":
             d.betting_opened()
@@ -151,17 +176,9 @@ class TableModes:
 
     def _request_new_shoe(self, ev: Command) -> None:
         d = self.dealing
-        if d.shoe is None or d.state in ("no_shoe", "shoe_closed", "burn_indicator",
-                                         "burning"):
-            self.refuse(ev, "no shoe is in play")
-            return
-        played = d.round_no - (1 if d.round_open else 0)
-        if played < self.rules.new_shoe_after:
-            self.refuse(ev, f"{played} rounds played in this shoe; a new shoe may be asked "
-                        f"for once {self.rules.new_shoe_after} have been played")
-            return
-        if d.state == "paused":
-            self.refuse(ev, "the table is paused; ask again when it deals")
+        refused = self.vip_refusal("request_new_shoe")
+        if refused is not None:
+            self.refuse(ev, refused)
             return
         self.new_shoe_requested = True
         self.new_shoe_late = False

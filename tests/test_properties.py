@@ -272,7 +272,9 @@ def test_the_random_squeeze_table_deals_and_reveals() -> None:
     TALLY.update(dict.fromkeys(TALLY, 0))
     run_state_machine_as_test(
         RandomSqueezeTable,
-        settings=settings(max_examples=100, stateful_step_count=60, deadline=None),
+        # Derandomized: the tallies below must not depend on the run's luck (CI).
+        settings=settings(max_examples=100, stateful_step_count=60, deadline=None,
+                          derandomize=True),
     )
     assert "reveal" in PHASES_SEEN, sorted(PHASES_SEEN)
     assert TALLY["complete"] >= 5 and TALLY["void"] >= 5, TALLY

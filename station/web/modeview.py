@@ -54,36 +54,9 @@ def mode_actions(station: Station, actions: list[str]) -> list[str]:
 
 
 def vip_refusal(station: Station, action: str) -> str | None:
-    """Why the station would refuse the VIP request ``action`` now, in its own words
-    (``station.modes.TableModes``), or None when it would take it. Pinned to what the
-    station really does by tests/test_web_modes.py."""
-    d = station.dealing
-    modes = station.modes
-    rules = station.rules
-    if action == "skip":
-        if d.state not in ("between_rounds", "betting_open"):
-            return "a round can be skipped only before its cards are dealt"
-        if d.state == "betting_open" and d.skipped:
-            return "this round is skipped already"
-        if modes.skips_in_a_row >= rules.max_skips:
-            return (f"{modes.skips_in_a_row} rounds skipped in a row already, the most the VIP "
-                    "rules allow; this round is played")
-        return None
-    if action == "request_new_shoe":
-        if d.shoe is None or d.state in ("no_shoe", "shoe_closed", "burn_indicator", "burning"):
-            return "no shoe is in play"
-        played = d.round_no - (1 if d.round_open else 0)
-        if played < rules.new_shoe_after:
-            return (f"{played} rounds played in this shoe; a new shoe may be asked for once "
-                    f"{rules.new_shoe_after} have been played")
-        if d.state == "paused":
-            return "the table is paused; ask again when it deals"
-        return None
-    if action == "request_dealer":
-        if station.dealers.change_requested:
-            return "a request for another dealer is open already"
-        return None
-    raise ValueError(f"not a VIP request: {action!r}")
+    """Why the station would refuse the VIP request ``action`` now, in its own words, or
+    None when it would take it: the station's own answer (``TableModes.vip_refusal``)."""
+    return station.modes.vip_refusal(action)
 
 
 def mode_view(station: Station, language: str) -> dict[str, Any]:
