@@ -26,7 +26,11 @@ class TableLog:
         self._last = Snapshot.of(station).status_key()
 
     def observe(self, event: InputEvent, outputs: list[Output], seconds: float) -> None:
-        if isinstance(event, CardRead):
+        if isinstance(event, CardRead) and self._station.dealing.face_down:
+            # A squeeze or VIP table: what was read may be a face-down card, whose value
+            # must not leave the station before its reveal (docs/modes.md); the journal has it.
+            log.info("card from %s", event.source)
+        elif isinstance(event, CardRead):
             log.info("card %s from %s", event.code, event.source)
         elif isinstance(event, Command):
             log.info("command %s by %s", event.action, event.actor)
