@@ -14,8 +14,10 @@ import pytest
 
 from station.config import parse_config
 from station.errors import ConfigError, InputFileError
+from station.modes import MODE_ACTIONS, TIMERS
 from station.recording import read_recording
 from station.station import MODE_KEYS
+from tests.conftest import REPO
 
 BAD: list[tuple[str, object, str]] = [
     ("mode", "squeze", r"table\.mode: 'squeze' is not one of: standard, squeeze, vip; "
@@ -120,3 +122,13 @@ def test_a_timer_event_nobody_set_replays_as_ignored(tmp_path: Path, name: str) 
     out = station.apply(event)
     assert [type(o).__name__ for o in out] == ["Notice"]
     assert station.dealing.state == "no_shoe" and station.deadlines == {}
+
+
+def test_the_docs_name_every_mode_key_and_timer() -> None:
+    doc = (REPO / "docs" / "modes.md").read_text()
+    readme = (REPO / "README.md").read_text()
+    for key in MODE_KEYS:
+        assert f"`table.{key}`" in doc, key
+        assert f"`table.{key}`" in readme or f"/ `{key}`" in readme, key
+    for name in (*TIMERS, *MODE_ACTIONS, "not_now", "new_shoe_late", "dealer_requested"):
+        assert f"`{name}`" in doc, name
