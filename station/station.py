@@ -54,7 +54,7 @@ _SUPERVISOR_CHOICES: dict[Phase | None, str] = {
     Phase.SHOE_CLOSED: "supervisor: resume or void sets the card aside",
     **{p: _IN_ROUND_CHOICE for p in (Phase.BETTING_OPEN, Phase.PLAYER_1, Phase.BANKER_1,
                                      Phase.PLAYER_2, Phase.BANKER_2, Phase.PLAYER_3,
-                                     Phase.BANKER_3)},
+                                     Phase.BANKER_3, Phase.REVEAL)},
 }
 
 
