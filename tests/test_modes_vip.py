@@ -397,3 +397,15 @@ def test_the_countdown_opens_and_closes_betting_and_says_when() -> None:
     assert "betting closes by itself in 10 s" in t.station.prompt.line()
     t.fire("betting")
     assert t.d.state == "player_1"
+
+
+def test_a_pause_while_cards_wait_for_their_reveal_says_what_the_supervisor_may_do() -> None:
+    t = Desk(mode="squeeze")
+    t.start()
+    t.play()
+    t.cmd("open_betting")
+    t.cmd("close_betting")
+    for code in THIRDS[:4]:
+        t.card(code)
+    t.send(DeviceLost("shoe", "unplugged", t.at(1.0)))
+    assert t.station.prompt.detail == "supervisor: resume continues the round, void refunds it"
