@@ -80,5 +80,9 @@ class EventSource:
     def station_changed(self, due: Any) -> None:
         """Called on the station's thread after every applied event with what is due now."""
 
+    def round_changed(self, round_no: int) -> None:
+        """Called on the station's thread, before ``station_changed``, with the round the
+        table is at (a simulated VIP player asks by round number)."""
+
     def applied(self) -> None:
         """Called on the station's thread after one of this source's events was applied."""

@@ -158,7 +158,7 @@ class SimulatedDealer:
         self.finished = False
         self.player = player
         # The table's round number, set by whoever drives the dealer (a fast simulation):
-        # the VIP player's requests are by round. The daemon's table leaves it at 0.
+        # the VIP player's requests are by round (SimulatedTable sets it from round_changed).
         self.round_no = 0
         self._asked: set[tuple[int, int, str]] = set()
         self._commands = 0
@@ -303,12 +303,13 @@ class SimulatedDealer:
             return []
         upcoming = self.round_no + (1 if due is Due.OPEN_BETTING else 0)
         for action, wanted in (("skip", upcoming in p.skip_rounds),
-                               ("request_new_shoe", upcoming == p.new_shoe_at),
+                               ("request_new_shoe", 0 < p.new_shoe_at == upcoming),
                                ("request_dealer", upcoming in p.dealer_at)):
             key = (self.shoe_no, upcoming, action)
             if wanted and key not in self._asked:
                 self._asked.add(key)
-                return [self._command(self.pace.card_s, action, "player:sim")]
+                # As soon as betting opens (or before): the pace of a button, not of a card.
+                return [self._command(self.pace.open_betting_s, action, "player:sim")]
         return []
 
     def _draw(self) -> list[Step]:
@@ -405,12 +406,17 @@ class SimulatedTable(EventSource):
         self._clock = clock
         self._cond = threading.Condition()
         self._due: Due | None = None
+        self._round = 0
         self._acked = False
 
     def station_changed(self, due: Any) -> None:
         with self._cond:
             self._due = due
             self._cond.notify_all()
+
+    def round_changed(self, round_no: int) -> None:
+        with self._cond:
+            self._round = round_no
 
     def applied(self) -> None:
         with self._cond:
@@ -429,6 +435,8 @@ class SimulatedTable(EventSource):
                 due, self._due = self._due, None
             if due is None:
                 return
+            with self._cond:
+                self.dealer.round_no = self._round
             steps = self.dealer.steps(due)
             if not steps and not self.dealer.finished:
                 continue  # paused, waiting for someone else's supervisor: look again later

@@ -28,6 +28,9 @@ from station.limits import (
     SEED_MAX,
     SHOES_MAX,
     mode_value_problem,
+    repeat_cards_problem,
+    repeat_history_problem,
+    repeat_threshold_problem,
     seconds_problem,
     short,
     table_id_problem,
@@ -213,7 +216,8 @@ def load_config(path: Path) -> StationConfig:
 def parse_config(path: Path, data: Any) -> StationConfig:
     top = _Section(
         path, "", data, ("table", "reader", "cut_card", "simulation", "display", "results",
-                         "recording", "journal", "upstream", "metrics", "dealers")
+                         "recording", "journal", "upstream", "metrics", "dealers",
+                         "integrity")
     )
     table = top.sub(
         "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants",
@@ -237,6 +241,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         ),
         **_modes(table),
     )
+    rules = _integrity(top.sub("integrity", INTEGRITY_KEYS), rules)
     display = top.sub("display", DISPLAY_KEYS)
     results = top.sub("results", ("path", "announcements_path"))
     if "path" in results.data and results.data["path"] is None:
@@ -685,3 +690,26 @@ def _display(sec: _Section) -> DisplaySettings:
         credentials_file=None if creds is None else sec.path.parent / creds,
         sound=sound,
     )
+
+
+INTEGRITY_KEYS = ("repeat_cards", "repeat_threshold", "repeat_history")
+
+
+def _integrity(sec: _Section, rules: TableRules) -> TableRules:
+    """``integrity:``, the repeated-shoe alarm (docs/integrity.md). Table rules: they decide
+    outputs, so they are recorded with every session."""
+    d = TableRules()
+    values = {k: sec.data.get(k, getattr(d, k)) for k in INTEGRITY_KEYS}
+    # One at a time: the threshold's bounds need a good number of cards.
+    for key, check, fix in (
+        ("repeat_cards", lambda v: repeat_cards_problem(v, rules.decks),
+         "how many cards after the burn are compared with earlier shoes, e.g. 30"),
+        ("repeat_history", repeat_history_problem,
+         "how many earlier shoes each new shoe is compared with, e.g. 100"),
+        ("repeat_threshold", lambda v: repeat_threshold_problem(v, values["repeat_cards"]),
+         "how many of those cards, in order, make a repeated shoe, e.g. 20 of 30"),
+    ):
+        problem = check(values[key])
+        if problem is not None:
+            sec.fail(sec.key(key), f"{problem}; {fix}")
+    return replace(rules, **values)

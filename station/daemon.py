@@ -290,7 +290,9 @@ class Daemon:
 
     def _tell_sources(self) -> None:
         due = due_of(self.station)
+        round_no = self.station.dealing.round_no
         for s in self.sources:
+            s.round_changed(round_no)
             s.station_changed(due)
 
     # --- what else comes through the queue ------------------------------------------------

@@ -37,6 +37,9 @@ def format_output(o: Output) -> str:
         m = o.message
         if m["type"] == "dealer":  # station.dealers: a sign-in, sign-out or change
             return f"announced: dealer {m['action']} ({m['previous']} -> {m['dealer']})"
+        if m["type"] == "shoe_report":
+            return (f"announced: shoe report of {m['shoe']}: {m['dealt']} dealt, {m['burned']} "
+                    f"burned, {m['discarded']} discarded, {m['left']} left")
         if m["type"] == "betting_open":
             return (f"announced: {m['type']} round {m['round']} ({len(m['open_bets'])} bets "
                     "open)")

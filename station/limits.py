@@ -137,3 +137,30 @@ def mode_value_problem(key: str, value: object) -> str | None:
     if key == "result_s":
         return seconds_problem(value)  # 0: betting opens as soon as the result is out
     return timer_seconds_problem(value)
+
+
+# Shoe integrity (station.integrity). Under 20 cards, or a threshold under half of them, fresh
+# shoes would alarm too often (the bound in docs/integrity.md); past 100 cards or 10,000 shoes
+# the comparison stops being cheap for no gain.
+REPEAT_CARDS_MIN: Final = 20
+REPEAT_CARDS_MAX: Final = 100
+REPEAT_HISTORY_MAX: Final = 10_000
+_LONGEST_BURN: Final = 11  # a ten (or picture) shown, then ten burned
+
+
+def repeat_cards_problem(value: object, decks: int) -> str | None:
+    """The cards after the burn compared between shoes: a shoe of ``decks`` must hold them."""
+    problem = whole_problem(value, REPEAT_CARDS_MIN, REPEAT_CARDS_MAX)
+    if problem is None and isinstance(value, int) and value > decks * 52 - _LONGEST_BURN:
+        return (f"{value} cards after the burn is more than a {decks}-deck shoe surely gives "
+                f"({decks * 52 - _LONGEST_BURN}), so the alarm would never look")
+    return problem
+
+
+def repeat_threshold_problem(value: object, cards: int) -> str | None:
+    """The score (of ``cards``) from which a shoe is a repeat: at least half of them."""
+    return whole_problem(value, (cards + 1) // 2, cards)
+
+
+def repeat_history_problem(value: object) -> str | None:
+    return whole_problem(value, 1, REPEAT_HISTORY_MAX)

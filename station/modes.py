@@ -58,6 +58,15 @@ class TableModes:
         self._keys: dict[str, tuple[Any, ...]] = {}  # what each deadline was set for
         self.pauses = 0  # pauses begun: a resume starts every countdown again in full
         self._paused = False
+        # The states in which ``after`` has anything to do for this table's modes.
+        busy = {"paused"}
+        if self.timed_betting:
+            busy |= {"between_rounds", "betting_open"}
+        if self.squeeze or self.vip:
+            busy |= {"reveal"}
+        if self.vip:
+            busy |= _DEALING_STATES | {"no_shoe", "burn_indicator", "shoe_closed"}
+        self.busy = frozenset(busy)
         self.skips_in_a_row = 0
         self.new_shoe_requested = False
         self.new_shoe_late = False
@@ -114,17 +123,42 @@ class TableModes:
                            "the new one signs in"})
         return True
 
+    def vip_refusal(self, action: str) -> str | None:
+        """Why the VIP request ``action`` (skip, request_new_shoe, request_dealer) would be
+        refused now, or None when it would be taken: one answer for the command and for the
+        page that offers the button."""
+        d = self.dealing
+        if action == "skip":
+            if d.state not in ("between_rounds", "betting_open"):
+                return "a round can be skipped only before its cards are dealt"
+            if d.state == "betting_open" and d.skipped:
+                return "this round is skipped already"
+            if self.skips_in_a_row >= self.rules.max_skips:
+                return (f"{self.skips_in_a_row} rounds skipped in a row already, the most "
+                        "the VIP rules allow; this round is played")
+            return None
+        if action == "request_new_shoe":
+            if d.shoe is None or d.state in ("no_shoe", "shoe_closed", "burn_indicator",
+                                             "burning"):
+                return "no shoe is in play"
+            played = d.round_no - (1 if d.round_open else 0)
+            if played < self.rules.new_shoe_after:
+                return (f"{played} rounds played in this shoe; a new shoe may be asked for "
+                        f"once {self.rules.new_shoe_after} have been played")
+            if d.state == "paused":
+                return "the table is paused; ask again when it deals"
+            return None
+        if action == "request_dealer":
+            if self.station.dealers.change_requested:
+                return "a request for another dealer is open already"
+            return None
+        raise ValueError(f"not a VIP request: {action!r}")
+
     def _skip(self, ev: Command) -> None:
         d = self.dealing
-        if d.state not in ("between_rounds", "betting_open"):
-            self.refuse(ev, "a round can be skipped only before its cards are dealt")
-            return
-        if d.state == "betting_open" and d.skipped:
-            self.refuse(ev, "this round is skipped already")
-            return
-        if self.skips_in_a_row >= self.rules.max_skips:
-            self.refuse(ev, f"{self.skips_in_a_row} rounds skipped in a row already, the most "
-                        "the VIP rules allow; this round is played")
+        refused = self.vip_refusal("skip")
+        if refused is not None:
+            self.refuse(ev, refused)
             return
         if d.state == "between_rounds":
             d.betting_opened()
@@ -142,17 +176,9 @@ class TableModes:
 
     def _request_new_shoe(self, ev: Command) -> None:
         d = self.dealing
-        if d.shoe is None or d.state in ("no_shoe", "shoe_closed", "burn_indicator",
-                                         "burning"):
-            self.refuse(ev, "no shoe is in play")
-            return
-        played = d.round_no - (1 if d.round_open else 0)
-        if played < self.rules.new_shoe_after:
-            self.refuse(ev, f"{played} rounds played in this shoe; a new shoe may be asked "
-                        f"for once {self.rules.new_shoe_after} have been played")
-            return
-        if d.state == "paused":
-            self.refuse(ev, "the table is paused; ask again when it deals")
+        refused = self.vip_refusal("request_new_shoe")
+        if refused is not None:
+            self.refuse(ev, refused)
             return
         self.new_shoe_requested = True
         self.new_shoe_late = False
@@ -192,8 +218,7 @@ class TableModes:
         if ev.timer == "betting_opens":
             d.betting_opened()
         elif ev.timer == "betting":
-            d.betting_closed()
-            self.station.note(f"betting closed by the countdown ({self.rules.betting_s:g} s)")
+            d.betting_closed()  # the prompt and betting_closed upstream say so: no notice
         elif ev.timer == "reveal":
             hand = d.to_reveal[0]
             d.revealed("timer")
@@ -233,6 +258,12 @@ class TableModes:
         """After every event: what the mode does by itself, then the deadlines it sets."""
         d = self.dealing
         state = d.state
+        if state not in self.busy:
+            # A state in which this table's modes do nothing and want no deadline (a card
+            # mid-round on a timer table): most events stop here, keeping timers cheap.
+            if self.deadlines:
+                self.deadlines.clear()
+            return
         if state == "paused":
             if not self._paused:
                 self._paused = True
@@ -255,29 +286,41 @@ class TableModes:
                     a["closes_at"] = self.deadlines["betting"]
                     a["betting_s"] = self.rules.betting_s
 
-    def _sync(self, ts: float, state: str) -> None:
+    def _wanted(self, state: str) -> tuple[str, tuple[Any, ...], float] | None:
+        """The one deadline this table wants in ``state`` (no state wants two): its name,
+        what it is about (its key) and its length."""
         d = self.dealing
-        shoe = d.shoe.shoe_id if d.shoe is not None else ""
-        want: dict[str, tuple[tuple[Any, ...], float]] = {}
+        rules = self.rules
         if self.timed_betting and state == "between_rounds":
             # Betting opens after the last result, as an event of its own: what the result
             # sent upstream (its last card) is never mixed with the next round's opening.
-            want["betting_opens"] = ((shoe, d.round_no, self.pauses), self.rules.result_s)
-        if self.timed_betting and state == "betting_open" and not d.skipped:
-            want["betting"] = ((shoe, d.round_no, self.pauses), self.rules.betting_s)
+            return "betting_opens", (d.shoes_started, d.round_no, self.pauses), rules.result_s
+        if self.timed_betting and state == "betting_open":
+            if d.skipped:
+                return None
+            return "betting", (d.shoes_started, d.round_no, self.pauses), rules.betting_s
         if self.squeeze and state == "reveal":
-            step = (shoe, d.round_no, len(d.player) + len(d.banker), len(d.to_reveal),
-                    self.pauses)
-            want["reveal"] = (step, self.rules.reveal_s)
+            step = (d.shoes_started, d.round_no, len(d.player) + len(d.banker),
+                    len(d.to_reveal), self.pauses)
+            return "reveal", step, rules.reveal_s
         if (self.vip and d.round_open and state in _DEALING_STATES and not d.skipped
                 and not d.auto_reveal):
-            want["open_cards"] = ((shoe, d.round_no, self.pauses), self.rules.open_cards_s)
+            return ("open_cards", (d.shoes_started, d.round_no, self.pauses),
+                    rules.open_cards_s)
         if self.vip and state == "shoe_closed" and self.new_shoe_requested:
-            want["new_shoe"] = ((shoe, self.pauses), self.rules.new_shoe_s)
-        for name in [n for n in self.deadlines if n not in want]:
-            del self.deadlines[name]
-        for name, (key, seconds) in want.items():
-            if self._keys.get(name) != key:
-                # A deadline is set once for what it is about; once it fired it stays gone.
-                self._keys[name] = key
-                self.deadlines[name] = ts + seconds
+            return "new_shoe", (d.shoes_started, self.pauses), rules.new_shoe_s
+        return None
+
+    def _sync(self, ts: float, state: str) -> None:
+        want = self._wanted(state)
+        deadlines = self.deadlines
+        if want is None:
+            deadlines.clear()
+            return
+        name, key, seconds = want
+        for other in [n for n in deadlines if n != name]:
+            del deadlines[other]
+        if self._keys.get(name) != key:
+            # A deadline is set once for what it is about; once it fired it stays gone.
+            self._keys[name] = key
+            deadlines[name] = ts + seconds

@@ -33,6 +33,9 @@ from station.limits import (
     decks_problem,
     dedupe_ms_problem,
     mode_value_problem,
+    repeat_cards_problem,
+    repeat_history_problem,
+    repeat_threshold_problem,
     short,
     table_id_problem,
 )
@@ -315,7 +318,7 @@ def _rules_from_json(obj: object) -> TableRules:
         raise ValueError(f"rules.badge_prefix: {problem}")
     return TableRules(table=obj["table"], decks=obj["decks"], dedupe_ms=obj["dedupe_ms"],
                       cut_card_between_rounds=policy, badge_prefix=prefix,
-                      **_modes_from_json(obj))
+                      **_modes_from_json(obj), **_integrity_from_json(obj))
 
 
 def _modes_from_json(obj: dict[str, Any]) -> dict[str, Any]:
@@ -330,6 +333,23 @@ def _modes_from_json(obj: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(f"rules.{key}: {problem}")
         out[key] = float(value) if key.endswith("_s") else value
     return out
+
+
+def _integrity_from_json(obj: dict[str, Any]) -> dict[str, Any]:
+    """The optional integrity keys (written only when not the defaults), checked as the
+    config's ``integrity:`` section is."""
+    d = TableRules()
+    cards = obj.get("repeat_cards", d.repeat_cards)
+    threshold = obj.get("repeat_threshold", d.repeat_threshold)
+    history = obj.get("repeat_history", d.repeat_history)
+    for key, problem in (("repeat_cards", repeat_cards_problem(cards, obj["decks"])),
+                         ("repeat_history", repeat_history_problem(history))):
+        if problem is not None:
+            raise ValueError(f"rules.{key}: {problem}")
+    problem = repeat_threshold_problem(threshold, cards)
+    if problem is not None:
+        raise ValueError(f"rules.repeat_threshold: {problem}")
+    return {"repeat_cards": cards, "repeat_threshold": threshold, "repeat_history": history}
 
 
 def _events(path: Path, name: str) -> Iterator[InputEvent]:

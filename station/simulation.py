@@ -38,13 +38,17 @@ _PAUSED = Phase.PAUSED.value
 
 
 
+def due_table(betting: str) -> dict[str, Due]:
+    """What the display asks of the people at the table in each machine state, by the
+    table's betting mode too: with the station's countdown, nobody opens or closes betting."""
+    if betting != "timer":
+        return _DUE_BY_STATE
+    return {state: Due.WAIT if due in (Due.OPEN_BETTING, Due.CLOSE_BETTING) else due
+            for state, due in _DUE_BY_STATE.items()}
+
+
 def due_of(station: Station) -> Due:
-    """What the display asks of the people at the table, by the table's betting mode too:
-    with the station's countdown, nobody opens or closes betting."""
-    due = _DUE_BY_STATE[station.dealing.state]
-    if station.rules.betting == "timer" and due in (Due.OPEN_BETTING, Due.CLOSE_BETTING):
-        return Due.WAIT
-    return due
+    return due_table(station.rules.betting)[station.dealing.state]
 
 
 # A supervisor whose action leaves the table paused this many times in a row gives up, so a
@@ -75,6 +79,7 @@ def simulate(
     dealing = station.dealing
     timed = station.modes.active
     deadlines = station.deadlines
+    dues = due_table(station.rules.betting)
 
     def apply(event: InputEvent) -> None:
         if record is not None:
@@ -94,8 +99,11 @@ def simulate(
     def fire_due(before: float) -> None:
         # Virtual time: each deadline falls due at its own time, ahead of any later event.
         while deadlines:
-            name = min(deadlines, key=deadlines.__getitem__)
-            at = deadlines[name]
+            if len(deadlines) == 1:  # the usual case: one deadline at a time
+                (name, at), = deadlines.items()
+            else:
+                name = min(deadlines, key=deadlines.__getitem__)
+                at = deadlines[name]
             if at > before:
                 return
             dealer.now = max(dealer.now, at)
@@ -105,9 +113,10 @@ def simulate(
         state = dealing.state
         if timed:
             dealer.round_no = dealing.round_no
-            steps = dealer.steps(due_of(station))
+            steps = dealer.steps(dues[state])
             if not steps and deadlines:
-                fire_due(min(deadlines.values()))  # nobody acts: the next deadline does
+                fire_due(min(deadlines.values()) if len(deadlines) > 1 else
+                         next(iter(deadlines.values())))  # nobody acts: the next deadline does
                 continue
         else:
             steps = dealer.steps(_DUE_BY_STATE[state])

@@ -28,6 +28,13 @@ from station import dealers as dealer_rules
 from station.bets.model import Paytable
 from station.cards import Card, try_parse_card
 from station.dealers import DEFAULT_PREFIX, DealerDesk
+from station.integrity import (
+    CARD_STATES,
+    REPEAT_CARDS,
+    REPEAT_HISTORY,
+    REPEAT_THRESHOLD,
+    ShoeIntegrity,
+)
 from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.modes import TableModes
 from station.outputs import Announced, Notice, Output, Prompt, Published
@@ -79,6 +86,10 @@ class TableRules:
     new_shoe_s: float = 300.0  # VIP: a requested new shoe is late after this
     max_skips: int = 5  # VIP: rounds skipped in a row at most
     new_shoe_after: int = 30  # VIP: rounds played before a new shoe may be asked for
+    # Shoe integrity (station.integrity): the repeated-shoe alarm's N, threshold and H.
+    repeat_cards: int = REPEAT_CARDS
+    repeat_threshold: int = REPEAT_THRESHOLD
+    repeat_history: int = REPEAT_HISTORY
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -88,15 +99,18 @@ class TableRules:
             "cut_card_between_rounds": self.cut_card_between_rounds,
             "badge_prefix": self.badge_prefix,
         }
-        for key in MODE_KEYS:
+        for key in OPTIONAL_KEYS:
             value = getattr(self, key)
             if value != getattr(_DEFAULT_RULES, key):
                 out[key] = value
         return out
 
 
-MODE_KEYS = ("mode", "betting", "betting_s", "result_s", "reveal_s", "open_cards_s", "new_shoe_s",
-             "max_skips", "new_shoe_after")
+# Written to a recording only when not the default (a recording made before them stays
+# byte-identical): the table modes' keys and shoe integrity's.
+MODE_KEYS = ("mode", "betting", "betting_s", "result_s", "reveal_s", "open_cards_s",
+             "new_shoe_s", "max_skips", "new_shoe_after")
+OPTIONAL_KEYS = (*MODE_KEYS, "repeat_cards", "repeat_threshold", "repeat_history")
 _DEFAULT_RULES = TableRules()
 
 
@@ -134,6 +148,10 @@ class Station:
         self._shown = self._prompt()
         self._prompt_key: tuple[object, ...] = ()
         self.dealers = DealerDesk()  # who deals: signed in by badge or from the display
+        # Shoe integrity: the report at each shoe's end and the repeated-shoe alarm.
+        self.integrity = ShoeIntegrity(rules.repeat_cards, rules.repeat_threshold,
+                                       rules.repeat_history)
+        self._watch = self.integrity.watch
 
     @property
     def prompt(self) -> Prompt:
@@ -178,9 +196,10 @@ class Station:
             self.modes.on_timer(event)  # type: ignore[arg-type]
         else:
             raise TypeError(f"not an input event: {event!r}")
-        if self.modes.active:
-            self.modes.after(event.ts)
         d = self.dealing
+        modes = self.modes
+        if modes.active and (modes.deadlines or d.state in modes.busy):
+            modes.after(event.ts)
         if d.notices:
             out.extend(Notice(n) for n in d.notices)
             d.notices.clear()
@@ -190,6 +209,9 @@ class Station:
         if d.published:
             out.extend(Published(r) for r in d.published)
             d.published.clear()
+        # Shoe integrity; it may pause (a repeated shoe), so before the prompt.
+        if kind is not CardRead or out or d.state in CARD_STATES or self.integrity.match:
+            self.integrity.after(event, d, out)
         if not self._prompts:
             return out
         # The prompt is a function of these facts only; building it on every event would cost
@@ -252,6 +274,8 @@ class Station:
             )
             return False
         shoe.take(card)
+        if self._watch.collecting:
+            self.integrity.card(card, self.dealing)
         return True
 
     def _on_unreadable(self, ev: CardRead) -> None:
@@ -259,7 +283,9 @@ class Station:
         scans it again while paused; the station holds that re-scan and deals it as the due
         card when the supervisor resumes, so following the display never counts it twice."""
         d = self.dealing
-        reason = f"unreadable code {ev.code!r} from {ev.source}: not a card"
+        # On a face-down table a misread may hold part of a hidden card's code: not shown.
+        code = "" if d.face_down else f" {ev.code!r}"
+        reason = f"unreadable code{code} from {ev.source}: not a card"
         due = d.phase in _CARD_DUE or (d.state == "paused" and d.paused_from in _CARD_DUE)
         if not due:
             d.fault(reason + " (no card is due)", "set the card aside")
@@ -470,9 +496,10 @@ class Station:
         betting = self.rules.betting
         if phase is Phase.BETWEEN_ROUNDS:
             last = f" - {_CUT_OUT}" if d.last_round else ""
-            if betting == "upstream":
-                return Prompt(name, f"ROUND {nxt}: WAIT - the game server opens betting{last}",
-                              self._result_detail())
+            if betting != "dealer":
+                who = "the game server opens betting" if betting == "upstream" else (
+                    "betting opens by itself")
+                return Prompt(name, f"ROUND {nxt}: WAIT - {who}{last}", self._result_detail())
             return Prompt(name, f"ROUND {nxt}: OPEN BETTING{last}", self._result_detail())
         round_tag = f"ROUND {d.round_no}" + (f" - {_CUT_OUT}" if d.last_round else "")
         if phase is Phase.BETTING_OPEN:

@@ -37,6 +37,15 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                           "--dir", "{tmp}"), ("2 pages vs none, loop CPU",)),
     "bench_recovery.py": (("--shoes", "0", "--repeat", "1", "--dir", "{tmp}"),
                           ("recover, keeping the rounds", "reason_zh")),
+    # The table modes (issue 11): timers' cost to simulate, a squeeze's per card.
+    "bench_modes.py": (("--shoes", "2", "--runs", "1"),
+                       ("cost vs baseline", "squeeze, betting timer, players reveal")),
+    # simulate --messages (issue 11): its cost against a plain simulate.
+    "bench_messages.py": (("--runs", "1", "--shoes", "2"),
+                          ("simulate --out:", "(unsigned)", "(signed)", "per message")),
+    # Shoe integrity (issue 11): the per-card cost and one comparison against 100 shoes.
+    "bench_integrity.py": (("--shoes", "1", "--repeat", "1", "--compares", "10"),
+                           ("integrity per card read", "compare with 100 kept")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 

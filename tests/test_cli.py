@@ -232,7 +232,10 @@ def test_betting_open_announcements_carry_the_open_bets(tmp_path: Path) -> None:
     out, said = tmp_path / "r.jsonl", tmp_path / "a.jsonl"
     res = station("simulate", "--seed", "4", "--out", str(out), "--announcements", str(said))
     assert res.returncode == 0, res.stderr
-    rounds, announced = lines(out.read_text()), lines(said.read_text())
+    rounds, said_all = lines(out.read_text()), lines(said.read_text())
+    # The shoe's report is announced last (docs/integrity.md); the rest open betting.
+    assert said_all[-1]["type"] == "shoe_report"
+    announced = said_all[:-1]
     assert [a["key"] for a in announced] == [r["key"] for r in rounds]
     assert all(a["open_bets"] == r["open_bets"] for a, r in zip(announced, rounds, strict=True))
     late = [a for a in announced if a["round"] > 60]

@@ -10,7 +10,8 @@ import pytest
 from tests.conftest import REPO
 
 PURE = ["cards", "rules", "outcome", "shoe", "machine", "fsm", "station", "results", "outputs",
-        "errors", "simulation", "settlement", "stats", "limits", "dealers"]
+        "errors", "simulation", "settlement", "stats", "limits", "dealers",
+        "integrity", "modes"]
 PURE_PACKAGES = ["bets", "analysis", "roads"]
 IO_MODULES = {"os", "sys", "io", "socket", "serial", "sqlite3", "subprocess", "pathlib",
               "threading", "time", "shutil", "tempfile", "logging", "yaml", "json"}
@@ -22,7 +23,8 @@ IO_STATION = {"station.recording", "station.sinks", "station.display", "station.
               "station.web"}
 # Pure modules inside the I/O edges: what they compute is tested without files or sockets.
 PURE_EDGE_FILES = ["journal/chain.py", "upstream/observe.py", "upstream/messages.py",
-                   "upstream/canonical.py", "web/view.py", "web/words.py", "web/hosts.py"]
+                   "upstream/canonical.py", "web/view.py", "web/words.py", "web/hosts.py",
+                   "web/modeview.py"]
 PURE_EDGE_MODULES = {"station." + f.removesuffix(".py").replace("/", ".") for f in PURE_EDGE_FILES}
 PURE_EDGE_MODULES.add("station.upstream")  # its __init__ is a docstring: `from ... import m`
 PURE_EDGE_MODULES.add("station.web")  # the same

@@ -44,7 +44,9 @@ def _kept(tables: list[Any]) -> int:
 def _kept_after(shoes: int, stats: list[Any]) -> int:
     """Play ``shoes`` shoes; what the station and the dealer keep once they are played."""
     paytable = load_paytable(REPO / "config" / "paytables" / "seed000.yaml")
-    station = Station(TableRules(), paytable, prompts=False)
+    # The repeat watch keeps the first cards of the last repeat_history shoes (about 1.4 KB
+    # each, bounded: tests/test_integrity.py); 10 of them are kept before EARLY shoes.
+    station = Station(TableRules(repeat_history=10), paytable, prompts=False)
     dealer = SimulatedDealer(random_shoes(2, shoes))
     tracemalloc.start()
     try:

@@ -226,7 +226,7 @@ def test_a_new_shoe_is_refused_before_30_rounds_with_the_count() -> None:
     seen = len(t.exits.messages)
     out = t.client("request_new_shoe")
     assert t.d.state == "shoe_closed"  # between rounds: at once
-    assert [m["reason"] for m in t.messages("shoe_ended", seen)] == ["supervisor"]
+    assert [m["reason"] for m in t.messages("shoe_ended", seen)] == ["new_shoe_requested"]
     assert "the player asked for a new shoe" in t.station.prompt.line()
 
 

@@ -177,6 +177,19 @@ def scenarios() -> Iterable[Table]:
     t.card("5S")
     t.cut()  # the cut card in the burn
     yield t
+    # A squeeze table (docs/modes.md): a card drawn while a hand waits for its reveal, and a
+    # re-scan while cards are face down, both named without the card's value.
+    t = Table(mode="squeeze")
+    t.new_shoe()
+    t.round("2S", "3S", "4S", "5S")
+    t.card("6S")
+    yield t
+    t = Table(mode="squeeze")
+    t.new_shoe()
+    t.round("2S")
+    t.card("@@")
+    t.card("3S")
+    yield t
 
 
 class FullDisk:

@@ -1,9 +1,11 @@
-"""``station ctl status|resume|void|new-shoe|open-betting|close-betting|sign-in ID|sign-out``:
-the local control API from a terminal, for scripts and technicians (docs/display.md; a
-dealer's sign-in and sign-out: docs/dealers.md).
+"""``station ctl status|resume|void|new-shoe|open-betting|close-betting|sign-in ID|sign-out|
+reveal|skip|request-new-shoe|request-dealer``: the local control API from a terminal, for
+scripts and technicians (docs/display.md; a dealer's sign-in and sign-out: docs/dealers.md;
+the table modes' reveal and the VIP player's requests: docs/display.md).
 
 Talks to the station's web display named by the config (``display.host``/``display.port``)
-or ``--url``. A supervisor's PIN for resume and void is read from the environment variable
+or ``--url``. A supervisor's PIN for resume, void and the VIP requests (skip,
+request-new-shoe, request-dealer) is read from the environment variable
 ``STATION_PIN`` or from standard input (asked without echo on a terminal), never from the
 command line. Exit codes: 0 done (or the status printed), 1 refused by the station (the reason
 printed), 2 bad usage or no station answering, 3 taken but not applied within 5 s (the station
@@ -17,6 +19,7 @@ import getpass
 import json
 import os
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -24,7 +27,10 @@ from typing import Any
 
 TAKEN = 3  # exit code: the station took the command but has not applied it yet
 ACTIONS = ("status", "resume", "void", "new-shoe", "open-betting", "close-betting", "sign-in",
-           "sign-out")
+           "sign-out", "reveal", "skip", "request-new-shoe", "request-dealer")
+# Commands that need a supervisor's PIN (station.web.server.PIN_ACTIONS): the overrides, and
+# the VIP player's requests, which a supervisor makes for the player.
+PIN_ACTIONS = ("resume", "void", "skip", "request-new-shoe", "request-dealer")
 TIMEOUT_S = 10.0
 
 
@@ -32,7 +38,8 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "ctl", help="control a running station through its web display's API",
         description="Print the station's state, or send it a command, through the local "
-        "control API. A PIN comes from STATION_PIN or standard input.",
+        "control API. A PIN (resume, void, and the VIP requests skip, request-new-shoe and "
+        "request-dealer) comes from STATION_PIN or standard input.",
     )
     p.add_argument("action", choices=ACTIONS)
     p.add_argument("dealer", nargs="?", default=None,
@@ -105,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
             body: dict[str, Any] = {"actor": args.actor[:40]}
             if action == "sign-in":
                 body["dealer"] = args.dealer
-            if action in ("resume", "void"):
+            if action in PIN_ACTIONS:
                 pin = _pin()
                 if not pin:
                     return _usage(f"{action} needs a supervisor's PIN: set STATION_PIN or give "
@@ -124,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
             p = s["prompt"]
             line = f"{s['table']} {s['phase']}: {p['text']}"
             print(line + (f" ({p['detail']})" if p["detail"] else ""))
+            for extra in _mode_lines(s):
+                print(extra)
         return 0
     if status == 200:
         if not args.json:
@@ -138,3 +147,17 @@ def run(args: argparse.Namespace) -> int:
     print(f"station ctl {action}: refused ({status}): {answer.get('error', '?')}; "
           f"{answer.get('fix', '')}", file=sys.stderr)
     return 1 if status in (403, 409, 429) else 2
+
+
+def _mode_lines(s: dict[str, Any]) -> list[str]:
+    """The table modes' lines under the status (docs/display.md): the betting countdown, by
+    this machine's clock (the station's own, when ctl runs on the dealer PC), and every alert
+    on screen. A station from before the modes sends none of these keys."""
+    lines = []
+    closes_at = (s.get("betting") or {}).get("closes_at")
+    if isinstance(closes_at, (int, float)):
+        left = max(0.0, closes_at - time.time())
+        lines.append(f"betting closes in {left:.0f} s")
+    for alert in s.get("alerts") or []:
+        lines.append(f"ALERT: {alert.get('text', '?')}")
+    return lines

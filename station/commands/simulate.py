@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
+from drivers.events import InputEvent
 from drivers.simulated import SUPERVISOR_POLICIES, Fault, SimulatedDealer, random_shoes
 from station.analysis import analyze
-from station.config import load_config, load_faults
+from station.config import StationConfig, load_config, load_faults
 from station.display import ConsoleDisplay
 from station.errors import InputFileError
 from station.limits import SHOES_MAX
@@ -24,6 +26,10 @@ from station.sinks import ResultsWriter
 from station.station import Station, TableRules
 from station.stats import BetStats, format_summary
 
+if TYPE_CHECKING:
+    from station.upstream.signing import Signer
+    from station.upstream.stream import MessageStream
+
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
@@ -35,12 +41,18 @@ def register(sub: Any) -> None:
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--shoes", type=int, default=None, help="how many shuffled shoes (default 1)")
-    src.add_argument("--shoe-file", type=Path, help="deal exactly these cards (see README)")
+    src.add_argument("--shoe-file", type=Path, action="append",
+                     help="deal exactly these cards (see README); repeat it to deal several "
+                     "shoes in order")
     p.add_argument("--seed", type=int, default=1, help="shuffle seed (default 1)")
     p.add_argument("--out", help="write rounds as JSON Lines to FILE, or - for stdout")
     p.add_argument("--record", type=Path, help="write every input event to FILE for replay")
     p.add_argument("--announcements", metavar="FILE",
-                   help="write each betting-open announcement (with its open bets) to FILE")
+                   help="write each betting-open announcement (with its open bets) and each shoe "
+                   "report to FILE")
+    p.add_argument("--messages", metavar="FILE",
+                   help="write every upstream message, in order, as the file upstream does "
+                   "(signed when the -c config names a signing key), to FILE or - for stdout")
     p.add_argument("--faults", type=Path, help="YAML list of faults to inject (see README)")
     p.add_argument("--supervisor", choices=SUPERVISOR_POLICIES, default="none",
                    help="what the simulated supervisor does on a pause (default: none, "
@@ -65,8 +77,8 @@ def register(sub: Any) -> None:
 DEFAULT_PAYTABLE = "config/paytables/seed000.yaml"
 
 
-def _table(args: argparse.Namespace) -> tuple[TableRules, Paytable | None]:
-    config = load_config(args.config) if args.config else None
+def _table(args: argparse.Namespace, config: StationConfig | None
+           ) -> tuple[TableRules, Paytable | None]:
     rules = config.rules if config is not None else TableRules()
     if args.no_bets:
         if args.stats:
@@ -91,14 +103,15 @@ def _dealers(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    rules, paytable = _table(args)
+    config = load_config(args.config) if args.config else None
+    rules, paytable = _table(args, config)
     if args.shoes is not None and args.shoes < 1:
         raise InputFileError(f"--shoes {args.shoes}: play at least 1 shoe")
     if args.shoes is not None and args.shoes > SHOES_MAX:
         raise InputFileError(f"--shoes {args.shoes}: at most {SHOES_MAX:,} shoes in one run")
     if args.shoe_file is not None:
-        shoes = iter([read_shoe_file(args.shoe_file, rules.decks)])
-        what = str(args.shoe_file)
+        shoes = iter([read_shoe_file(f, rules.decks) for f in args.shoe_file])
+        what = ", ".join(map(str, args.shoe_file))
     else:
         count = args.shoes or 1
         shoes = random_shoes(args.seed, count, rules.decks)
@@ -106,17 +119,26 @@ def run(args: argparse.Namespace) -> int:
     faults: tuple[Fault, ...] = ()
     if args.faults is not None:
         faults = load_faults(args.faults, decks=rules.decks,
-                             shoes=1 if args.shoe_file is not None else args.shoes or 1)
+                             shoes=len(args.shoe_file) if args.shoe_file is not None
+                             else args.shoes or 1)
     dealer = SimulatedDealer(shoes, faults, supervisor=args.supervisor, **_dealers(args))
     station = Station(rules, paytable, prompts=args.display)
     stats = BetStats() if args.stats else None
     # Every output is checked against the inputs and the other outputs before anything is
     # written, and replaced only when the simulation finishes (station.outfiles).
-    outs = Outputs([args.shoe_file, args.faults, args.config, args.paytable,
-                    paytable.path if paytable is not None else None])
+    signer: Signer | None = None
+    if args.messages is not None:
+        from station.upstream.stream import signer_of  # noqa: PLC0415 - only --messages signs
+
+        signer = signer_of(config)
+    outs = Outputs([*(args.shoe_file or ()), args.faults, args.config, args.paytable,
+                    paytable.path if paytable is not None else None,
+                    config.upstream.signing_key_file if signer is not None and config else None])
     outs.claim("--out", args.out)
     outs.claim("--announcements", args.announcements)
     outs.claim("--record", args.record)
+    outs.claim("--messages", args.messages)
+    messages = None
     with outs:
         out_stream, announce_stream, record_stream = (
             outs["--out"], outs["--announcements"], outs["--record"])
@@ -139,12 +161,25 @@ def run(args: argparse.Namespace) -> int:
             if display is not None:
                 display.show(outputs)
 
+        before: Callable[[InputEvent], None] | None = record
+        after: Callable[[list[Output]], None] = on_outputs
+        messages_stream = outs["--messages"]
+        if messages_stream is not None:
+            # Only when asked: the messages cost a snapshot of the station per event.
+            messages = _messages(station, rules, signer, messages_stream)
+            before, after = messages.hooks(record, on_outputs)
+
         if display is not None:
             display.show([station.prompt])
         started = time.perf_counter()
-        end = simulate(station, dealer, on_outputs, record)
+        end = simulate(station, dealer, after, before)
         elapsed = time.perf_counter() - started
+        if messages is not None:
+            messages.close()
     _summary(what, end, elapsed)
+    if messages is not None:
+        print(f"{messages.written} upstream messages (seq 1-{messages.written}) written to "
+              f"{args.messages}", file=sys.stderr)
     for f in dealer.unused_faults():
         where = f"card {f.card}" if f.card is not None else f"after round {f.after_round}"
         print(f"fault {f.kind} at {where} of shoe {f.shoe} never happened: the simulation "
@@ -152,6 +187,15 @@ def run(args: argparse.Namespace) -> int:
     if stats is not None and paytable is not None:
         print(format_summary(stats, analyze(paytable, rules.decks)), file=sys.stderr)
     return 0
+
+
+def _messages(station: Station, rules: TableRules, signer: Signer | None,
+              out: IO[str]) -> MessageStream:
+    # Imported here: the feed signs (cryptography), which a plain simulate never needs.
+    from station.upstream.feed import Feed  # noqa: PLC0415
+    from station.upstream.stream import MessageStream  # noqa: PLC0415
+
+    return MessageStream(station, Feed(rules.table, rules.decks, signer), out)
 
 
 def _summary(what: str, end: SimulationEnd, elapsed: float) -> None:

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import logging
 
-from drivers.events import CardRead, Command, DeviceLost, DeviceRestored, InputEvent
+from drivers.events import (
+    CardRead,
+    Command,
+    DeviceLost,
+    DeviceRestored,
+    InputEvent,
+    TimerExpired,
+)
 from station.outputs import Output, Published
 from station.service.watchdog import describe
 from station.station import Station
@@ -27,11 +34,14 @@ class TableLog:
 
     def observe(self, event: InputEvent, outputs: list[Output], seconds: float) -> None:
         if isinstance(event, CardRead) and self._station.dealing.face_down:
-            # A squeeze or VIP table: what was read may be a face-down card, whose value
-            # must not leave the station before its reveal (docs/modes.md); the journal has it.
-            log.info("card from %s", event.source)
+            # A squeeze or VIP table: no card value in the logs at info level before its
+            # reveal (docs/modes.md); the reveal and the round's line carry the values.
+            log.info("card (face down) from %s", event.source)
+            log.debug("card %s from %s", event.code, event.source)
         elif isinstance(event, CardRead):
             log.info("card %s from %s", event.code, event.source)
+        elif isinstance(event, TimerExpired):
+            log.info("timer %s expired", event.timer)
         elif isinstance(event, Command):
             log.info("command %s by %s", event.action, event.actor)
         elif isinstance(event, DeviceLost):

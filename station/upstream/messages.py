@@ -38,10 +38,11 @@ STATUS: Final = "status"
 DEALER: Final = "dealer"
 REVEAL: Final = "reveal"
 ALERT: Final = "alert"
+SHOE_REPORT: Final = "shoe_report"
 
 KINDS: Final = (
     SHOE_STARTED, SHOE_ENDED, BETTING_OPEN, BETTING_CLOSED, CARD, ROUND, PAUSE, RESUME,
-    COMMAND_REFUSED, STATUS, DEALER, REVEAL, ALERT,
+    COMMAND_REFUSED, STATUS, DEALER, REVEAL, ALERT, SHOE_REPORT,
 )
 HANDS: Final = ("player", "banker")
 
@@ -210,6 +211,15 @@ def dealer(announcement: Mapping[str, Any], *, table: str, seq: int,
         "action": announcement["action"], "how": announcement["how"],
         "request_closed": bool(announcement.get("request_closed", False)),
     }
+
+
+def shoe_report(report: Mapping[str, Any], *, table: str, seq: int,
+                ts: float) -> dict[str, Any]:
+    """A shoe's integrity report (station.integrity.shoe_report, docs/integrity.md), keyed
+    ``<shoe>:shoe_report``; its ``type`` becomes ``kind``."""
+    body = {k: v for k, v in report.items() if k not in ("type", "key")}
+    return envelope(SHOE_REPORT, table=table, seq=seq, key=f"{report['shoe']}:{SHOE_REPORT}",
+                    ts=ts) | body
 
 
 def presence(*, table: str, ts: float, online: bool) -> dict[str, Any]:

@@ -34,6 +34,7 @@ class Snapshot:
     banker: tuple[str | None, ...]
     reasons: tuple[str, ...]
     skipped: bool = False
+    new_shoe_requested: bool = False  # a VIP player asked for a new shoe (docs/modes.md)
 
     @classmethod
     def of(cls, station: Station) -> Snapshot:
@@ -47,6 +48,7 @@ class Snapshot:
             banker=_shown(d.banker, len(d.visible("banker"))),
             reasons=tuple(d.pause_reasons),
             skipped=d.skipped,
+            new_shoe_requested=station.modes.new_shoe_requested,
         )
 
     @property
@@ -94,7 +96,8 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
             out.append((m.ROUND, {"ts": ts, "record": o.record}))
     if after.phase == "shoe_closed" and before.phase != "shoe_closed" and after.shoe:
         out.append((m.SHOE_ENDED, {"ts": ts, "shoe": after.shoe, "rounds": after.round_no,
-                                   "reason": _why_closed(event)}))
+                                   "reason": "new_shoe_requested" if after.new_shoe_requested
+                                   else _why_closed(event)}))
     if after.paused and (not before.paused or after.reasons != before.reasons):
         out.append((m.PAUSE, {"ts": ts, "reason": "; ".join(after.reasons), **where}))
     if after.status_key() != before.status_key():
@@ -106,8 +109,10 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
 
 def _why_closed(event: InputEvent) -> str:
     if isinstance(event, Command):
-        return {"end_shoe": "dealer", "void": "void"}.get(event.action, "supervisor")
-    return "cut_card"
+        # A round that ends on a reveal ends the shoe as its last card would have.
+        return {"end_shoe": "dealer", "void": "void", "reveal": "cut_card"}.get(
+            event.action, "supervisor")
+    return "cut_card"  # the round the cut card made the last one ended (a card, a timer)
 
 
 def build(kind: str, args: dict[str, Any], *, table: str, seq: int) -> dict[str, Any]:
@@ -129,6 +134,8 @@ def build(kind: str, args: dict[str, Any], *, table: str, seq: int) -> dict[str,
                                  reason=a["reason"], detail=a["detail"])
     if kind == m.ROUND:
         return m.round_result(args["record"], table=table, seq=seq, ts=args["ts"])
+    if kind == m.SHOE_REPORT:
+        return m.shoe_report(args["announcement"], table=table, seq=seq, ts=args["ts"])
     builders: dict[str, Callable[..., dict[str, Any]]] = {
         m.SHOE_STARTED: m.shoe_started, m.SHOE_ENDED: m.shoe_ended,
         m.BETTING_CLOSED: m.betting_closed, m.CARD: m.card, m.PAUSE: m.pause,

@@ -27,8 +27,10 @@ from station.errors import ConfigError
 from station.web.display import WebControl
 from station.web.hosts import host_allowed, suggestion
 from station.web.hub import Hub
+from station.web.modeview import REVEAL, VIP_ACTIONS
 from station.web.pins import PinChecker, Verdict
 from station.web.view import COMMAND_TRIGGERS, SUPERVISOR_ACTIONS, roads_svg
+from station.web.words import notice_zh
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,10 @@ MIN_GAP_S = 0.016  # one frame at 60 Hz
 ACTOR_MAX = 40
 ROUTE_ACTIONS = {a.replace("_", "-"): a for a in COMMAND_TRIGGERS}
 ROUTE_ACTIONS.update({a.replace("_", "-"): a for a in dealers.COMMANDS})  # docs/dealers.md
+# The table modes (docs/display.md): the dealer's REVEAL, and the VIP player's requests, which
+# a supervisor presses for the player at a studio without the player's own client.
+ROUTE_ACTIONS.update({a.replace("_", "-"): a for a in (REVEAL, *VIP_ACTIONS)})
+PIN_ACTIONS = (*SUPERVISOR_ACTIONS, *VIP_ACTIONS)
 BODY_KEYS = {"actor", "pin", "dealer"}
 _PAGES = {"/": "index.html"}
 _TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
@@ -206,6 +212,9 @@ class WebServer:
         sent = -1
         try:
             await self._write(resp, b"retry: 500\n\n")
+            # The server's clock at once, before the first view: a betting countdown is
+            # counted against it, and a view's own time may be long past (docs/display.md).
+            await self._write(resp, b'event: ping\ndata: {"ts":%.4f}\n\n' % time.time())
             while True:
                 changed = self.hub.changed()
                 version, envelope = self.hub.envelope()
@@ -243,7 +252,8 @@ class WebServer:
                            f"one of: {', '.join(ROUTE_ACTIONS)}")
         if request.content_type != "application/json":
             return problem(415, "the body must be JSON (Content-Type: application/json)",
-                           'send {"actor": "NAME"} and, to resume or void, "pin"')
+                           'send {"actor": "NAME"} and, for resume, void and the VIP '
+                           'requests, "pin"')
         raw = await request.read()
         try:
             body = orjson.loads(raw) if raw.strip() else {}
@@ -269,7 +279,7 @@ class WebServer:
                 return problem(400, f"dealer must be an id of {dealers.ID_RULE}",
                                'e.g. {"dealer": "D042"}')
             who = dealers.actor_for(dealer, who)  # the id travels in the Command's actor
-        if action in SUPERVISOR_ACTIONS:
+        if action in PIN_ACTIONS:
             pin = body.get("pin")
             if not isinstance(pin, str) or not pin:
                 return problem(400, f"{action} needs a supervisor's PIN", 'send "pin"')
@@ -295,8 +305,9 @@ class WebServer:
         notices, view = applied
         refused = [n for n in notices if "refused" in n]
         if refused:
+            zh = {"zh": notice_zh(refused[0])} if view.get("language") == "zh" else {}
             return problem(409, refused[0], "do what the display says now", action=action,
-                           state=view)
+                           state=view, **zh)
         return answer({"ok": True, "action": action, "by": who, "notices": notices,
                        "state": view})
 

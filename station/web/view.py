@@ -20,7 +20,8 @@ from station.outputs import Notice, Output, Prompt, Published
 from station.roads import Roads, Scoreboard
 from station.roads.svg import render_svg
 from station.station import Station
-from station.web.words import action_zh, dealer_zh, detail_zh, prompt_zh, reason_zh
+from station.web.modeview import mode_actions, mode_view
+from station.web.words import action_zh, dealer_zh, detail_zh, notice_zh, prompt_zh, reason_zh
 
 VIEW_VERSION = 1
 LAST_RESULTS = 12  # results listed beside the roads
@@ -179,7 +180,8 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
     lost = station.lost_devices
     names = sorted({*around.devices, *lost})
     shown_p, shown_b = d.visible("player"), d.visible("banker")
-    return {
+    shown_notices = list(notices)[-LAST_NOTICES:]
+    view = {
         "v": VIEW_VERSION,
         "table": around.table,
         "language": around.language,
@@ -189,7 +191,7 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         "paused_from": d.paused_from.value if phase is Phase.PAUSED and d.paused_from else None,
         "prompt": prompt_view(prompt, d.paused_from or phase if phase is Phase.PAUSED else phase,
                               around.language),
-        "actions": actions_for(phase),
+        "actions": mode_actions(station, actions_for(phase)),
         "round": {
             "no": d.round_no,
             # Face down (squeeze, VIP): only what is revealed, and how many wait; a total
@@ -214,9 +216,15 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         "roads_version": history.version,
         "devices": [{"name": n, "ok": n not in lost, "reason": lost.get(n, "")} for n in names],
         "upstream": {"type": around.upstream_type, "connected": around.upstream_connected},
-        "notices": list(notices)[-LAST_NOTICES:],
+        "notices": shown_notices,
         "dealer": dealer_view(station, around.language),
+        # The table modes (station.web.modeview): betting, reveals, the VIP requests, alerts.
+        **mode_view(station, around.language),
     }
+    if around.language == "zh":
+        # The refusals and what the modes did, for the page's message line.
+        view["notices_zh"] = [notice_zh(n) for n in shown_notices]
+    return view
 
 
 def dealer_view(station: Station, language: str) -> dict[str, Any]:

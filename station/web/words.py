@@ -23,14 +23,22 @@ _HAND = {"PLAYER": "闲家", "BANKER": "庄家", "player": "闲", "banker": "庄
 _WINNER = {"PLAYER WINS": "闲赢", "BANKER WINS": "庄赢", "TIE": "和局"}
 _CUT_OUT_EN = "CUT CARD OUT: this round is the last"
 _CUT_OUT_ZH = "切牌已出：本局为最后一局"
+_FACE_DOWN_ZH = "（牌面朝下）"
+
+
+_SKIPPED_EN = "SKIPPED by the player: deal face up, no bets"
+_SKIPPED_ZH = "玩家飞牌：牌面朝上派牌，不接受投注"
 
 
 def _round_tag(text: str) -> str:
-    """``ROUND 3`` or ``ROUND 3 - CUT CARD OUT: ...`` as the station words it."""
-    m = re.fullmatch(r"ROUND (\d+)( - " + re.escape(_CUT_OUT_EN) + r")?", text)
+    """``ROUND 3``, ``ROUND 3 - CUT CARD OUT: ...`` and/or ``... - SKIPPED by the player: ...``
+    as the station words it."""
+    m = re.fullmatch(r"ROUND (\d+)( - " + re.escape(_CUT_OUT_EN) + r")?( - "
+                     + re.escape(_SKIPPED_EN) + r")?", text)
     if m is None:
         return text
-    return f"第{m[1]}局" + (f" - {_CUT_OUT_ZH}" if m[2] else "")
+    return (f"第{m[1]}局" + (f" - {_CUT_OUT_ZH}" if m[2] else "")
+            + (f" - {_SKIPPED_ZH}" if m[3] else ""))
 
 
 def _result(m: re.Match[str]) -> str:
@@ -39,9 +47,32 @@ def _result(m: re.Match[str]) -> str:
 
 
 _TEXT: list[_Rule] = [
-    (re.compile(r"DEAL (PLAYER|BANKER) CARD (\d)"),
-     lambda m: f"派{_HAND[m[1]]}第{m[2]}张牌"),
-    (re.compile(r"DEAL (PLAYER|BANKER) THIRD CARD"), lambda m: f"{_HAND[m[1]]}补第三张牌"),
+    (re.compile(r"DEAL (PLAYER|BANKER) CARD (\d)( FACE DOWN)?"),
+     lambda m: f"派{_HAND[m[1]]}第{m[2]}张牌" + _FACE_DOWN_ZH * bool(m[3])),
+    (re.compile(r"DEAL (PLAYER|BANKER) THIRD CARD( FACE DOWN)?"),
+     lambda m: f"{_HAND[m[1]]}补第三张牌" + _FACE_DOWN_ZH * bool(m[2])),
+    # The table modes (station.modes): who runs betting, the squeeze's and VIP's reveals.
+    (re.compile(r"ROUND (\d+): BETTING OPEN - do not deal; betting closes by itself in "
+                r"([\d.]+) s"), lambda m: f"第{m[1]}局：下注中 - 请勿派牌；{m[2]}秒后自动停止下注"),
+    (re.compile(r"ROUND (\d+): BETTING OPEN - do not deal; the game server closes betting"),
+     lambda m: f"第{m[1]}局：下注中 - 请勿派牌；由游戏服务器停止下注"),
+    (re.compile(r"ROUND (\d+): WAIT - the game server opens betting( - "
+                + re.escape(_CUT_OUT_EN) + r")?"),
+     lambda m: f"第{m[1]}局：请等待 - 由游戏服务器开始下注"
+     + (f" - {_CUT_OUT_ZH}" if m[2] else "")),
+    (re.compile(r"ROUND (\d+): WAIT - betting opens by itself( - "
+                + re.escape(_CUT_OUT_EN) + r")?"),
+     lambda m: f"第{m[1]}局：请等待 - 系统自动开始下注"
+     + (f" - {_CUT_OUT_ZH}" if m[2] else "")),
+    (re.compile(r"REVEAL (PLAYER|BANKER) (CARDS|THIRD CARD): wait, do not deal"),
+     lambda m: f"{_HAND[m[1]]}开牌" + ("（第三张牌）" if m[2] == "THIRD CARD" else "")
+     + "：请等待，勿派牌"),
+    (re.compile(r"SHOE CLOSED (?:after round (\d+)|before any round): the player asked for a "
+                r"new shoe - discard the rest, start a NEW SHOE \((?:(NEW SHOE LATE, supervisor "
+                r"alerted)|within ([\d.]+) min)\)"),
+     lambda m: (f"第{m[1]}局后牌靴结束" if m[1] else "牌靴未开局即结束")
+     + "：玩家请求新牌靴 - 弃掉余牌，开始新牌靴"
+     + ("（新牌靴逾时，已通知主管）" if m[2] else f"（请在{m[3]}分钟内）")),
     (re.compile(r"ROUND (\d+): BETTING OPEN - do not deal; press CLOSE BETTING when bets are "
                 r"in"), lambda m: f"第{m[1]}局：下注中 - 请勿派牌；下注完毕按“停止下注”"),
     (re.compile(r"ROUND (\d+): OPEN BETTING( - " + re.escape(_CUT_OUT_EN) + r")?"),
@@ -77,6 +108,12 @@ _DETAIL: list[_Rule] = [
      lambda m: "主管：恢复或作废都将此牌放在一旁并继续"),
     (re.compile(r"supervisor: resume or void sets the card aside"),
      lambda m: "主管：恢复或作废都将此牌放在一旁"),
+    (re.compile(r"(.+): the player opens the cards, or press REVEAL; the system opens them "
+                r"([\d.]+) s after betting closed"),
+     lambda m: f"{_round_tag(m[1])}：由玩家开牌，或按“开牌”；停止下注{m[2]}秒后系统自动开牌"),
+    (re.compile(r"(.+): the player squeezes, or press REVEAL; revealed by itself after "
+                r"([\d.]+) s"),
+     lambda m: f"{_round_tag(m[1])}：玩家咪牌，或按“开牌”；{m[2]}秒后自动开牌"),
     (re.compile(r"ROUND \d+(?: - .*)?"), lambda m: _round_tag(m[0])),
 ]
 
@@ -124,6 +161,11 @@ _REASONS: list[_Rule] = [
                 r"(?P<none> \(no card is due\))?"),
      lambda m: f"{m['source']} 读到无法识别的码 {m['code']}：不是牌"
      + ("（此时无牌应派）" if m["none"] else "")),
+    # On a face-down table the misread's bytes are not shown (docs/modes.md).
+    (re.compile(r"unreadable code from (?P<source>.+?): not a card"
+                r"(?P<none> \(no card is due\))?"),
+     lambda m: f"{m['source']} 读到无法识别的码：不是牌"
+     + ("（此时无牌应派）" if m["none"] else "")),
     (re.compile(r"(?P<source>.+?) lost \((?P<said>.*)\)"), _lost),
     (re.compile(r"station restarted during the burn"), lambda m: "工作站在烧牌时重启"),
     (re.compile(r"station restarted mid-round"), lambda m: "工作站在牌局中途重启"),
@@ -133,10 +175,15 @@ _REASONS: list[_Rule] = [
      lambda m: f"暂停期间派出{m[1]}张牌（{m[2]}）"),
     (re.compile(r"the journal cannot be written \((.*)\)"),
      lambda m: f"工作站日志无法写入（{m[1]}）"),
+    # A squeeze or VIP table (station.machine): named without the card's value.
+    (re.compile(r"card not due: a card was drawn before the cards dealt face down were "
+                r"revealed"), lambda m: "不应派的牌：牌面朝下的牌开牌之前又抽出一张牌"),
 ]
 
 _ACTIONS: list[_Rule] = [
     (re.compile(r"set (?:it|the card) aside"), lambda m: "将此牌放在一旁"),
+    (re.compile(r"set it aside face down"), lambda m: "将此牌牌面朝下放在一旁"),
+    (re.compile(r"re-scanned: keep it face down"), lambda m: "已重新扫描：保持牌面朝下"),
     (re.compile(r"set the cards drawn while paused aside"), lambda m: "将暂停期间派出的牌放在一旁"),
     (re.compile(r"re-scanned as (\S+): keep it face up"),
      lambda m: f"已重新扫描为 {m[1]}：保持牌面朝上"),
@@ -233,3 +280,78 @@ def reason_zh(text: str) -> str:
                 choice = (head[0], head[1] - 1, [*head[2], said])
         best.append(choice)
     return "；".join(best[n][2])
+
+
+# Notices: what the station says happened, and the refusals the page shows under its buttons
+# (``station.modes``, ``station.station``). The actor and what a device said stay verbatim.
+_WHAT = {"reveal": "开牌", "skip": "飞牌", "request new shoe": "请求新牌靴",
+         "request dealer": "请求更换荷官", "open betting": "开始下注", "close betting": "停止下注",
+         "new shoe": "新牌靴", "end shoe": "结束牌靴", "resume": "恢复", "void": "作废",
+         "sign in": "签到", "sign out": "签退"}
+_PHASE = {"no shoe": "无牌靴", "shoe closed": "牌靴已结束", "burn indicator": "烧牌亮牌",
+          "burning": "烧牌", "between rounds": "两局之间", "betting open": "下注中",
+          "player 1": "派闲家第1张牌", "banker 1": "派庄家第1张牌", "player 2": "派闲家第2张牌",
+          "banker 2": "派庄家第2张牌", "player 3": "闲家补牌", "banker 3": "庄家补牌",
+          "reveal": "等待开牌", "paused": "暂停"}
+_WHY: list[_Rule] = [
+    (re.compile(r"this table's betting runs on the station's countdown"),
+     lambda m: "本桌由工作站倒计时控制下注"),
+    (re.compile(r"this table's betting is opened and closed by the game server"),
+     lambda m: "本桌由游戏服务器开始和停止下注"),
+    (re.compile(r"this table's betting is driven by the dealer"), lambda m: "本桌由荷官控制下注"),
+    (re.compile(r"this table deals face up \(table\.mode is standard\)"),
+     lambda m: "本桌牌面朝上派牌（table.mode 为 standard）"),
+    (re.compile(r"no card is waiting for its reveal"), lambda m: "没有等待开牌的牌"),
+    (re.compile(r"(.+) is a VIP table's request \(table\.mode is (\w+)\)"),
+     lambda m: f"{_WHAT.get(m[1], m[1])}是包桌玩家的请求（table.mode 为 {m[2]}）"),
+    (re.compile(r"a round can be skipped only before its cards are dealt"),
+     lambda m: "只能在派牌之前飞牌"),
+    (re.compile(r"this round is skipped already"), lambda m: "本局已飞牌"),
+    (re.compile(r"(\d+) rounds skipped in a row already, the most the VIP rules allow; this "
+                r"round is played"), lambda m: f"已连续飞牌{m[1]}局，已达包桌规则上限；本局须开牌"),
+    (re.compile(r"no shoe is in play"), lambda m: "没有正在使用的牌靴"),
+    (re.compile(r"(\d+) rounds played in this shoe; a new shoe may be asked for once (\d+) have "
+                r"been played"), lambda m: f"本牌靴已开{m[1]}局；满{m[2]}局后方可请求新牌靴"),
+    (re.compile(r"the table is paused; ask again when it deals"),
+     lambda m: "本桌已暂停；恢复派牌后再请求"),
+    (re.compile(r"a request for another dealer is open already"),
+     lambda m: "已有更换荷官的请求"),
+    (re.compile(r"not possible while (.+)"),
+     lambda m: f"{_PHASE.get(m[1], m[1])}时不可操作"),
+]
+_NOTICES: list[_Rule] = [
+    (re.compile(r"(player|banker) cards revealed by (.+)"),
+     lambda m: f"{_HAND[m[1]]}家的牌已开（{m[2]}）"),
+    (re.compile(r"(player|banker) cards revealed: the squeeze's ([\d.]+) s were up"),
+     lambda m: f"咪牌{m[2]}秒已到，{_HAND[m[1]]}家的牌自动开牌"),
+    (re.compile(r"the system opens the cards: ([\d.]+) s since betting closed"),
+     lambda m: f"停止下注已{m[1]}秒，系统自动开牌"),
+    (re.compile(r"betting closed by the countdown \(([\d.]+) s\)"),
+     lambda m: f"倒计时（{m[1]}秒）结束，停止下注"),
+    (re.compile(r"NEW SHOE LATE: asked for ([\d.]+) s ago; supervisor alerted"),
+     lambda m: f"新牌靴逾时：{m[1]}秒前已请求；已通知主管"),
+    (re.compile(r"round (\d+) skipped by (.+) \((\d+) in a row\): dealt face up, no bets"),
+     lambda m: f"第{m[1]}局飞牌（{m[2]}，连续第{m[3]}局）：牌面朝上派牌，不接受投注"),
+    (re.compile(r"new shoe asked for by (.+): round (\d+) is the shoe's last"),
+     lambda m: f"{m[1]} 请求新牌靴：第{m[2]}局为本牌靴最后一局"),
+    (re.compile(r"new shoe asked for by (.+): the shoe is closed"),
+     lambda m: f"{m[1]} 请求新牌靴：牌靴已结束"),
+    (re.compile(r"another dealer asked for by (.+): the dealer goes on until the new one signs "
+                r"in"), lambda m: f"{m[1]} 请求更换荷官：当前荷官继续派牌，直到新荷官签到"),
+    (re.compile(r"timer '(.+)' is not due: ignored"), lambda m: f"计时器 '{m[1]}' 未到期：已忽略"),
+    (re.compile(r"double read of a card from (.+) within (\d+) ms suppressed"),
+     lambda m: f"{m[1]} 在{m[2]}毫秒内重复读到同一张牌：已忽略"),
+    (re.compile(r"re-scan read a card: held for the supervisor"),
+     lambda m: "重新扫描读到一张牌：留待主管处理"),
+    (re.compile(r"resume refused: (.+) still lost; reconnect it first"),
+     lambda m: f"恢复被拒绝：{m[1]} 仍断线；请先重新连接"),
+    (re.compile(r"(?P<what>[a-z ]+?) refused from (?P<actor>.+?): (?P<why>.+)"),
+     lambda m: f"{_WHAT.get(m['what'], m['what'])}被拒绝（{m['actor']}）："
+     + notice_zh(m["why"])),
+]
+
+
+def notice_zh(text: str) -> str:
+    """A notice, a refusal or a refusal's reason in Chinese (the table modes' and the
+    station's commands'); unknown wording is returned as it is."""
+    return _apply(_NOTICES, text) or _apply(_WHY, text) or dealer_zh(text)

@@ -73,6 +73,7 @@ CONFIG_KEYS = {
     "simulation": ["seed", "shoes", "supervisor", "pace", "faults"],
     "display": ["type", "host", "port", "language", "credentials_file", "sound"],
     "results": ["path", "announcements_path"], "recording": ["dir", "raw"],
+    "integrity": ["repeat_cards", "repeat_threshold", "repeat_history"],
 }
 
 
@@ -201,7 +202,8 @@ def _simulate(rng: random.Random, pool: dict[str, list[str]]) -> list[str]:
     options: list[tuple[str, str | None]] = [
         # --shoes only small: a valid large count is a long simulation on purpose.
         ("--shoes", "small"), ("--shoe-file", "files"), ("--seed", "ints"), ("--out", "outs"),
-        ("--record", "outs"), ("--announcements", "outs"), ("--faults", "files"),
+        ("--record", "outs"), ("--announcements", "outs"), ("--messages", "outs"),
+        ("--faults", "files"),
         ("--supervisor", "words"), ("--display", None), ("-c", "configs"),
         ("--paytable", "paytables"), ("--no-bets", None), ("--variant", "words"),
         ("--stats", None)]

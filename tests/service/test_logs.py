@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from station.service.logs import JournaldFormatter, configure, priority, stream_is_journal
@@ -117,3 +118,30 @@ def test_raw_device_traffic_is_never_logged(tmp_path: Path) -> None:
     for code in (b"5S", b"KD", b"QD", b"JD"):
         for shown in ((code + b"\r").hex(), code.decode() + "\\r", code.decode() + "\\x0d"):
             assert not any(shown in x for x in lines), (shown, lines)
+
+
+def test_a_squeeze_table_logs_no_card_value_at_info_before_its_reveal(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """docs/modes.md: on a squeeze table the table log says a card was dealt face down;
+    its value is at debug level only until the reveal (the round's line then has it)."""
+    from drivers.events import CardRead, Command, InputEvent  # noqa: PLC0415
+    from station.service.tablelog import TableLog  # noqa: PLC0415
+    from station.station import Station, TableRules  # noqa: PLC0415
+
+    station = Station(TableRules(mode="squeeze"))
+    table_log = TableLog(station)
+    # Burn AS (one more card: 2S), then a round of four cards none of which appears anywhere
+    # else, so any mention of one is a leak.
+    events: list[InputEvent] = [Command("new_shoe", "dealer", 1.0), CardRead("AS", "s", 2.0),
+                                CardRead("2S", "s", 3.0), Command("open_betting", "dealer", 4.0),
+                                Command("close_betting", "dealer", 5.0)]
+    hidden = ["7H", "QC", "8D", "JS"]
+    events += [CardRead(code, "s", 6.0 + i) for i, code in enumerate(hidden)]
+    with caplog.at_level(logging.INFO, logger="station.table"):
+        for event in events:
+            table_log.observe(event, station.apply(event), 0.0)
+    infos = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
+    # Every card of such a table is logged so, the burn's included.
+    assert sum("card (face down)" in line for line in infos) == 6, infos
+    assert not any(re.search(rf"\b{code}\b", line) for line in infos for code in hidden), infos
+    assert station.phase.value == "reveal"

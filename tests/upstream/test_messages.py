@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from station.cards import parse_card
+from station.integrity import Pause, ShoeLog, shoe_report
+from station.shoe import ShoeCounts
 from station.upstream import messages as m
 from station.upstream.schema import COMMAND, load_schema, validate
 from station.upstream.signing import Signer
@@ -59,7 +62,21 @@ def examples() -> list[dict[str, Any]]:
         m.alert({"alert": "new_shoe_late", "detail": "the new shoe asked for is not started "
                  "after 300 s", "by": "timer", "shoe": SHOE, "round": 31},
                 table=TABLE, seq=16, ts=TS),
+        m.shoe_report(_report(), table=TABLE, seq=17, ts=TS),
     ]
+
+
+def _report() -> dict[str, Any]:
+    """A real report: a shoe with a burn, a round, and a card not due set aside by a void."""
+    counts = ShoeCounts(SHOE, 8)
+    for code in ("3S", "2D", "KC", "9H", "2S", "3D", "8C", "TH", "3C", "3S"):
+        counts.take(parse_card(code))
+    counts.burned.extend(parse_card(c) for c in ("3S", "2D", "KC", "9H"))
+    counts.dealt = 5
+    counts.discarded.append(parse_card("3S"))
+    log = ShoeLog(SHOE, TS - 600.0, rounds={"complete": 1, "void": 0},
+                  pauses=[Pause(TS - 300.0, ["card not due: 3S"], "void", "supervisor:ann")])
+    return shoe_report(log, counts, TS)
 
 
 def test_there_is_one_schema_per_kind_with_the_same_envelope() -> None:
@@ -130,7 +147,9 @@ def test_messages_from_a_simulated_shoe_are_valid(tmp_path: Path, signer: Signer
                     "--supervisor", "void", "--faults", str(faults), "--out", str(rounds),
                     "--announcements", str(announcements)], check=True, capture_output=True)
     records = [json.loads(line) for line in rounds.read_text().splitlines()]
-    opened = {a["round"]: a for a in map(json.loads, announcements.read_text().splitlines())}
+    announced = [json.loads(line) for line in announcements.read_text().splitlines()]
+    opened = {a["round"]: a for a in announced if a["type"] == "betting_open"}
+    (report,) = [a for a in announced if a["type"] == "shoe_report"]
     assert any(r["status"] == "void" for r in records)
     seq = 0
 
@@ -157,6 +176,8 @@ def test_messages_from_a_simulated_shoe_are_valid(tmp_path: Path, signer: Signer
                             shoe=shoe, round_no=r["round"], paused=None))
     out.append(m.shoe_ended(table=TABLE, seq=nxt(), ts=TS, shoe=shoe, rounds=len(records),
                             reason="cut_card"))
+    out.append(m.shoe_report(report, table=TABLE, seq=nxt(), ts=TS))
+    assert report["pauses"] and report["rounds"]["void"] == 1
     keys = [msg["key"] for msg in out]
     assert len(keys) == len(set(keys)), "idempotency keys must be unique per table"
     for msg in out:

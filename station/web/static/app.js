@@ -18,6 +18,12 @@ const LABELS = {
     refused: "Refused", done: "Done", ok: "OK", lost: "LOST",
     dealer: "DEALER", noDealer: "no dealer signed in", dealerLabel: "Dealer id",
     sign_in: "SIGN IN", sign_out: "SIGN OUT", changeAsked: "another dealer asked for",
+    reveal: "REVEAL (R)", skip: "SKIP ROUND", request_new_shoe: "NEW SHOE REQUEST",
+    request_dealer: "ANOTHER DEALER", vipTitle: "VIP player's requests",
+    vipPin: "Supervisor PIN", closesIn: "BETTING CLOSES IN", opensIn: "BETTING OPENS IN",
+    revealBy: "opens by itself in", faceDown: "face down",
+    byTimer: (s) => `Betting runs on the station's countdown (${s} s)`,
+    byUpstream: "The game server opens and closes betting",
   },
   zh: {
     round: "局", shoe: "牌靴", dealt: "已发", left: "剩余", lastRound: "最后一局",
@@ -30,9 +36,15 @@ const LABELS = {
     needPin: "请先输入主管密码", refused: "拒绝", done: "完成", ok: "正常", lost: "断开",
     dealer: "荷官", noDealer: "无荷官签到", dealerLabel: "荷官编号", sign_in: "签到",
     sign_out: "签退", changeAsked: "已请求更换荷官",
+    reveal: "开牌 (R)", skip: "飞牌", request_new_shoe: "请求新牌靴", request_dealer: "更换荷官",
+    vipTitle: "包桌玩家请求", vipPin: "主管密码", closesIn: "停止下注倒计时",
+    opensIn: "开始下注倒计时", revealBy: "自动开牌倒计时", faceDown: "牌面朝下",
+    byTimer: (s) => `由工作站倒计时控制下注（${s}秒）`,
+    byUpstream: "由游戏服务器开始和停止下注",
   },
 };
-const KEYS = { n: "new_shoe", o: "open_betting", c: "close_betting" };
+const KEYS = { n: "new_shoe", o: "open_betting", c: "close_betting", r: "reveal" };
+const DEALER_ACTIONS = { new_shoe: 1, open_betting: 1, close_betting: 1, reveal: 1 };
 
 let lang = "en";
 let L = LABELS.en;
@@ -45,6 +57,10 @@ let lastPromptSeq = -1;
 let lastKind = "";
 let muted = localStorage.getItem("station.muted") === "1";
 let audio = null;
+// The station's clock minus this page's (seconds): a countdown is counted on the station's
+// clock, re-synced by every heartbeat and every fresh view (docs/display.md).
+let clockOffset = null;
+let clockSyncedAt = 0;
 
 // What the tests and the benchmark read: every instruction received, in order, and the
 // latency from the station applying an event to this page's DOM showing it.
@@ -57,6 +73,14 @@ window.__onlineAt = null;
 const $ = (id) => document.getElementById(id);
 
 function t(key) { return L[key] || LABELS.en[key] || key; }
+
+function syncClock(serverTs) {
+  if (typeof serverTs !== "number" || serverTs < clockSyncedAt) return;
+  clockSyncedAt = serverTs;
+  clockOffset = serverTs - Date.now() / 1000;
+}
+
+function stationNow() { return Date.now() / 1000 + (clockOffset ?? 0); }
 
 function setOffline(on, why) {
   if (on === offline) return;
@@ -77,11 +101,15 @@ function connect() {
   source.addEventListener("state", (ev) => {
     lastByte = Date.now();
     const env = JSON.parse(ev.data);
+    syncClock(env.applied);
     render(env.state);
     setOffline(false);
     window.__latencies.push(Date.now() - env.applied * 1000);
   });
-  source.addEventListener("ping", () => { lastByte = Date.now(); });
+  source.addEventListener("ping", (ev) => {
+    lastByte = Date.now();
+    try { syncClock(JSON.parse(ev.data).ts); } catch (e) { /* a heartbeat all the same */ }
+  });
   source.onerror = () => {
     setOffline(true, "connection lost");
     // EventSource retries by itself (retry: 500), except after a refused answer.
@@ -127,6 +155,44 @@ function cardEl(code) {
   return el;
 }
 
+// A card dealt face down: its back. The station never sent its value (docs/modes.md).
+function backEl() {
+  const el = document.createElement("span");
+  el.className = "card back";
+  el.title = t("faceDown");
+  el.setAttribute("aria-label", t("faceDown"));
+  el.textContent = "?";
+  return el;
+}
+
+// The countdowns, counted here between views on the station's clock: betting's (large), and
+// a reveal's deadline (the squeeze's, or the VIP table's system opening the cards).
+function tick() {
+  const s = state;
+  const box = $("countdown");
+  const b = s && !s.paused && s.betting;
+  const at = b ? (b.closes_at ?? b.opens_at) : null;
+  if (at == null || clockOffset === null) {
+    box.hidden = true;
+  } else {
+    const left = Math.max(0, at - stationNow());
+    box.hidden = false;
+    $("countdown-label").textContent = b.closes_at != null ? t("closesIn") : t("opensIn");
+    $("countdown-s").textContent = `${Math.ceil(left - 0.05)} s`;
+    box.classList.toggle("last", left <= 3);
+    window.__countdown = left;
+  }
+  const rv = s && !s.paused && s.reveal;
+  const by = $("reveal-by");
+  if (!rv || rv.auto_at == null || clockOffset === null) {
+    by.hidden = true;
+  } else {
+    by.hidden = false;
+    by.textContent = `${t("revealBy")} ${Math.ceil(Math.max(0, rv.auto_at - stationNow()) - 0.05)} s`;
+  }
+}
+setInterval(tick, 100);
+
 function render(s) {
   state = s;
   if (s.language !== lang) {
@@ -161,9 +227,11 @@ function render(s) {
     const box = $(side);
     box.querySelector(".total").textContent = r[`${side}_total`] ?? "";
     const cards = box.querySelector(".cards");
-    cards.replaceChildren(...r[side].map(cardEl));
+    const down = Array.from({ length: r[`${side}_down`] || 0 }, backEl);
+    cards.replaceChildren(...r[side].map(cardEl), ...down);
   }
   renderDealer(s.dealer);
+  renderModes(s);
   const devs = $("devices");
   devs.replaceChildren(...s.devices.map((d) => {
     const el = document.createElement("span");
@@ -215,6 +283,44 @@ function render(s) {
     $("pause-message").textContent = "";
   }
   pause.hidden = !paused;
+  tick();
+}
+
+// The table modes (docs/display.md): betting buttons only where the dealer drives betting,
+// REVEAL on a face-down table, the VIP requests greyed out with the station's reason, and
+// the alerts, on screen until what clears them happens.
+function renderModes(s) {
+  const mode = s.mode || "standard";
+  const bet = s.betting ? s.betting.mode : "dealer";
+  for (const a of ["open_betting", "close_betting"]) {
+    document.querySelector(`#controls button[data-action=${a}]`).hidden = bet !== "dealer";
+  }
+  document.querySelector("#controls button[data-action=reveal]").hidden =
+    mode !== "squeeze" && mode !== "vip";
+  const how = $("betting-how");
+  how.hidden = bet === "dealer";
+  how.textContent = bet === "timer" ? t("byTimer")(s.betting.betting_s)
+    : bet === "upstream" ? t("byUpstream") : "";
+  document.body.classList.toggle("reveal", !!s.reveal);
+  const vip = s.vip;
+  $("vip").hidden = !vip;
+  if (vip) {
+    for (const b of document.querySelectorAll("#vip button.vipcmd")) {
+      const req = vip.requests[b.dataset.action];
+      b.disabled = !req.ok;
+      const why = document.querySelector(`#vip .why[data-why=${b.dataset.action}]`);
+      why.textContent = req.ok ? "" : (lang === "zh" && req.zh ? req.zh : req.why);
+    }
+  }
+  const alerts = s.alerts || [];
+  $("alerts").hidden = alerts.length === 0;
+  $("alerts").replaceChildren(...alerts.map((a) => {
+    const el = document.createElement("div");
+    el.className = "alert";
+    el.dataset.alert = a.alert;
+    el.textContent = lang === "zh" && a.zh ? a.zh : a.text;
+    return el;
+  }));
 }
 
 // Who deals (docs/dealers.md): the id signed in, and the sign-in form, usable only when the
@@ -241,6 +347,9 @@ function labels() {
   $("banker").querySelector(".name").textContent = t("banker");
   $("last-round").textContent = t("lastRound");
   $("mute").textContent = muted ? t("muted") : t("mute");
+  for (const b of document.querySelectorAll("#vip button.vipcmd")) b.textContent = t(b.dataset.action);
+  $("vip-title").textContent = t("vipTitle");
+  $("vip-pin-label").textContent = t("vipPin");
   $("mute").setAttribute("aria-pressed", String(muted));
 }
 
@@ -252,7 +361,8 @@ async function send(action, body, where) {
       body: JSON.stringify(body),
     });
     const answer = await resp.json();
-    out.textContent = answer.ok ? "" : `${t("refused")}: ${answer.error}`;
+    const why = lang === "zh" && answer.zh ? answer.zh : answer.error;
+    out.textContent = answer.ok ? "" : `${t("refused")}: ${why}`;
     return answer.ok === true;
   } catch (e) {
     out.textContent = `${t("refused")}: ${e}`;
@@ -279,6 +389,16 @@ function supervise(action) {
   send(action, { actor: "supervisor", pin }, "pause-message");
 }
 $("supervisor").addEventListener("submit", (ev) => { ev.preventDefault(); supervise("resume"); });
+// The VIP player's requests, made for the player by a supervisor (docs/display.md).
+for (const b of document.querySelectorAll("#vip button.vipcmd")) {
+  b.addEventListener("click", () => {
+    const pin = $("vip-pin").value;
+    if (!pin) { $("vip-message").textContent = t("needPin"); return; }
+    $("vip-pin").value = "";
+    send(b.dataset.action, { actor: "supervisor", pin }, "vip-message");
+  });
+}
+$("vip").addEventListener("submit", (ev) => ev.preventDefault());
 $("void").addEventListener("click", () => supervise("void"));
 $("mute").addEventListener("click", () => {
   muted = !muted;
@@ -295,7 +415,7 @@ document.addEventListener("keydown", (ev) => {
   if (state.paused) return;
   let action = KEYS[key];
   if (!action && (key === "enter" || key === " ")) {
-    const dealer = state.actions.filter((a) => a in { new_shoe: 1, open_betting: 1, close_betting: 1 });
+    const dealer = state.actions.filter((a) => a in DEALER_ACTIONS);
     if (dealer.length === 1) action = dealer[0];
   }
   if (action) {

@@ -1,0 +1,103 @@
+"""The table modes as the dealer's page sees them (docs/display.md, docs/modes.md). Pure.
+
+What the view adds for a table in a mode: how betting is run and, on a timer table, when it
+closes (the station's own deadline, in the events' clock: the page counts down locally and is
+re-synced by every view and heartbeat); which hand waits for its reveal and when it opens by
+itself; the VIP player's requests, each with whether the station would take it now and, if
+not, why; and the alerts that stay on screen until what clears them happens.
+
+Nothing here carries a card's value: which hand waits, how many cards are face down and when a
+deadline falls are all the page learns before a reveal (``Dealing.visible`` decides the rest).
+"""
+
+# ruff: noqa: RUF001 - Chinese text uses full-width punctuation on purpose
+from __future__ import annotations
+
+from typing import Any
+
+from station.machine import Phase
+from station.station import Station
+from station.web.words import notice_zh
+
+# The VIP player's requests, as page buttons and ``drivers.events.Command`` actions. At a
+# studio without the VIP player's own client they are pressed for the player by a supervisor
+# (docs/display.md: they need a supervisor's PIN, like resume and void).
+VIP_ACTIONS = ("skip", "request_new_shoe", "request_dealer")
+# The dealer's reveal button: no PIN, like the other dealer buttons.
+REVEAL = "reveal"
+_BETTING_BUTTONS = ("open_betting", "close_betting")
+
+ALERTS = {
+    "dealer_requested": ("ANOTHER DEALER ASKED FOR: the dealer goes on until the new one "
+                         "signs in", "已请求更换荷官：当前荷官继续派牌，直到新荷官签到"),
+    "new_shoe_late": ("NEW SHOE LATE: the new shoe asked for is not started; supervisor "
+                      "alerted", "新牌靴逾时：所请求的新牌靴尚未开始；已通知主管"),
+}
+
+
+def face_down(station: Station) -> bool:
+    return station.rules.mode in ("squeeze", "vip")
+
+
+def mode_actions(station: Station, actions: list[str]) -> list[str]:
+    """``actions`` (the machine's own) as this table takes them: OPEN/CLOSE BETTING only where
+    the dealer drives betting, REVEAL while a face-down hand waits for it, and each VIP
+    request the station would take now."""
+    out = list(actions)
+    if station.rules.betting != "dealer":
+        out = [a for a in out if a not in _BETTING_BUTTONS]
+    if face_down(station) and station.dealing.phase is Phase.REVEAL:
+        out.append(REVEAL)
+    if station.rules.mode == "vip":
+        out += [a for a in VIP_ACTIONS if vip_refusal(station, a) is None]
+    return out
+
+
+def vip_refusal(station: Station, action: str) -> str | None:
+    """Why the station would refuse the VIP request ``action`` now, in its own words, or
+    None when it would take it: the station's own answer (``TableModes.vip_refusal``)."""
+    return station.modes.vip_refusal(action)
+
+
+def mode_view(station: Station, language: str) -> dict[str, Any]:
+    """The view's keys for the table modes: ``mode``, ``betting``, ``reveal``, ``vip`` and
+    ``alerts`` (docs/display.md)."""
+    rules = station.rules
+    d = station.dealing
+    due = station.deadlines
+    zh = language == "zh"
+    betting: dict[str, Any] = {
+        "mode": rules.betting,
+        "betting_s": rules.betting_s if rules.betting == "timer" else None,
+        # Due times in the events' clock (the station's wall clock): None when not running.
+        "opens_at": due.get("betting_opens"),
+        "closes_at": due.get("betting") if d.state == "betting_open" else None,
+    }
+    reveal: dict[str, Any] | None = None
+    if face_down(station) and d.state == "reveal" and d.to_reveal:
+        hand = d.to_reveal[0]
+        cards = d.player if hand == "player" else d.banker
+        reveal = {"hand": hand, "third": len(cards) == 3,
+                  "auto_at": due.get("reveal", due.get("open_cards"))}
+    vip: dict[str, Any] | None = None
+    if rules.mode == "vip":
+        requests: dict[str, Any] = {}
+        for action in VIP_ACTIONS:
+            why = vip_refusal(station, action)
+            requests[action] = {"ok": why is None, "why": why or ""}
+            if zh:
+                requests[action]["zh"] = notice_zh(why) if why else ""
+        vip = {"skips_in_a_row": station.modes.skips_in_a_row, "max_skips": rules.max_skips,
+               "skipped": d.skipped, "new_shoe_requested": station.modes.new_shoe_requested,
+               "requests": requests}
+    alerts = []
+    for name, on in (("dealer_requested", station.dealers.change_requested),
+                     ("new_shoe_late", station.modes.new_shoe_late)):
+        if on:
+            en, in_zh = ALERTS[name]
+            alert = {"alert": name, "text": en}
+            if zh:
+                alert["zh"] = in_zh
+            alerts.append(alert)
+    return {"mode": rules.mode, "betting": betting, "reveal": reveal, "vip": vip,
+            "alerts": alerts}
