@@ -228,6 +228,7 @@ class TableModes:
             d.auto_reveal = True
             while d.state == "reveal":
                 d.revealed("timer")
+            self._open_dealt()
             self.station.note(f"the system opens the cards: {self.rules.open_cards_s:g} s "
                               "since betting closed")
         else:
@@ -238,6 +239,20 @@ class TableModes:
                            **self._where(),
                            "detail": f"the new shoe asked for is not started after "
                            f"{self.rules.new_shoe_s:g} s"})
+
+    def _open_dealt(self) -> None:
+        """The VIP deadline came while cards were still being dealt: the face-down cards
+        already on the table are opened too, with a reveal each hand, so every card's value
+        goes upstream before the result (the rest of the round is dealt face up)."""
+        d = self.dealing
+        for hand, cards in (("player", d.player), ("banker", d.banker)):
+            first = d.revealed_n[hand]
+            if len(cards) > first and d.shoe is not None:
+                d.revealed_n[hand] = len(cards)
+                self.announce({"type": "reveal", "shoe": d.shoe.shoe_id, "round": d.round_no,
+                               "hand": hand, "by": "timer",
+                               "cards": [[i + 1, c.code] for i, c in enumerate(cards)
+                                         if i >= first]})
 
     def after(self, ts: float) -> None:
         """After every event: what the mode does by itself, then the deadlines it sets."""

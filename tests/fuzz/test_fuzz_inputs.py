@@ -50,7 +50,10 @@ CONFIGS = [
 
 def _corpus(tmp: Path) -> dict[str, list[bytes]]:
     shoe = next(random_shoes(7, 1, 8))
-    configs = [(REPO / "config" / "station.yaml").read_bytes(), *CONFIGS]
+    configs = [(REPO / "config" / "station.yaml").read_bytes(), *CONFIGS,
+               # The table modes' configs (tests/recordings/README.md).
+               *(p.read_bytes() for p in sorted((REPO / "tests" / "recordings")
+                                                .glob("modes_*.config.yaml")))]
     recordings = sorted((REPO / "tests" / "recordings").glob("*.jsonl"))
     return {
         "shoe": [(REPO / "tests" / "shoes" / n).read_bytes()

@@ -130,17 +130,18 @@ def test_structured_paytables(data: st.DataObject) -> None:
 
 HEADER_RULES = {"table": "table-1", "decks": 8, "dedupe_ms": 150,
                 "cut_card_between_rounds": "next_round_last"}
-EVENT_KINDS = ["card", "cut", "lost", "restored", "cmd", "x"]
+EVENT_KINDS = ["card", "cut", "lost", "restored", "cmd", "timer", "x"]
 
 
 @st.composite
 def events(draw: st.DrawFn) -> dict[str, Any]:
     ev: dict[str, Any] = {"t": draw(st.one_of(st.just(1767225700.0), values)),
                           "e": draw(st.sampled_from(EVENT_KINDS))}
-    for key in draw(st.lists(st.sampled_from(["code", "src", "reason", "action", "actor"]),
-                             max_size=3)):
+    for key in draw(st.lists(st.sampled_from(["code", "src", "reason", "action", "actor",
+                                              "name"]), max_size=3)):
         ev[key] = draw(st.one_of(st.sampled_from(["AS", "sim-shoe", "new_shoe", "resume",
-                                                  "void", "dealer"]), values))
+                                                  "void", "dealer", "betting", "reveal",
+                                                  "open_cards", "skip"]), values))
     return ev
 
 
@@ -275,3 +276,39 @@ def test_fuzzed_command_lines(batch: int) -> None:
         if found:
             failures.append(f"{argv!r}: {found}")
     assert not failures, "\n\n".join(failures[:5]) + f"\n({len(failures)} failing)"
+
+
+# The table modes (docs/modes.md): the table keys, the simulated players, and a recording
+# whose header carries them and whose events include the clock's timers.
+MODE_KEYS = ["mode", "betting", "betting_s", "result_s", "reveal_s", "open_cards_s",
+             "new_shoe_s", "max_skips", "new_shoe_after", "x"]
+mode_values = st.one_of(st.sampled_from(["standard", "squeeze", "vip", "dealer", "timer",
+                                         "upstream", 0, 0.01, 5, 30, 60.0, 86401, 10**7]),
+                        values)
+player_values = st.one_of(st.sampled_from(["player", "timer", [2, 3, 4, 5, 6, 7], [1], 31, 0]),
+                          values)
+
+
+@SETTINGS
+@given(st.dictionaries(st.sampled_from(MODE_KEYS), mode_values, max_size=4),
+       st.dictionaries(st.sampled_from(["reveal", "skip_rounds", "new_shoe_at", "dealer_at",
+                                        "x"]), player_values, max_size=3),
+       st.one_of(st.none(), mode_values))
+def test_structured_mode_configs(table: dict[str, Any], players: dict[str, Any],
+                                 reveal_s: object) -> None:
+    simulation: dict[str, Any] = {"players": players}
+    if reveal_s is not None:
+        simulation["pace"] = {"reveal_s": reveal_s}
+    path = _file("config.yaml", _dump({"table": table, "simulation": simulation}))
+    _assert_ok(harness.config_case(path, _WORK / "config.out"))
+
+
+@SETTINGS
+@given(st.dictionaries(st.sampled_from(MODE_KEYS), mode_values, max_size=3),
+       st.lists(events(), max_size=6))
+def test_structured_mode_recordings(rules: dict[str, Any], evs: list[dict[str, Any]]) -> None:
+    header = {"format": "dealer-station-recording", "version": 1,
+              "rules": {**HEADER_RULES, **rules}}
+    lines = [json.dumps(header)] + [json.dumps(e) for e in evs]
+    path = _file("recording.jsonl", "\n".join(lines) + "\n")
+    _assert_ok(harness.recording_case(path, _WORK / "recording.out"))

@@ -1,0 +1,67 @@
+"""Every output of a recording replayed with no clock: the display's lines (prompts, notices,
+announcements, published rounds) and the upstream messages the daemon's feed would journal.
+
+The recorded sessions of the table modes (tests/recordings/README.md) keep both beside the
+recording, from the live simulation that made it (its ``--display`` lines) and from this
+replay (the messages, unsigned, without ``station_version``, which changes with releases);
+tests/test_recordings_modes.py replays each and compares. To write them again, on purpose:
+
+    python -m tests.modes_replay tests/recordings/NAME.jsonl
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import orjson
+
+from station.display import format_output
+from station.outputs import Announced
+from station.recording import read_recording
+from station.upstream.feed import Feed
+from station.upstream.messages import STATION_VERSION
+from station.upstream.observe import Snapshot
+
+
+def replay(recording: Path) -> tuple[list[str], list[str], list[str]]:
+    """(display lines as ``station simulate --display`` prints them; announcements; upstream
+    messages) of ``recording`` replayed from its first event."""
+    opened = read_recording(recording)
+    station = opened.station()
+    feed = Feed(station.rules.table, station.rules.decks, None)
+    display = [format_output(station.prompt)]  # the display shows the first prompt at once
+    announced: list[str] = []
+    messages: list[str] = []
+    for event in opened.events:
+        before = Snapshot.of(station)
+        outputs = station.apply(event)
+        for _, payload in feed.messages(before, Snapshot.of(station), event, outputs):
+            message = orjson.loads(payload)
+            message.pop(STATION_VERSION, None)
+            messages.append(orjson.dumps(message, option=orjson.OPT_SORT_KEYS).decode())
+        for o in outputs:
+            if isinstance(o, Announced):
+                announced.append(format_output(o))
+            else:
+                display.append(format_output(o))
+    return display, announced, messages
+
+
+def expected_paths(recording: Path) -> tuple[Path, Path]:
+    stem = recording.with_suffix("")
+    return Path(f"{stem}.display.txt"), Path(f"{stem}.upstream.txt")
+
+
+def main(argv: list[str]) -> int:
+    for name in argv:
+        recording = Path(name)
+        _, _, messages = replay(recording)
+        upstream = expected_paths(recording)[1]
+        upstream.write_text("".join(m + "\n" for m in messages))
+        print(f"{upstream}: {len(messages)} messages")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,181 @@
+"""Drive a real ``Station`` through the table modes and collect everything that leaves it.
+
+``Exits`` is every observer the daemon attaches to a station (station.daemon, assembly): the
+upstream feed's messages, the console display, the table log at info level, the dealer's page
+view and the metrics text. ``Table`` plays a given card sequence with a chosen way of
+revealing each face-down hand, so a test can ask, after every event, what each of those exits
+said and what the station was still keeping secret.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from prometheus_client import generate_latest
+
+from drivers.events import CardRead, Command, InputEvent, TimerExpired
+from station.display import format_output
+from station.outputs import Output, Prompt, Published
+from station.service.metrics import Metrics
+from station.service.tablelog import TableLog
+from station.station import Station, TableRules
+from station.upstream.feed import Feed
+from station.upstream.observe import Snapshot
+from station.web.view import ShoeHistory, Surroundings, build_view, notices_of
+
+START = 1_800_000_000.0
+DEALER = "dealer:ann"
+CLIENT = "client:vip-7 [c-{n}]"  # an upstream command's actor (station.daemon)
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@dataclass
+class Exits:
+    """The observers of one station, as the daemon wires them."""
+
+    station: Station
+    feed: Feed = field(init=False)
+    log: TableLog = field(init=False)
+    metrics: Metrics = field(init=False)
+    history: ShoeHistory = field(default_factory=ShoeHistory)
+    notices: list[str] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.feed = Feed(self.station.rules.table, self.station.rules.decks, None)
+        self.log = TableLog(self.station)
+        self.metrics = Metrics(clock=lambda: START)
+        self.metrics.attach(self.station)
+        self.prompt = self.station.prompt
+        self._capture = _Capture()
+
+    def apply(self, event: InputEvent) -> tuple[list[Output], list[str]]:
+        """Apply ``event`` as the daemon does; the outputs and every text that left."""
+        logger = logging.getLogger("station.table")
+        old_level = logger.level
+        logger.setLevel(logging.INFO)
+        logger.addHandler(self._capture)
+        self._capture.lines = []
+        try:
+            before = Snapshot.of(self.station)
+            outputs = self.station.apply(event)
+            payloads = self.feed.messages(before, Snapshot.of(self.station), event, outputs)
+            self.log.observe(event, outputs, 0.001)
+            self.metrics.observe(event, outputs, 0.001)
+        finally:
+            logger.removeHandler(self._capture)
+            logger.setLevel(old_level)
+        texts = [p.decode() for _, p in payloads]
+        self.messages.extend(orjson.loads(p) for _, p in payloads)
+        texts += [format_output(o) for o in outputs]
+        texts += self._capture.lines
+        for o in outputs:
+            if isinstance(o, Prompt):
+                self.prompt = o
+        self.notices.extend(notices_of(outputs))
+        self.history.add(outputs)
+        for language in ("en", "zh"):
+            view = build_view(self.station, self.prompt, self.history, self.notices,
+                              Surroundings(self.station.rules.table, language))
+            # Earlier rounds' results are published facts; only one of the round in
+            # progress would be news.
+            d = self.station.dealing
+            view["results"] = [r for r in view["results"]
+                               if d.round_open and r["round"] == d.round_no]
+            texts.append(orjson.dumps(view).decode())
+        texts.append(generate_latest(self.metrics.registry).decode())
+        return outputs, texts
+
+
+# How a face-down hand gets revealed: by the dealer's button, by the player's client
+# upstream, or by letting its deadline pass; ``delay`` seconds after it became due.
+Reveal = tuple[str, float]
+Chooser = Callable[[], Reveal]
+Observer = Callable[[InputEvent, list[Output], list[str]], None]
+
+
+class Table:
+    """Plays ``cards`` (the burn first) on ``station``: dealer-opened betting, every card the
+    display asks for, each reveal as ``choose`` says. Stops when the cards run out."""
+
+    def __init__(self, station: Station, cards: list[str], choose: Chooser,
+                 observe: Observer | None = None) -> None:
+        self.station = station
+        self.exits = Exits(station)
+        self.cards = list(cards)
+        self.choose = choose
+        self.observe = observe
+        self.now = START
+        self.published: list[dict[str, Any]] = []
+        self.n = 0
+
+    def send(self, event: InputEvent) -> list[Output]:
+        outputs, texts = self.exits.apply(event)
+        self.published += [o.record for o in outputs if isinstance(o, Published)]
+        if self.observe is not None:
+            self.observe(event, outputs, texts)
+        return outputs
+
+    def tick(self, dt: float = 1.0) -> float:
+        self.now += dt
+        return self.now
+
+    def run(self) -> None:
+        d = self.station.dealing
+        self.send(Command("new_shoe", DEALER, self.tick()))
+        while True:
+            state = d.state
+            if state == "between_rounds":
+                if not self.cards:
+                    return
+                self.send(Command("open_betting", DEALER, self.tick()))
+            elif state == "betting_open":
+                self.send(Command("close_betting", DEALER, self.tick(2.0)))
+            elif state == "reveal":
+                self._reveal()
+            elif state in ("burn_indicator", "burning", "player_1", "banker_1", "player_2",
+                           "banker_2", "player_3", "banker_3"):
+                if not self.cards:
+                    return
+                self.send(CardRead(self.cards.pop(0), "shoe", self.tick(0.5)))
+            elif self.station.deadlines:
+                self._fire_next()
+            else:
+                raise AssertionError(f"the table stopped in {state}: {self.station.prompt}")
+
+    def _fire_next(self) -> None:
+        name, due = min(self.station.deadlines.items(), key=lambda kv: kv[1])
+        self.now = max(self.now, due)
+        self.send(TimerExpired(name, self.now))
+
+    def _reveal(self) -> None:
+        how, delay = self.choose()
+        due = min(self.station.deadlines.values(), default=None)
+        if how == "timer" or (due is not None and self.now + delay >= due):
+            if due is None:
+                raise AssertionError("a face-down hand waits with no deadline")
+            name = min(self.station.deadlines, key=self.station.deadlines.__getitem__)
+            if self.now < due - 0.25:
+                # An early event of the same timer first: it must change nothing.
+                self.send(TimerExpired(name, due - 0.25))
+            self._fire_next()
+            return
+        self.n += 1
+        actor = DEALER if how == "dealer" else CLIENT.format(n=self.n)
+        self.send(Command("reveal", actor, self.tick(delay)))
+
+
+def face_down_rules(mode: str, **kw: Any) -> TableRules:
+    return TableRules(table="t9", decks=8, dedupe_ms=0, mode=mode, **kw)
