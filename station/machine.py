@@ -345,16 +345,21 @@ class Dealing:
         self.shoe.dealt += len(self.player) + len(self.banker)
         self.round_open = False
         record = complete_record(self.shoe.shoe_id, self.round_no, outcome, self.dealer)
+        settler = self.settler
+        self._add_bets(record, lambda: settler.settle(outcome) if settler else {})
+        self._publish(record)
+
+    def _add_bets(self, record: dict[str, Any], results: Callable[[], dict[str, Any]]) -> None:
+        """The round's bets on its record: ``results()`` (settled or refunded) with the bets
+        open in it, or, on a VIP round the player skipped (seed 003 飞牌), none at all."""
         if self.skipped:
-            # A VIP round the player skipped (seed 003 飞牌): dealt and published, no bets.
             record["skipped"] = True
             if self.settler is not None:
                 record["open_bets"] = []
                 record["bets"] = {}
         elif self.settler is not None:
             record["open_bets"] = self.open_bets
-            record["bets"] = self.settler.settle(outcome)
-        self._publish(record)
+            record["bets"] = results()
 
     def end_round(self, *args: Any) -> None:
         # A round ends between rounds; the last one then closes the shoe. One extra trigger per
@@ -512,14 +517,8 @@ class Dealing:
             self.shoe.shoe_id, self.round_no, player=tuple(self.player),
             banker=tuple(self.banker), reason=reason, actor=actor, dealer=self.dealer,
         )
-        if self.skipped:
-            record["skipped"] = True
-            if self.settler is not None:
-                record["open_bets"] = []
-                record["bets"] = {}
-        elif self.settler is not None:
-            record["open_bets"] = self.open_bets
-            record["bets"] = self.settler.refund_all()
+        settler = self.settler
+        self._add_bets(record, lambda: settler.refund_all() if settler else {})
         self._publish(record)
 
     def void_closes_shoe(self, actor: str) -> bool:

@@ -326,8 +326,6 @@ _NOTICES: list[_Rule] = [
      lambda m: f"咪牌{m[2]}秒已到，{_HAND[m[1]]}家的牌自动开牌"),
     (re.compile(r"the system opens the cards: ([\d.]+) s since betting closed"),
      lambda m: f"停止下注已{m[1]}秒，系统自动开牌"),
-    (re.compile(r"betting closed by the countdown \(([\d.]+) s\)"),
-     lambda m: f"倒计时（{m[1]}秒）结束，停止下注"),
     (re.compile(r"NEW SHOE LATE: asked for ([\d.]+) s ago; supervisor alerted"),
      lambda m: f"新牌靴逾时：{m[1]}秒前已请求；已通知主管"),
     (re.compile(r"round (\d+) skipped by (.+) \((\d+) in a row\): dealt face up, no bets"),
