@@ -4,7 +4,9 @@
 
 A live table (its scanner a pty this script types into) with the web display, in English and
 in Chinese, photographed by Debian's Chromium at 1920x1080 and 1280x800 in four states:
-betting open, third card due, paused, offline. Nothing is drawn by hand.
+betting open, third card due, paused, offline; then the table modes (docs/modes.md): a squeeze
+table waiting for the player hand's reveal, and a VIP table on the station's countdown. Nothing
+is drawn by hand.
 """
 
 # ruff: noqa: T201 - a script that says what it wrote
@@ -17,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -85,12 +89,53 @@ def one_language(tmp: Path, lang: str, browser: Any) -> None:
             webkit.stop(proc, config)
 
 
+def modes(tmp: Path, lang: str, browser: Any) -> None:
+    """A squeeze table with its cards face down, and a VIP table's countdown."""
+    zh = lang == "zh"
+    for mode, table in (("squeeze", {"mode": "squeeze", "reveal_s": 3600}),
+                        ("vip", {"mode": "vip", "betting": "timer", "betting_s": 3600})):
+        with PtyScanner(tmp / f"scanner-{mode}") as pty:
+            folder = tmp / mode
+            folder.mkdir()
+            config = webkit.live_config(folder, pty.path, language=lang)
+            cfg = yaml.safe_load(config.read_text())
+            cfg["table"] = {**cfg.get("table", {}), **table}
+            config.write_text(yaml.safe_dump(cfg))
+            proc = webkit.start(config)
+            base = webkit.url_of(config)
+            try:
+                pages = []
+                for width, height in SIZES:
+                    page = browser.new_context(
+                        viewport={"width": width, "height": height}).new_page()
+                    page.goto(base)
+                    pages.append(page)
+                wait(base, "the scanner", lambda s: all(d["ok"] for d in s["devices"]))
+                webkit.command(base, "new-shoe")
+                pty.send(["3H", "KD", "QD", "JD"])  # the burn: a 3 shown, 3 face down
+                if mode == "vip":
+                    wait(base, "betting", lambda s: s["phase"] == "betting_open")
+                    shoot(pages, lang, "vip-countdown", "#instruction",
+                          "下注中" if zh else "BETTING OPEN")
+                    continue
+                wait(base, "the burn", lambda s: s["phase"] == "between_rounds")
+                webkit.command(base, "open-betting")
+                webkit.command(base, "close-betting")
+                pty.send(["4S", "5S", "AD", "TS"])
+                wait(base, "the reveal", lambda s: s["phase"] == "reveal")
+                shoot(pages, lang, "squeeze-reveal", "#instruction", "开牌" if zh else "REVEAL")
+            finally:
+                webkit.stop(proc, config)
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     with webkit.browser() as browser:
         for lang in ("en", "zh"):
             with tempfile.TemporaryDirectory() as tmp:
                 one_language(Path(tmp), lang, browser)
+            with tempfile.TemporaryDirectory() as tmp:
+                modes(Path(tmp), lang, browser)
     return 0
 
 

@@ -202,7 +202,8 @@ def test_a_live_table_run_from_the_page_and_its_keys(tmp_path: Path, page: Any) 
 
 
 SHOTS = [f"{lang}-{state}-{w}x{h}.png" for lang in ("en", "zh")
-         for state in ("betting-open", "third-card", "paused", "offline")
+         for state in ("betting-open", "third-card", "paused", "offline", "squeeze-reveal",
+                       "vip-countdown")
          for w, h in ((1920, 1080), (1280, 800))]
 
 
