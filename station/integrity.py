@@ -148,9 +148,12 @@ class RepeatMatch:
     score: int
     cards: int
 
-    def reason(self, shoe: str) -> str:
+    def reason(self, shoe: str, name_it: bool = True) -> str:
+        """``name_it`` False on a face-down table (squeeze, VIP): the earlier shoe's cards
+        are known upstream, so naming it would tell the cards still face down."""
+        earlier = f"shoe {self.shoe}" if name_it else "an earlier shoe (named in the journal)"
         return (f"repeated shoe: the first {self.cards} cards after the burn of {shoe} match "
-                f"shoe {self.shoe} in order ({self.score} of {self.cards})")
+                f"{earlier} in order ({self.score} of {self.cards})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +299,7 @@ class ShoeIntegrity:
         state = d.state  # before the alarm's pause: the card may also have ended the shoe
         if self.match is not None:
             found, self.match = self.match, None
-            d.fault(found.reason(log.shoe_id), REPEAT_ACTION)
+            d.fault(found.reason(log.shoe_id, name_it=not d.face_down), REPEAT_ACTION)
         if d.state == "paused" or self._pause is not None:
             self._track_pause(event, d, log)
         if out:

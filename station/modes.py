@@ -209,7 +209,7 @@ class TableModes:
     # --- time -----------------------------------------------------------------------------
     def on_timer(self, ev: TimerExpired) -> None:
         due = self.deadlines.get(ev.timer)
-        if due is None or ev.ts < due:
+        if due is None or ev.ts < due or self.dealing.state == "paused":
             # Never from this station's own clock; a recording edited by hand, say.
             self.station.note(f"timer {ev.timer!r} is not due: ignored")
             return
@@ -307,7 +307,8 @@ class TableModes:
                 and not d.auto_reveal):
             return ("open_cards", (d.shoes_started, d.round_no, self.pauses),
                     rules.open_cards_s)
-        if self.vip and state == "shoe_closed" and self.new_shoe_requested:
+        if (self.vip and state == "shoe_closed" and self.new_shoe_requested
+                and not self.new_shoe_late):  # the alarm is raised once
             return "new_shoe", (d.shoes_started, self.pauses), rules.new_shoe_s
         return None
 

@@ -212,6 +212,8 @@ class Station:
         # Shoe integrity; it may pause (a repeated shoe), so before the prompt.
         if kind is not CardRead or out or d.state in CARD_STATES or self.integrity.match:
             self.integrity.after(event, d, out)
+            if modes.deadlines and d.state == "paused":
+                modes.after(event.ts)  # the repeated-shoe pause stops every countdown too
         if not self._prompts:
             return out
         # The prompt is a function of these facts only; building it on every event would cost

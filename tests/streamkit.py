@@ -76,19 +76,21 @@ def _shoes_and_rounds(messages: Sequence[dict[str, Any]]) -> None:
             continue
         if shoe:
             assert shoe in started, f"{where}: before its shoe started"
-            # The table's status goes on naming the closed shoe until the next one starts.
-            assert shoe not in ended or m["kind"] == "status", f"{where}: after its shoe ended"
+            # The table's status goes on naming the closed shoe until the next one starts, and
+            # an alert may be about it (a new shoe asked for is late).
+            assert shoe not in ended or m["kind"] in ("status", "alert"), (
+                f"{where}: after its shoe ended")
         if m["kind"] == "shoe_ended":
             ended.add(shoe)
             open_rounds = [k for k, r in rounds.items() if r["shoe"] == shoe and not r["done"]]
             assert not open_rounds, f"{where}: rounds {open_rounds} never got their result"
             continue
-        if m["kind"] in ("betting_open", "betting_closed", "card", "round"):
+        if m["kind"] in ("betting_open", "betting_closed", "card", "reveal", "round"):
             _round_step(rounds, m, where)
 
 
 def _round_step(rounds: dict[str, dict[str, Any]], m: dict[str, Any], where: str) -> None:
-    key = m["round_key"] if m["kind"] in ("betting_open", "betting_closed") else (
+    key = m["round_key"] if m["kind"] in ("betting_open", "betting_closed", "reveal") else (
         m["key"] if m["kind"] == "round" else f"{m['shoe']}:{m['round']}")
     if m["kind"] == "betting_open":
         assert key not in rounds, f"{where}: round {key} announced twice"
@@ -105,14 +107,29 @@ def _round_step(rounds: dict[str, dict[str, Any]], m: dict[str, Any], where: str
         assert r["closed"], f"{where}: a card dealt while betting was open"
         hand = r["cards"][m["hand"]]
         assert m["position"] == len(hand) + 1, f"{where}: {m['hand']} card out of order"
+        # A squeeze or VIP table's card is dealt face down (null); its reveal gives the value.
+        assert (m["card"] is None) == bool(m.get("face_down")), f"{where}: face_down"
         hand.append(m["card"])
         r["order"].append((m["hand"], m["position"]))
         n = len(r["order"])
         if n <= len(DEAL_ORDER):
             assert r["order"][-1] == DEAL_ORDER[n - 1], f"{where}: not the tableau's order"
+    elif m["kind"] == "reveal":
+        hand = r["cards"][m["hand"]]
+        for c in m["cards"]:
+            i = c["position"] - 1
+            assert i < len(hand) and hand[i] is None, f"{where}: revealed what was not face down"
+            hand[i] = c["card"]
     else:  # the round's result, complete or void
         r["done"] = True
         if m["status"] == "complete":
+            assert None not in r["cards"]["player"] + r["cards"]["banker"], (
+                f"{where}: a result before every card was revealed")
+        if m["status"] == "complete":
             assert len(r["order"]) >= 4, f"{where}: a result before the first four cards"
-        assert m["player"] == r["cards"]["player"], f"{where}: player cards differ"
-        assert m["banker"] == r["cards"]["banker"], f"{where}: banker cards differ"
+        for hand in ("player", "banker"):
+            # A void ends a squeeze: its record lists cards that were never revealed.
+            seen = r["cards"][hand]
+            assert len(m[hand]) == len(seen) and all(
+                c is None or c == v for c, v in zip(seen, m[hand], strict=True)), (
+                f"{where}: {hand} cards differ")

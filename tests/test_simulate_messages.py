@@ -289,3 +289,23 @@ def test_a_simulation_without_messages_loads_no_upstream_code() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.splitlines()[-1] == "[]", done.stdout[-500:]
+
+
+@pytest.mark.parametrize("session", ["modes_squeeze_timer", "modes_vip_dealer",
+                                     "modes_standard_upstream"])
+def test_a_table_mode_s_stream_is_consistent_from_outside(tmp_path: Path, session: str) -> None:
+    """docs/upstream.md: the same outside check holds on squeeze, VIP and countdown tables:
+    face-down cards, their reveals filling them in, skipped rounds, alerts, every message
+    valid by its schema."""
+    config = REPO / "tests" / "recordings" / f"{session}.config.yaml"
+    out = tmp_path / "stream.jsonl"
+    res = cli("simulate", "-c", str(config), "--shoes", "2", "--supervisor", "resume",
+              "--messages", str(out))
+    assert res.returncode == 0, res.stderr
+    messages = consistent(out.read_bytes())
+    kinds = {m["kind"] for m in messages}
+    if session != "modes_standard_upstream":
+        assert {"reveal", "card"} <= kinds
+        assert any(m["kind"] == "card" and m.get("face_down") for m in messages)
+    if session == "modes_vip_dealer":
+        assert any(m["kind"] == "round" and m.get("skipped") for m in messages)

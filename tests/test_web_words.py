@@ -280,9 +280,32 @@ DISK_FULL = "record not journaled: the disk is full (test)"
 SUPERVISORS = ("none", "resume", "void")
 
 
+def repeated_shoe(seen: Seen, mode: str) -> None:
+    """The same shoe dealt twice: the repeated-shoe alarm (docs/integrity.md), which on a
+    face-down table does not name the earlier shoe (docs/modes.md)."""
+    shoe = next(random_shoes(7, 1))
+    station = Station(TableRules(mode=mode))
+    dealer = SimulatedDealer(iter([shoe, list(shoe)]), supervisor="resume")
+    apply = station.apply
+
+    def seen_apply(ev: InputEvent) -> list[Output]:
+        out = apply(ev)
+        seen.event(ev)
+        if station.dealing.shoe is not None:  # shoe ids are kept as they are in Chinese
+            seen.verbatim.add(station.dealing.shoe.shoe_id)
+        seen.station(station)
+        return out
+
+    station.apply = seen_apply  # type: ignore[method-assign,assignment]
+    simulate(station, dealer)
+    assert any(r.startswith("repeated shoe") for r in seen.reasons), mode
+
+
 @pytest.fixture(scope="module")
 def seen(tmp_path_factory: pytest.TempPathFactory) -> Seen:
     found = Seen()
+    repeated_shoe(found, "standard")
+    repeated_shoe(found, "squeeze")
     for seed in range(60):
         simulated(seed, SUPERVISORS[seed % 3], found)
     for table in scenarios():

@@ -75,7 +75,13 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
     if before.paused and not after.paused and isinstance(event, Command) \
             and event.action == "resume":
         out.append((m.RESUME, {"ts": ts, "by": event.actor, **where}))
-    # (From between rounds: a VIP round skipped at once opens and closes in one event.)
+    # (From between rounds: a VIP round skipped at once opens and closes in one event; its
+    # opening goes first.)
+    opened = [o for o in outputs if isinstance(o, Announced)
+              and o.message.get("type", m.BETTING_OPEN) == m.BETTING_OPEN]
+    if opened and before.phase == "between_rounds" and after.phase == "player_1":
+        out.extend((m.BETTING_OPEN, {"ts": ts, "announcement": o.message}) for o in opened)
+        outputs = [o for o in outputs if not any(o is x for x in opened)]
     if (before.phase in ("betting_open", "between_rounds") and after.phase == "player_1"
             and after.shoe):
         out.append((m.BETTING_CLOSED, {"ts": ts, "shoe": after.shoe,

@@ -161,6 +161,10 @@ _REASONS: list[_Rule] = [
                 r"(?P<none> \(no card is due\))?"),
      lambda m: f"{m['source']} 读到无法识别的码 {m['code']}：不是牌"
      + ("（此时无牌应派）" if m["none"] else "")),
+    (re.compile(r"repeated shoe: the first (\d+) cards after the burn of (\S+) match (?:shoe "
+                r"(\S+)|an earlier shoe \(named in the journal\)) in order \((\d+) of \d+\)"),
+     lambda m: f"重复牌靴：{m[2]} 烧牌后的前{m[1]}张牌与"
+     + (f"牌靴 {m[3]}" if m[3] else "之前的一靴牌（见日志）") + f"顺序相符（{m[4]}/{m[1]}）"),
     # On a face-down table the misread's bytes are not shown (docs/modes.md).
     (re.compile(r"unreadable code from (?P<source>.+?): not a card"
                 r"(?P<none> \(no card is due\))?"),
@@ -185,6 +189,8 @@ _ACTIONS: list[_Rule] = [
     (re.compile(r"set it aside face down"), lambda m: "将此牌牌面朝下放在一旁"),
     (re.compile(r"re-scanned: keep it face down"), lambda m: "已重新扫描：保持牌面朝下"),
     (re.compile(r"set the cards drawn while paused aside"), lambda m: "将暂停期间派出的牌放在一旁"),
+    (re.compile(r"stop dealing"), lambda m: "停止派牌"),
+    (re.compile(r"the supervisor checks the shoe"), lambda m: "由主管检查牌靴"),
     (re.compile(r"re-scanned as (\S+): keep it face up"),
      lambda m: f"已重新扫描为 {m[1]}：保持牌面朝上"),
     (re.compile(r"resume deals it as the due card, void sets it aside"),
