@@ -142,12 +142,19 @@ def test_a_full_disk_pauses_the_table_and_it_resumes_when_space_returns(
     journal = small_disk / "journal.sqlite3"
     upstream = {"type": "file", "path": str(tmp_path / "upstream.jsonl")}
     config = table_config(tmp_path, seed=seed, upstream=upstream, journal=journal)
-    proc = start(config)
+    # Made before the station starts: a fast table can fill the disk by itself before the
+    # test takes the rest (a CI run saw ENOSPC on creating the filler), and the reserve's
+    # bytes are surely given back at the end, so the space really returns.
+    reserve = small_disk / "reserve"
+    reserve.write_bytes(b"\0" * (4 << 20))
     filler = small_disk / "filler"
+    filler.touch()
+    proc = start(config)
     try:
         wait_for(lambda: journaled(journal) >= 150, 60, "150 records")
         # Take every free byte: the next append fails with SQLITE_FULL.
-        with filler.open("wb") as f:
+        # Unbuffered: nothing is left to flush (and fail) when the file is closed.
+        with filler.open("ab", buffering=0) as f:
             try:
                 while True:
                     f.write(b"\0" * 65536)
@@ -160,6 +167,7 @@ def test_a_full_disk_pauses_the_table_and_it_resumes_when_space_returns(
         assert held <= full_at + 2, "the station dealt on without a journal"
         assert proc.poll() is None, "the station died on a full disk"
         filler.unlink()
+        reserve.unlink()
         err = finish(proc, config)
     finally:
         if proc.poll() is None:
