@@ -121,7 +121,7 @@ def test_the_page_signs_a_dealer_in_and_out(tmp_path: Path, page: Any) -> None:
     with PtyScanner(tmp_path / "scanner") as pty:
         config = webkit.live_config(tmp_path, pty.path, language="zh")
         base = webkit.url_of(config)
-        with webkit.running(config):
+        with webkit.running(config) as proc:
             page.goto(base)
             wait_text(page, "#dealer-id", "无荷官签到")
             assert page.locator("#sign-out").is_disabled()
@@ -134,7 +134,7 @@ def test_the_page_signs_a_dealer_in_and_out(tmp_path: Path, page: Any) -> None:
             wait_text(page, "#dealer-when", "烧牌期间不可签到或签退")
             assert page.locator("#sign-in").is_disabled()
             assert page.locator("#sign-out").is_disabled()
-            wait_state(base, lambda s: s["devices"][0]["ok"], what="scanner")
+            webkit.wait_reading(proc, pty.path)
             pty.send(["AS", "2S"])
             page.wait_for_selector("#sign-out:not([disabled])", timeout=15_000)
             page.click("#sign-out")
@@ -148,8 +148,8 @@ def test_a_restart_keeps_the_dealer_signed_in(tmp_path: Path) -> None:
     with PtyScanner(tmp_path / "scanner") as pty:
         config = webkit.live_config(tmp_path, pty.path)
         base = webkit.url_of(config)
-        with webkit.running(config):
-            wait_state(base, lambda s: s["devices"][0]["ok"], what="scanner")
+        with webkit.running(config) as proc:
+            webkit.wait_reading(proc, pty.path)
             pty.send(["DEALER-D042"])
             wait_state(base, lambda s: s["dealer"]["id"] == "D042", what="badge sign-in")
         with webkit.running(config):  # the journal replays the sign-in

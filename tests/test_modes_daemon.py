@@ -145,8 +145,8 @@ def test_the_game_server_drives_betting_and_reveals_over_mqtt(tmp_path: Path,
                                qos=1).wait_for_publish(5)
 
         try:
-            with webkit.running(config):
-                webkit.wait_state(base, lambda s: s["devices"][0]["ok"], what="scanner")
+            with webkit.running(config) as proc:
+                webkit.wait_reading(proc, pty.path)
                 assert webkit.command(base, "new-shoe")[0] == 200
                 pty.send(["AS", "2S"])  # the burn: an ace shown, one burned
                 webkit.wait_state(base, lambda s: s["phase"] == "between_rounds",

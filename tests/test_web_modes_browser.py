@@ -158,10 +158,10 @@ def test_no_face_down_card_reaches_the_page_before_its_reveal(
         data = yaml.safe_load(config.read_text())
         data["table"].update({"mode": "squeeze", "reveal_s": 300})
         config.write_text(yaml.safe_dump(data))
-        with webkit.running(config):
+        with webkit.running(config) as proc:
             base = webkit.url_of(config)
             page.goto(base)
-            wait_state(base, lambda s: all(d["ok"] for d in s["devices"]), what="scanner")
+            webkit.wait_reading(proc, pty.path)
             page.click("button[data-action=new_shoe]")
             wait_text(page, "#instruction", "BURN")
             pty.send(BURN)

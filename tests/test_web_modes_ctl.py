@@ -21,9 +21,9 @@ def test_the_modes_commands_from_a_terminal(tmp_path: Path) -> None:
         data["table"].update({"mode": "vip", "new_shoe_after": 30})
         config.write_text(yaml.safe_dump(data))
         c = str(config)
-        with webkit.running(config):
+        with webkit.running(config) as proc:
             base = webkit.url_of(config)
-            wait_state(base, lambda s: all(d["ok"] for d in s["devices"]), what="scanner")
+            webkit.wait_reading(proc, pty.path)
             done = ctl("reveal", "-c", c)
             assert done.returncode == 1
             assert "no card is waiting for its reveal" in done.stderr

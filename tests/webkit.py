@@ -127,6 +127,24 @@ def running(config: Path) -> Iterator[subprocess.Popen[bytes]]:
         stop(proc, config)
 
 
+def wait_reading(proc: subprocess.Popen[bytes], port: str, timeout_s: float = 20.0) -> None:
+    """Wait until the station has the scanner's port open. pyserial empties the input when it
+    opens a port, so a code sent before that is lost (a CI run lost a badge so); the state's
+    ``ok`` is no proof, it is true until a device is lost."""
+    target = os.path.realpath(port)
+    fds = Path(f"/proc/{proc.pid}/fd")
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if any(os.path.realpath(fd) == target for fd in fds.iterdir()):
+                time.sleep(0.2)  # the flush comes right after the open
+                return
+        except OSError:
+            pass  # an fd closed while looking: look again
+        time.sleep(0.02)
+    raise AssertionError(f"the station never opened {port}")
+
+
 def call(base: str, method: str, path: str, body: bytes | dict[str, Any] | None = None,
          headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
     """One request; the status and the JSON answer (every answer must be JSON)."""
