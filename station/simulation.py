@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 from drivers.events import InputEvent, TimerExpired
 from drivers.simulated import Due, SimulatedDealer
@@ -38,6 +39,7 @@ _PAUSED = Phase.PAUSED.value
 
 
 
+@cache  # the daemon asks after every event: one table per betting mode, built once
 def due_table(betting: str) -> dict[str, Due]:
     """What the display asks of the people at the table in each machine state, by the
     table's betting mode too: with the station's countdown, nobody opens or closes betting."""
