@@ -10,6 +10,8 @@ docs/paytables.md states the same for the game server's developers.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import cache
+from itertools import product
 from typing import Final
 
 from station.analysis.first_two import first_four_classes
@@ -19,6 +21,7 @@ from station.bets.registry import reads, settle_bet
 from station.cards import ALL_CARDS, Card
 from station.entry import Entry
 from station.outcome import RoundOutcome, decide
+from station.rules import banker_draws, player_draws
 
 BetResults = dict[str, Entry]
 CLASS_TABLES_KEPT: Final = 8  # class tables kept per process, one per set of card bets
@@ -83,14 +86,19 @@ class Settler:
             r = reads(bet)
             groups[0 if r == {"values"} else 1 if r == {"first_two"} else 2].append(bet)
         self._values, self._first_two, self._live = (tuple(g) for g in groups)
-        # Per case of the values (at most 400): the whole ``bets`` mapping in paytable order,
-        # its values entries set and the other bets' places held, copied for each record.
-        self._by_values: dict[tuple[int, int, int, int], BetResults] = {}
+        self._order = paytable.keys
+        # Per case of the values (the 205 a round can end with): the whole ``bets`` mapping
+        # in paytable order, its values entries set and the other bets' places held, copied
+        # for each record. All built now, as the class table below: a case met for the first
+        # time cost its round-ending card tens of microseconds (a fifth of the slowest 1% of
+        # card reads in a 200-shoe run).
+        self._by_values: dict[tuple[int, int, int, int], BetResults] = {
+            key: self._template_of(entries)
+            for key, entries in _values_table(self._values).items()}
         # Every class of the first four cards, settled once per process for these card bets:
         # no round pays for a class met for the first time (the slow tail of Station.apply),
         # and the table's size is fixed before the first round, however long the run.
         self._by_class = _class_table(self._first_two) if self._first_two else {}
-        self._order = paytable.keys
         # Bets settled per class or per round; writing an existing key keeps its place.
         self._rest = tuple(b.key for b in (*self._first_two, *self._live))
 
@@ -120,8 +128,10 @@ class Settler:
         return out
 
     def _template(self, outcome: RoundOutcome) -> BetResults:
-        settled = dict(zip((b.key for b in self._values),
-                           self._entries(self._values, outcome), strict=True))
+        return self._template_of(self._entries(self._values, outcome))
+
+    def _template_of(self, entries: tuple[Entry, ...]) -> BetResults:
+        settled = dict(zip((b.key for b in self._values), entries, strict=True))
         return {k: settled.get(k, _PENDING) for k in self._order}
 
     @staticmethod
@@ -175,6 +185,58 @@ def _settle_classes(bets: tuple[Bet, ...]) -> dict[int, tuple[Entry, ...]]:
 
 
 _TABLES: dict[tuple[tuple[object, ...], ...], dict[int, tuple[Entry, ...]]] = {}
+
+ValuesKey = tuple[int, int, int, int]  # player total, banker total, player cards, banker cards
+
+
+def _values_table(bets: tuple[Bet, ...]) -> dict[ValuesKey, tuple[Entry, ...]]:
+    """For these values bets, the entries of every case of the values a round can end with;
+    kept per set of values bets as the class tables are (a few milliseconds to build)."""
+    signature = tuple(_signature(b) for b in bets)
+    table = _VALUES.get(signature)
+    if table is None:
+        if len(_VALUES) >= CLASS_TABLES_KEPT:
+            del _VALUES[next(iter(_VALUES))]  # the oldest
+        shared: dict[tuple[int, ...], tuple[Entry, ...]] = {}
+        table = _VALUES[signature] = {}
+        for key, outcome in _values_cases().items():
+            entries = Settler._entries(bets, outcome)
+            table[key] = shared.setdefault(tuple(map(id, entries)), entries)
+    return table
+
+
+_VALUES: dict[tuple[tuple[object, ...], ...], dict[ValuesKey, tuple[Entry, ...]]] = {}
+
+
+@cache
+def _values_cases() -> dict[ValuesKey, RoundOutcome]:
+    """One round for each case of the values a round can end with, dealt by the tableau
+    (RULES.md 2) from every pair of two-card totals and every third card: 205 cases. A values
+    bet reads nothing else (``Settler``), so any round of the case settles it alike."""
+    spade = {c.value: c for c in ALL_CARDS if c.suit == "S"}  # a card of each value 0-9
+    cases: dict[ValuesKey, RoundOutcome] = {}
+
+    def deal(player: tuple[Card, ...], banker: tuple[Card, ...]) -> None:
+        outcome = decide(player, banker)
+        key = (outcome.player_total, outcome.banker_total, len(player), len(banker))
+        cases.setdefault(key, outcome)
+
+    for p2, b2 in product(range(10), repeat=2):
+        player, banker = (spade[p2], spade[0]), (spade[b2], spade[0])
+        if player_draws(p2, b2):
+            for v in range(10):
+                p3 = (*player, spade[v])
+                if banker_draws(p2, b2, v):
+                    for w in range(10):
+                        deal(p3, (*banker, spade[w]))
+                else:
+                    deal(p3, banker)
+        elif banker_draws(p2, b2, None):
+            for w in range(10):
+                deal(player, (*banker, spade[w]))
+        else:
+            deal(player, banker)
+    return cases
 
 
 def _pair_table() -> list[list[int]]:

@@ -150,3 +150,48 @@ def test_class_tables_are_shared_and_a_few_are_kept(tmp_path: Path) -> None:
     assert len({id(t) for t in tables}) == len(tables)  # the pays differ: a table each
     assert len(_TABLES) == CLASS_TABLES_KEPT
     assert not any(t is tables[0] for t in _TABLES.values())  # the oldest went first
+
+
+# --- the values cases, all built before the first round (issue 13) ---------------------------
+def test_every_case_of_the_values_is_built_before_the_first_round() -> None:
+    """The cases built are those the exact analysis gives a weight (an independent
+    enumeration of the tableau): none missing, none that no round can reach."""
+    from station.analysis.tree import index_key, round_weights  # noqa: PLC0415
+
+    reachable = {tuple(index_key(i)) for i, w in enumerate(round_weights(8)) if w}
+    assert len(reachable) == 205
+    for name in ("seed000.yaml", "seed003.yaml"):
+        assert set(Settler(load_paytable(REPO / "config" / "paytables" / name))._by_values
+                   ) == reachable
+
+
+@pytest.mark.parametrize("name", ["seed000.yaml", "seed003.yaml"])
+def test_no_round_of_a_simulation_builds_a_values_case(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every case is in place before the first round: a round that had to build one (tens of
+    microseconds on its last card) fails here, and every round still settles as ``settle``."""
+    from drivers.simulated import SimulatedDealer, random_shoes  # noqa: PLC0415
+    from station.simulation import simulate  # noqa: PLC0415
+    from station.station import Station, TableRules  # noqa: PLC0415
+
+    table = load_paytable(REPO / "config" / "paytables" / name)
+    station = Station(TableRules(), table, prompts=False)
+
+    def refuse(self: Settler, outcome: Any) -> Any:
+        raise AssertionError(f"a values case built during a round: {outcome}")
+
+    monkeypatch.setattr(Settler, "_template", refuse)
+    checked = 0
+    real = station.dealing._publish
+
+    def check(record: dict[str, Any]) -> None:
+        nonlocal checked
+        outcome = decide(tuple(map(parse_card, record["player"])),
+                         tuple(map(parse_card, record["banker"])))
+        assert record["bets"] == settle(table, outcome)
+        checked += 1
+        real(record)
+
+    station.dealing._publish = check  # type: ignore[method-assign]
+    simulate(station, SimulatedDealer(random_shoes(5, 8)))
+    assert checked > 500
