@@ -12,10 +12,11 @@ compared by rank and suit. LCS is the natural "in order" measure: one card moved
 two cards swapped or one card replaced costs one point, not a whole shifted tail as a
 position-by-position comparison would. The alarm fires at a score of ``threshold`` (20 of 30)
 or more. An LCS can never exceed the size of the multiset intersection of the two sequences
-(a common subsequence is made of common cards), and that bound costs one AND and one popcount
-of two integers, so the LCS itself is computed only for the rare kept shoe that shares
-``threshold`` cards or more; it is computed bit-parallel (one pass over the N cards with a few
-integer operations each, Hyyro's form of the Allison-Dix algorithm).
+(a common subsequence is made of common cards), and that bound is counted for every kept
+shoe at once as the cards come (a few integer operations a card, ``RepeatWatch``), so the LCS
+itself is computed only for the rare kept shoe that shares ``threshold`` cards or more; it is
+computed bit-parallel (one pass over the N cards with a few integer operations each, Hyyro's
+form of the Allison-Dix algorithm).
 
 How unlikely a false alarm is, for two freshly shuffled 8-deck shoes: a common subsequence of
 length 20 pairs 20 positions of one shoe with 20 of the other, in order; there are at most
@@ -28,7 +29,8 @@ years. docs/integrity.md has the figures and the scores fresh shoes actually rea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from math import comb
@@ -88,7 +90,8 @@ class ShoeLog:
 def iso(ts: float) -> str:
     """UTC, milliseconds, as the upstream envelope writes times."""
     w = datetime.fromtimestamp(round(ts, 3), UTC)
-    # Not strftime: CPython keeps a small cache of its own there (tests/test_memory.py).
+    # Not strftime, nor isoformat(timespec=...): CPython keeps objects of its own in both
+    # (tests/test_memory.py).
     return (f"{w.year:04d}-{w.month:02d}-{w.day:02d}T{w.hour:02d}:{w.minute:02d}:"
             f"{w.second:02d}.{w.microsecond // 1000:03d}Z")
 
@@ -106,14 +109,18 @@ def shoe_report(log: ShoeLog, counts: ShoeCounts, ended_ts: float, *,
     unless that promise broke, and it is reported rather than assumed.
     """
     full = counts.decks * 4  # each rank: one card of each of 4 suits per deck
-    per_rank = dict.fromkeys(RANKS, 0)
+    seen_by_index = counts.counts
+    # A card's index is suit * 13 + rank (station.cards): a rank's four suits are 13 apart.
+    # Built on the shoe's last card read, so without a loop over the 52 cards.
+    per_rank = {r: seen_by_index[i] + seen_by_index[i + 13] + seen_by_index[i + 26]
+                + seen_by_index[i + 39] for i, r in enumerate(RANKS)}
     anomalies = []
-    for index, seen in enumerate(counts.counts):
-        card = ALL_CARDS[index]
-        per_rank[card.rank] += seen
-        if seen > counts.decks:
-            anomalies.append({"card": card.code, "seen": seen, "full": counts.decks})
-    drawn = sum(counts.counts)
+    if max(seen_by_index) > counts.decks:
+        for index, seen in enumerate(seen_by_index):
+            if seen > counts.decks:
+                anomalies.append({"card": ALL_CARDS[index].code, "seen": seen,
+                                  "full": counts.decks})
+    drawn = sum(seen_by_index)
     return {
         "type": REPORT,
         "shoe": log.shoe_id,
@@ -161,17 +168,29 @@ class _Kept:
     shoe: str
     common: int  # the cards as a set of (card, n-th copy) bits: the multiset, for the bound
     masks: tuple[int, ...]  # per card index, the positions it holds (bit i = position i)
+    slot: int  # its bit in the watch's index (below)
+    # Its (card, n-th copy) places, whose index entries hold ``slot``: an array, one
+    # allocation of a fixed size (a tuple would hold an int object for every place over 256).
+    places: array[int]
 
 
 def multiset_bits(seq: Sequence[int], cards: int) -> int:
     """``seq`` (card indexes) as an integer with one bit per (card, n-th copy): the popcount
     of two of these ANDed is the size of the multisets' intersection."""
-    seen = [0] * DECK_SIZE
     bits = 0
-    for c in seq:
-        bits |= 1 << (c * cards + seen[c])
-        seen[c] += 1
+    for place in copy_places(seq, cards):
+        bits |= 1 << place
     return bits
+
+
+def copy_places(seq: Sequence[int], cards: int) -> tuple[int, ...]:
+    """The (card, n-th copy) place of each card of ``seq``: ``card * cards + n``."""
+    seen = [0] * DECK_SIZE
+    out = []
+    for c in seq:
+        out.append(c * cards + seen[c])
+        seen[c] += 1
+    return tuple(out)
 
 
 def position_masks(seq: Sequence[int]) -> tuple[int, ...]:
@@ -200,6 +219,16 @@ class RepeatWatch:
     returns the best ``RepeatMatch`` (the highest score, the most recent on a tie) with a
     score of ``threshold`` or more, else None, and the shoe joins the history either way. A
     shoe that ends before its ``cards``-th card is neither compared nor kept.
+
+    The bound (the size of the multiset intersection with each kept shoe) is counted as the
+    cards come, for every kept shoe at once, so the ``cards``-th card does not pay for it:
+    comparing one shoe with each of 100 kept ones there cost a card read about 50 us, the
+    slowest card read of a shoe but the report. Each kept shoe has a slot, a bit; the index
+    maps each (card, n-th copy) place to the slots of the kept shoes holding it; one counter
+    per slot lives in bit-sliced form (``_planes[i]`` holds bit i of every counter), so a card
+    adds one to every counter it matches with a few integer operations, and the slots whose
+    count reached ``threshold`` come out of the planes at the ``cards``-th card. ``compare``
+    is the same bound taken shoe by shoe (``tests/test_integrity.py`` holds the two equal).
     """
 
     def __init__(self, cards: int = REPEAT_CARDS, threshold: int = REPEAT_THRESHOLD,
@@ -212,11 +241,26 @@ class RepeatWatch:
         self.history = history
         # A list, not a deque(maxlen=...): a deque's blocks come and go as it turns, a list
         # of H entries stays one allocation (tests/test_memory.py measures what is kept).
-        self.kept: list[_Kept] = []
+        self._kept: list[_Kept] = []
+        # Place -> the slots of the kept shoes holding it, ``_width`` bytes per place: one
+        # allocation, whatever the shoes (a list of ints would grow and shrink with them).
+        self._width = (history + 7) // 8
+        self._index = bytearray(DECK_SIZE * cards * self._width)
+        self._planes = [0] * cards.bit_length()  # the per-slot counters, bit-sliced
+        self._copies = [0] * DECK_SIZE  # copies of each card in the shoe's cards so far
+        # The shoe that reached its N-th card joins the index at the next ``begin`` (or when
+        # ``kept`` is read), not on the card read itself.
+        self._pending: tuple[str, tuple[int, ...]] | None = None
         self.collecting = False  # read on the hot path: True only until the N-th card
         self._shoe = ""
         self._seq: list[int] = []
         self.lcs_computed = 0  # how many comparisons the bound did not settle (benchmark)
+
+    @property
+    def kept(self) -> list[_Kept]:
+        """The kept shoes, oldest first."""
+        self._flush()
+        return self._kept
 
     @property
     def collected(self) -> tuple[int, ...]:
@@ -225,37 +269,96 @@ class RepeatWatch:
 
     def begin(self, shoe: str) -> None:
         """A new shoe: what was collected of an unfinished one is dropped."""
+        self._flush()
         self._shoe = shoe
         self._seq = []
+        self._planes = [0] * len(self._planes)
+        self._copies = [0] * DECK_SIZE
         self.collecting = True
 
     def add(self, card_index: int) -> RepeatMatch | None:
         seq = self._seq
         seq.append(card_index)
+        n = self._copies[card_index]
+        self._copies[card_index] = n + 1
+        w = self._width
+        at = (card_index * self.cards + n) * w
+        carry = int.from_bytes(self._index[at:at + w], "little")
+        if carry:
+            # Add one to the counter of every slot in ``carry``: a ripple-carry adder over
+            # the planes, which stops as soon as no slot carries.
+            planes = self._planes
+            for i, plane in enumerate(planes):
+                planes[i] = plane ^ carry
+                carry &= plane
+                if not carry:
+                    break
         if len(seq) < self.cards:
             return None
         self.collecting = False
-        found = self.compare(seq)
-        self.kept.append(_Kept(self._shoe, multiset_bits(seq, self.cards),
-                               position_masks(seq)))
-        if len(self.kept) > self.history:
-            del self.kept[0]
+        found = None
+        candidates = self._at_least(self.threshold)
+        if candidates:
+            found = self._best((k for k in self._kept if candidates >> k.slot & 1), seq)
+        self._pending = (self._shoe, tuple(seq))
         return found
 
     def compare(self, seq: Sequence[int]) -> RepeatMatch | None:
         """The best kept shoe scoring ``threshold`` or more against ``seq`` (N cards)."""
-        n, threshold = self.cards, self.threshold
-        bits = multiset_bits(seq, n)
+        bits = multiset_bits(seq, self.cards)
+        threshold = self.threshold
+        # The bound: a common subsequence is made of common cards.
+        return self._best((k for k in self.kept if (k.common & bits).bit_count() >= threshold),
+                          seq)
+
+    def _best(self, candidates: Iterable[_Kept], seq: Sequence[int]) -> RepeatMatch | None:
+        """The best of ``candidates`` (oldest first) by LCS: the most recent on a tie."""
         best: RepeatMatch | None = None
-        for kept in self.kept:
-            # The bound: a common subsequence is made of common cards.
-            if (kept.common & bits).bit_count() < threshold:
-                continue
+        for kept in candidates:
             self.lcs_computed += 1
-            score = lcs_length(kept.masks, n, seq)
-            if score >= threshold and (best is None or score >= best.score):
-                best = RepeatMatch(kept.shoe, score, n)
+            score = lcs_length(kept.masks, self.cards, seq)
+            if score >= self.threshold and (best is None or score >= best.score):
+                best = RepeatMatch(kept.shoe, score, self.cards)
         return best
+
+    def _at_least(self, threshold: int) -> int:
+        """The slots whose counter is ``threshold`` or more, from the bit-sliced planes."""
+        above, equal = 0, (1 << self.history) - 1
+        for i in range(len(self._planes) - 1, -1, -1):
+            plane = self._planes[i]
+            if threshold >> i & 1:
+                equal &= plane
+            else:
+                above |= equal & plane
+                equal &= ~plane
+        return above | equal
+
+    def _mark(self, place: int, slot: int, held: bool) -> None:
+        w = self._width
+        at = place * w
+        slots = int.from_bytes(self._index[at:at + w], "little")
+        slots = slots | 1 << slot if held else slots & ~(1 << slot)
+        self._index[at:at + w] = slots.to_bytes(w, "little")
+
+    def _flush(self) -> None:
+        """The shoe that reached its N-th card joins the history and the index; the oldest
+        kept shoe leaves both when the history is full, giving the new one its slot."""
+        if self._pending is None:
+            return
+        shoe, seq = self._pending
+        self._pending = None
+        if len(self._kept) < self.history:
+            slot = len(self._kept)
+        else:
+            old = self._kept.pop(0)
+            slot = old.slot
+            for place in old.places:
+                self._mark(place, slot, False)
+        places = array("I", copy_places(seq, self.cards))
+        for place in places:
+            self._mark(place, slot, True)
+        self._kept.append(_Kept(shoe, multiset_bits(seq, self.cards), position_masks(seq),
+                                slot, places))
 
 
 # --- what the station keeps ---------------------------------------------------------------

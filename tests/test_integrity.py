@@ -674,3 +674,88 @@ def test_the_same_order_starting_a_few_cards_later_still_repeats(offset: int) ->
     run = _fresh(random.Random(offset), n=40)
     found = _feed(_watch_with(run[:30]), run[offset:offset + 30])
     assert found is not None and found.score >= 30 - offset
+
+
+# --- the bound counted as the cards come (issue 13) ------------------------------------------
+def _lcs(a: list[int], b: list[int]) -> int:
+    """The textbook dynamic programme: the oracle of the bit-parallel LCS."""
+    row = [0] * (len(b) + 1)
+    for x in a:
+        prev = 0
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], prev + 1 if x == y else max(row[j], row[j - 1])
+    return row[-1]
+
+
+def _oracle(kept: list[tuple[str, list[int]]], seq: list[int], threshold: int
+            ) -> tuple[tuple[str, int] | None, int]:
+    """The best kept shoe as the watch promises, shoe by shoe: the multiset bound, then the
+    LCS; the highest score, the most recent on a tie. Also how many LCSs the bound let by."""
+    best, computed = None, 0
+    for shoe, other in kept:
+        if sum((Counter(other) & Counter(seq)).values()) < threshold:
+            continue
+        computed += 1
+        score = _lcs(other, seq)
+        if score >= threshold and (best is None or score >= best[1]):
+            best = (shoe, score)
+    return best, computed
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(cards=st.integers(3, 12), history=st.integers(1, 6), data=st.data())
+def test_the_counted_bound_finds_what_a_scan_of_every_kept_shoe_finds(
+        cards: int, history: int, data: st.DataObject) -> None:
+    """Shoes of a few card kinds (so bounds pass and LCSs are long), repeats of earlier ones
+    with a card changed, shoes cut short (never kept), more shoes than the history (slots are
+    given back and reused): the watch answers as the oracle does, with as many LCSs."""
+    threshold = data.draw(st.integers((cards + 1) // 2, cards))
+    w = RepeatWatch(cards, threshold, history)
+    kept: list[tuple[str, list[int]]] = []
+    for n in range(data.draw(st.integers(1, 3 * history + 3))):
+        repeat: bool = data.draw(st.booleans())
+        if kept and repeat:
+            seq = list(data.draw(st.sampled_from(kept))[1])
+            seq[data.draw(st.integers(0, cards - 1))] = data.draw(st.integers(0, 51))
+        else:
+            seq = data.draw(st.lists(st.integers(0, 5), min_size=cards, max_size=cards))
+        short = data.draw(st.integers(0, 5)) == 0
+        w.begin(f"s{n}")
+        if short:
+            for c in seq[:-1]:
+                assert w.add(c) is None
+            continue
+        want, computed = _oracle(kept, seq, threshold)
+        before = w.lcs_computed
+        found = _feed(w, seq)
+        assert (None if found is None else (found.shoe, found.score)) == want
+        assert w.lcs_computed - before == computed
+        kept = [*kept, (f"s{n}", seq)][-history:]
+        assert [k.shoe for k in w.kept] == [s for s, _ in kept]
+
+
+def test_the_counted_bound_on_fresh_shoes_with_the_default_history() -> None:
+    """300 shoes as the simulated table shuffles them, one in ten a repeat with two cards
+    swapped: every answer and every LCS count as the oracle's, and every repeat is found."""
+    rng = random.Random(13)
+    w = RepeatWatch()
+    kept: list[tuple[str, list[int]]] = []
+    repeats = 0
+    for n in range(300):
+        if kept and rng.random() < 0.1:
+            seq = list(rng.choice(kept)[1])
+            i = rng.randrange(29)
+            seq[i], seq[i + 1] = seq[i + 1], seq[i]
+            repeats += 1
+        else:
+            seq = _fresh(rng)
+        want, computed = _oracle(kept, seq, w.threshold)
+        w.begin(f"s{n}")
+        before = w.lcs_computed
+        found = _feed(w, seq)
+        assert (None if found is None else (found.shoe, found.score)) == want
+        assert w.lcs_computed - before == computed
+        if want is not None and want[1] >= 29:
+            repeats -= 1
+        kept = [*kept, (f"s{n}", seq)][-w.history:]
+    assert repeats == 0
