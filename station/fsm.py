@@ -55,8 +55,9 @@ class LeanTransition(Transition):
         if source.on_exit:
             source.exit(event_data)
         dest = machine.states[self.dest]  # type: ignore[index]  # not None: execute checked
-        # The assignment Machine.set_state makes, for the one model being triggered.
-        setattr(event_data.model, machine.model_attribute, dest.value)
+        # The assignment Machine.set_state makes, for the one model being triggered: the
+        # state's value is its name, as states are strings (checked at construction).
+        setattr(event_data.model, machine.model_attribute, self.dest)
         event_data.state = dest
         if dest.on_enter:
             dest.enter(event_data)

@@ -20,9 +20,9 @@ from transitions import Machine
 from station.bets.model import Paytable, open_bets
 from station.cards import Card
 from station.fsm import LeanMachine
-from station.outcome import decide
+from station.outcome import RoundOutcome, decide
 from station.results import complete_record, void_record
-from station.rules import banker_draws, player_draws
+from station.rules import BANKER_DRAW, PLAYER_DRAW, banker_draws, player_draws
 from station.settlement import Settler
 from station.shoe import ShoeCounts
 
@@ -285,14 +285,21 @@ class Dealing:
         b2 = banker_second if banker_second is not None else self.banker[1]
         return p, (self.banker[0].value + b2.value) % 10
 
+    # The three conditions a round's fourth or fifth card meets: the tableau's tables
+    # (station.rules, built from player_draws and banker_draws) indexed by the two-card totals.
     def player_must_draw(self, card: Card) -> bool:
-        return player_draws(*self._two_card_totals(card))
+        p, b = self.player, self.banker
+        return PLAYER_DRAW[(p[0].value + p[1].value) % 10 * 10 + (b[0].value + card.value) % 10]
 
     def banker_must_draw_player_stood(self, card: Card) -> bool:
-        return banker_draws(*self._two_card_totals(card), None)
+        p, b = self.player, self.banker
+        return BANKER_DRAW[((p[0].value + p[1].value) % 10 * 10
+                            + (b[0].value + card.value) % 10) * 11]
 
     def banker_must_draw_after_player_third(self, card: Card) -> bool:
-        return banker_draws(*self._two_card_totals(), card.value)
+        p, b = self.player, self.banker
+        return BANKER_DRAW[((p[0].value + p[1].value) % 10 * 10
+                            + (b[0].value + b[1].value) % 10) * 11 + 1 + card.value]
 
     def is_last_round(self, *args: Any) -> bool:
         return self.last_round
@@ -340,26 +347,31 @@ class Dealing:
         return banker_draws(*self._two_card_totals(), self.player[2].value)
 
     def publish_result(self, *args: Any) -> None:
-        assert self.shoe is not None
-        outcome = decide(tuple(self.player), tuple(self.banker))
-        self.shoe.dealt += len(self.player) + len(self.banker)
+        shoe = self.shoe
+        assert shoe is not None
+        player, banker = tuple(self.player), tuple(self.banker)
+        outcome = decide(player, banker)
+        shoe.dealt += len(player) + len(banker)
         self.round_open = False
-        record = complete_record(self.shoe.shoe_id, self.round_no, outcome, self.dealer)
-        settler = self.settler
-        self._add_bets(record, lambda: settler.settle(outcome) if settler else {})
+        record = complete_record(shoe.shoe_id, self.round_no, outcome, self.dealer)
+        if self.settler is not None or self.skipped:
+            self._add_bets(record, outcome)
         self._publish(record)
 
-    def _add_bets(self, record: dict[str, Any], results: Callable[[], dict[str, Any]]) -> None:
-        """The round's bets on its record: ``results()`` (settled or refunded) with the bets
-        open in it, or, on a VIP round the player skipped (seed 003 飞牌), none at all."""
+    def _add_bets(self, record: dict[str, Any], outcome: RoundOutcome | None) -> None:
+        """The round's bets on its record, with the bets open in it: settled on ``outcome``,
+        or all refunded for a void round (``None``); on a VIP round the player skipped (seed
+        003 飞牌), none at all."""
+        settler = self.settler
         if self.skipped:
             record["skipped"] = True
-            if self.settler is not None:
+            if settler is not None:
                 record["open_bets"] = []
                 record["bets"] = {}
-        elif self.settler is not None:
+        elif settler is not None:
             record["open_bets"] = self.open_bets
-            record["bets"] = results()
+            record["bets"] = (settler.settle(outcome) if outcome is not None
+                              else settler.refund_all())
 
     def end_round(self, *args: Any) -> None:
         # A round ends between rounds; the last one then closes the shoe. One extra trigger per
@@ -517,8 +529,8 @@ class Dealing:
             self.shoe.shoe_id, self.round_no, player=tuple(self.player),
             banker=tuple(self.banker), reason=reason, actor=actor, dealer=self.dealer,
         )
-        settler = self.settler
-        self._add_bets(record, lambda: settler.refund_all() if settler else {})
+        if self.settler is not None or self.skipped:
+            self._add_bets(record, None)
         self._publish(record)
 
     def void_closes_shoe(self, actor: str) -> bool:

@@ -51,25 +51,25 @@ class RoundOutcome(NamedTuple):
 def decide(player: tuple[Card, ...], banker: tuple[Card, ...]) -> RoundOutcome:
     """Build the outcome of a complete round (the caller has checked the tableau)."""
     # Two or three cards a hand: the totals from the two-card totals, without a generator
-    # (hand_total), as this runs on every round.
-    p2 = (player[0].value + player[1].value) % 10
-    b2 = (banker[0].value + banker[1].value) % 10
+    # (hand_total), as this runs on every round; the tuple built positionally, in one C call
+    # (a named tuple's keyword ``__new__`` is Python code).
+    p0, p1 = player[0], player[1]
+    b0, b1 = banker[0], banker[1]
+    p2 = (p0.value + p1.value) % 10
+    b2 = (b0.value + b1.value) % 10
     pt = p2 if len(player) == 2 else hand_total(player)
     bt = b2 if len(banker) == 2 else hand_total(banker)
-    winner = Winner.PLAYER if pt > bt else Winner.BANKER if bt > pt else Winner.TIE
-    p_pair = player[0].rank == player[1].rank
-    b_pair = banker[0].rank == banker[1].rank
-    return RoundOutcome(
-        player=player,
-        banker=banker,
-        player_total=pt,
-        banker_total=bt,
-        winner=winner,
-        natural=p2 in NATURALS or b2 in NATURALS,
-        player_natural=p2 in NATURALS,
-        banker_natural=b2 in NATURALS,
-        player_pair=p_pair,
-        banker_pair=b_pair,
-        player_perfect_pair=p_pair and player[0].suit == player[1].suit,
-        banker_perfect_pair=b_pair and banker[0].suit == banker[1].suit,
-    )
+    p_pair = p0.rank == p1.rank
+    b_pair = b0.rank == b1.rank
+    p_nat = p2 in NATURALS
+    b_nat = b2 in NATURALS
+    return _new(RoundOutcome, (
+        player, banker, pt, bt,
+        _PLAYER if pt > bt else _BANKER if bt > pt else _TIE,
+        p_nat or b_nat, p_nat, b_nat, p_pair, b_pair,
+        p_pair and p0.suit == p1.suit, b_pair and b0.suit == b1.suit,
+    ))
+
+
+_new = tuple.__new__
+_PLAYER, _BANKER, _TIE = Winner.PLAYER, Winner.BANKER, Winner.TIE

@@ -6,6 +6,7 @@ only ever added, never renamed. See docs/messages.md.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from station.cards import Card
@@ -24,19 +25,24 @@ def complete_record(shoe: str, round_no: int, outcome: RoundOutcome,
         "shoe": shoe,
         "round": round_no,
         "status": "complete",
-        "player": [c.code for c in outcome.player],
-        "banker": [c.code for c in outcome.banker],
+        "player": list(map(_CODE, outcome.player)),
+        "banker": list(map(_CODE, outcome.banker)),
         "player_total": outcome.player_total,
         "banker_total": outcome.banker_total,
-        "winner": outcome.winner.value,
+        # ``_value_``, the member's plain str: ``.value`` is a Python-level property, and
+        # this runs on every round.
+        "winner": outcome.winner._value_,
         "natural": outcome.natural,
         "player_natural": outcome.player_natural,
         "banker_natural": outcome.banker_natural,
         "player_pair": outcome.player_pair,
         "banker_pair": outcome.banker_pair,
-        "perfect_pair": outcome.perfect_pair,
+        "perfect_pair": outcome.player_perfect_pair or outcome.banker_perfect_pair,
         "dealer": dealer,
     }
+
+
+_CODE = attrgetter("code")
 
 
 def void_record(

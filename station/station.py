@@ -207,7 +207,8 @@ class Station:
             out.extend(Announced(m) for m in d.announcements)
             d.announcements.clear()
         if d.published:
-            out.extend(Published(r) for r in d.published)
+            for r in d.published:
+                out.append(Published(r))
             d.published.clear()
         # Shoe integrity; it may pause (a repeated shoe), so before the prompt.
         if kind is not CardRead or out or d.state in CARD_STATES or self.integrity.match:
@@ -269,13 +270,15 @@ class Station:
 
     def _count(self, shoe: ShoeCounts, card: Card) -> bool:
         """Count ``card`` as drawn, or pause if the shoe cannot hold another copy of it."""
-        if not shoe.can_take(card):
+        # ShoeCounts.can_take and take, inline: this runs on every card.
+        counts, i = shoe.counts, card.index
+        if counts[i] >= shoe.decks:
             self.dealing.fault(
-                f"{card.code} would be copy {shoe.counts[card.index] + 1} in a "
+                f"{card.code} would be copy {counts[i] + 1} in a "
                 f"{shoe.decks}-deck shoe: foreign card or misread", "set it aside"
             )
             return False
-        shoe.take(card)
+        counts[i] += 1
         if self._watch.collecting:
             self.integrity.card(card, self.dealing)
         return True

@@ -63,3 +63,16 @@ def test_a_natural_on_either_side_ends_the_round(total: int) -> None:
         for third in [None, *range(10)]:
             assert not banker_draws(other, total, third)
             assert not banker_draws(total, other, third)
+
+
+def test_the_draw_tables_are_the_draw_rules() -> None:
+    """The machine's conditions read these tables (issue 13): every index, by the rules."""
+    from station.rules import BANKER_DRAW, PLAYER_DRAW  # noqa: PLC0415
+
+    assert len(PLAYER_DRAW) == 100 and len(BANKER_DRAW) == 1100
+    for p in range(10):
+        for b in range(10):
+            assert PLAYER_DRAW[10 * p + b] == player_draws(p, b)
+            assert BANKER_DRAW[11 * (10 * p + b)] == banker_draws(p, b, None)
+            for v in range(10):
+                assert BANKER_DRAW[11 * (10 * p + b) + 1 + v] == banker_draws(p, b, v)
