@@ -262,6 +262,10 @@ def main() -> None:
     tree = args.tree.resolve()
     TREE[0] = tree  # the in-process measures import and read the tree under test
     sys.path.insert(0, str(tree))
+    # As scripts/setup leaves a tree: compiled, so no command compiles a module as it starts
+    # (the machine may set PYTHONDONTWRITEBYTECODE, and then no import writes the bytecode).
+    subprocess.run([PY, "-m", "compileall", "-q", "station", "drivers"], cwd=tree, check=True,
+                   stdout=subprocess.DEVNULL)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load "
           f"{os.getloadavg()[0]:.1f}; commands of {tree}; {runs} run(s); CPU time")
     # First, while this process is small: Linux reports a child's peak as at least the size
