@@ -11,12 +11,15 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from station import recording
 from station.errors import InputFileError
 from station.limits import MAX_LINE_BYTES
-from station.recording import _event, _lines, read_recording
+from station.recording import _event, _lines, event_to_json, read_recording
 from tests.conftest import REPO
 from tests.fuzz.mutate import mutate
 
@@ -166,3 +169,49 @@ def test_a_timestamp_with_a_leading_zero_is_refused_by_line_not_a_traceback(
     with pytest.raises(InputFileError, match="line 2: bad event"):
         for _ in read_recording(path).events:
             pass
+
+
+# --- the plain blocks, read by splitting each line at its quotes (issue 13) -------------------
+_PLAIN_TEXT = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E,
+                                             blacklist_characters='"\\'), max_size=40)
+
+
+@st.composite
+def _recorded_events(draw: st.DrawFn) -> object:
+    from drivers import events as ev  # noqa: PLC0415
+
+    t = draw(st.floats(0.0, 3.9e9, allow_nan=False) | st.sampled_from(
+        [0.0, 1e-300, 5e-324, 1.5, 1_800_000_000.123456789, 3_999_999_999.999999]))
+    a, b = draw(_PLAIN_TEXT), draw(_PLAIN_TEXT)
+    return draw(st.sampled_from([
+        ev.CardRead(a, b, t), ev.Command(a, b, t), ev.CutCardSeen(a, t),
+        ev.DeviceLost(a, b, t), ev.DeviceRestored(a, t), ev.TimerExpired(a, t)]))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(_recorded_events(), min_size=1, max_size=30))
+def test_a_plain_block_reads_to_the_events_the_json_parser_reads(events: list[object]) -> None:
+    """Lines as the recorder writes them (orjson, any event kind, any plain text, any
+    timestamp): split at their quotes, they give the events orjson and the line-by-line
+    checks give, timestamps to the last bit."""
+    lines = [orjson.dumps(event_to_json(e)) + b"\n" for e in events]  # type: ignore[arg-type]
+    block = b"".join(lines)
+    if recording._PLAIN_EVENTS.fullmatch(block) is None:
+        return  # a line the pattern leaves to the line-by-line reading (e.g. 1e-300)
+    got = list(recording._plain_events(block))
+    assert got == [_event(line, n, "rec") for n, line in enumerate(lines, 2)] == events
+    assert [e.ts.hex() for e in got] == [e.ts.hex() for e in events]  # type: ignore[attr-defined]
+
+
+def test_the_plain_reading_meets_every_event_kind_in_the_recordings() -> None:
+    """The tests' recordings hold every kind: each read both ways, event for event."""
+    kinds: set[str] = set()
+    for path in SOURCES:
+        data = path.read_bytes()
+        body = data[data.index(b"\n") + 1:]
+        if recording._PLAIN_EVENTS.fullmatch(body) is None:
+            continue
+        got = list(recording._plain_events(body))
+        assert got == [_event(x + b"\n", 2, "rec") for x in body.split(b"\n")[:-1]], path
+        kinds.update(type(e).__name__ for e in got)
+    assert kinds >= {"CardRead", "Command", "CutCardSeen", "TimerExpired"}

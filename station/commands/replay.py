@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             outputs = station.apply(event)
             count += 1
             for o in outputs:
-                if isinstance(o, Published):
+                if type(o) is Published:
                     if o.record["status"] == "complete":
                         rounds += 1
                     else:
