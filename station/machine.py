@@ -182,6 +182,7 @@ class Dealing:
         self.paytable = paytable
         self.settler = Settler(paytable) if paytable is not None else None
         self.open_bets: list[str] = []
+        self._open_by_round: dict[int, list[str]] = {}
         self.announcements: list[dict[str, Any]] = []
         self.decks = decks
         self.cut_policy = cut_card_between_rounds
@@ -268,7 +269,13 @@ class Dealing:
         # is still announced, with none listed.
         assert self.shoe is not None
         if self.paytable is not None:
-            self.open_bets = open_bets(self.paytable, self.round_no)
+            # The list changes only at a cut-off: kept per round number (at most a shoe's
+            # rounds), each round given its own copy, as records must not share one.
+            cached = self._open_by_round.get(self.round_no)
+            if cached is None:
+                cached = self._open_by_round[self.round_no] = open_bets(self.paytable,
+                                                                        self.round_no)
+            self.open_bets = list(cached)
         self.announcements.append({
             "type": "betting_open", "shoe": self.shoe.shoe_id, "round": self.round_no,
             "key": f"{self.shoe.shoe_id}:{self.round_no}", "open_bets": self.open_bets,

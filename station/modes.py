@@ -78,7 +78,8 @@ class TableModes:
     # --- commands -------------------------------------------------------------------------
     def betting_refusal(self, ev: Command) -> str | None:
         """Why a betting command is not taken on this table, or None when it is."""
-        from_upstream = upstream_id(ev.actor) is not None
+        # Every upstream actor ends with "]": the pattern is searched only then.
+        from_upstream = ev.actor.endswith("]") and upstream_id(ev.actor) is not None
         if self.rules.betting == "timer":
             return "this table's betting runs on the station's countdown"
         if self.rules.betting == "upstream" and not from_upstream:
