@@ -134,6 +134,8 @@ TRANSITIONS: list[dict[str, Any]] = [
 ]
 
 
+FACE_UP_TRANSITIONS = [t for t in TRANSITIONS if t.get("conditions") != "squeezing"]
+
 _PHASES = {p.value: p for p in Phase}
 _CALLBACK_KEYS = ("prepare", "conditions", "unless", "before", "after")
 
@@ -204,11 +206,18 @@ class Dealing:
         self.machine = self.machine_cls(
             model=self,
             states=[p.value for p in Phase],
-            transitions=_bound(TRANSITIONS, self),
+            transitions=_bound(self.transitions_for(face_down), self),
             initial=Phase.NO_SHOE.value,
             auto_transitions=False,
             ignore_invalid_triggers=False,
         )
+
+    @staticmethod
+    def transitions_for(face_down: bool) -> list[dict[str, Any]]:
+        """A face-up table leaves out the rows whose condition is ``squeezing``, false on it
+        from start to end: one condition less on every round's fourth card and third cards.
+        tests/test_fsm.py deals it against the library's machine on the whole table."""
+        return TRANSITIONS if face_down else FACE_UP_TRANSITIONS
 
     @property
     def phase(self) -> Phase:

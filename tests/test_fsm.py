@@ -16,14 +16,21 @@ from hypothesis.stateful import run_state_machine_as_test
 from transitions import Machine, MachineError
 
 from station.fsm import LeanMachine
-from station.machine import Dealing
+from station.machine import TRANSITIONS, Dealing
 from station.outputs import Published
 from station.station import Station
 from tests.test_properties import RandomTable
 
 
 class PlainDealing(Dealing):
+    """The library's machine on the whole table, the squeeze rows included on a face-up
+    table too (where the station's machine leaves them out)."""
+
     machine_cls = Machine
+
+    @staticmethod
+    def transitions_for(face_down: bool) -> list[dict[str, Any]]:
+        return TRANSITIONS
 
 
 def _facts(station: Station) -> tuple[Any, ...]:
@@ -43,6 +50,8 @@ class TwinTable(RandomTable):
         self.twin.dealing = PlainDealing(rules.table, rules.decks,
                                          rules.cut_card_between_rounds)
         assert type(self.station.dealing.machine) is LeanMachine
+        assert len(self.twin.dealing.machine.get_transitions("card_read")) == len(
+            self.station.dealing.machine.get_transitions("card_read")) + 3
 
     def send(self, event: Any) -> None:
         expected = self.twin.apply(event)
