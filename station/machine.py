@@ -20,8 +20,8 @@ from transitions import Machine
 from station.bets.model import Paytable, open_bets
 from station.cards import Card
 from station.fsm import LeanMachine
-from station.outcome import RoundOutcome, decide
-from station.results import complete_record, void_record
+from station.outcome import ValuesKey, values_key
+from station.results import round_record, void_record
 from station.rules import BANKER_DRAW, PLAYER_DRAW, banker_draws, player_draws
 from station.settlement import Settler
 from station.shoe import ShoeCounts
@@ -365,19 +365,23 @@ class Dealing:
     def publish_result(self, *args: Any) -> None:
         shoe = self.shoe
         assert shoe is not None
-        player, banker = tuple(self.player), tuple(self.banker)
-        outcome = decide(player, banker)
+        player, banker = self.player, self.banker
         shoe.dealt += len(player) + len(banker)
         self.round_open = False
-        record = complete_record(shoe.shoe_id, self.round_no, outcome, self.dealer)
+        # From the cards and the case of the values, without a RoundOutcome (results.py and
+        # settlement.py say how; their tests hold both to the outcome's way).
+        key = values_key(player, banker)
+        record = round_record(shoe.shoe_id, self.round_no, player, banker, key,
+                              dealer=self.dealer)
         if self.settler is not None or self.skipped:
-            self._add_bets(record, outcome)
+            self._add_bets(record, (player, banker, key))
         self._publish(record)
 
-    def _add_bets(self, record: dict[str, Any], outcome: RoundOutcome | None) -> None:
-        """The round's bets on its record, with the bets open in it: settled on ``outcome``,
-        or all refunded for a void round (``None``); on a VIP round the player skipped (seed
-        003 飞牌), none at all."""
+    def _add_bets(self, record: dict[str, Any],
+                  deal: tuple[list[Card], list[Card], ValuesKey] | None) -> None:
+        """The round's bets on its record, with the bets open in it: settled on ``deal`` (the
+        hands and their values key), or all refunded for a void round (``None``); on a VIP
+        round the player skipped (seed 003 飞牌), none at all."""
         settler = self.settler
         if self.skipped:
             record["skipped"] = True
@@ -386,7 +390,7 @@ class Dealing:
                 record["bets"] = {}
         elif settler is not None:
             record["open_bets"] = self.open_bets
-            record["bets"] = (settler.settle(outcome) if outcome is not None
+            record["bets"] = (settler.settle_round(*deal) if deal is not None
                               else settler.refund_all())
 
     def end_round(self, *args: Any) -> None:

@@ -6,11 +6,14 @@ derived fact about a round is computed once, here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
+from functools import cache
+from itertools import product
 from typing import NamedTuple
 
-from station.cards import Card, hand_total
-from station.rules import NATURALS
+from station.cards import ALL_CARDS, Card, hand_total
+from station.rules import NATURALS, banker_draws, player_draws
 
 
 class Winner(StrEnum):
@@ -73,3 +76,48 @@ def decide(player: tuple[Card, ...], banker: tuple[Card, ...]) -> RoundOutcome:
 
 _new = tuple.__new__
 _PLAYER, _BANKER, _TIE = Winner.PLAYER, Winner.BANKER, Winner.TIE
+
+
+ValuesKey = tuple[int, int, int, int]  # player total, banker total, player cards, banker cards
+
+
+def values_key(player: Sequence[Card], banker: Sequence[Card]) -> ValuesKey:
+    """The case of the values a round ended with: what the totals, the winner and the
+    naturals of a round dealt by the tableau follow from (a natural is two cards against two:
+    the tableau draws no third card after one)."""
+    pt = player[0].value + player[1].value
+    bt = banker[0].value + banker[1].value
+    if len(player) == 3:
+        pt += player[2].value
+    if len(banker) == 3:
+        bt += banker[2].value
+    return pt % 10, bt % 10, len(player), len(banker)
+
+
+@cache
+def values_cases() -> dict[ValuesKey, RoundOutcome]:
+    """One round for each case of the values a round can end with, dealt by the tableau
+    (RULES.md 2) from every pair of two-card totals and every third card: 205 cases
+    (tests/test_settlement_fast.py holds them to the exact analysis' own enumeration)."""
+    spade = {c.value: c for c in ALL_CARDS if c.suit == "S"}  # a card of each value 0-9
+    cases: dict[ValuesKey, RoundOutcome] = {}
+
+    def deal(player: tuple[Card, ...], banker: tuple[Card, ...]) -> None:
+        cases.setdefault(values_key(player, banker), decide(player, banker))
+
+    for p2, b2 in product(range(10), repeat=2):
+        player, banker = (spade[p2], spade[0]), (spade[b2], spade[0])
+        if player_draws(p2, b2):
+            for v in range(10):
+                p3 = (*player, spade[v])
+                if banker_draws(p2, b2, v):
+                    for w in range(10):
+                        deal(p3, (*banker, spade[w]))
+                else:
+                    deal(p3, banker)
+        elif banker_draws(p2, b2, None):
+            for w in range(10):
+                deal(player, (*banker, spade[w]))
+        else:
+            deal(player, banker)
+    return cases

@@ -6,11 +6,13 @@ only ever added, never renamed. See docs/messages.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import cache
 from operator import attrgetter
 from typing import Any
 
 from station.cards import Card
-from station.outcome import RoundOutcome
+from station.outcome import RoundOutcome, ValuesKey, values_cases
 
 RESULT_SCHEMA_VERSION = 1
 
@@ -43,6 +45,35 @@ def complete_record(shoe: str, round_no: int, outcome: RoundOutcome,
 
 
 _CODE = attrgetter("code")
+
+
+def round_record(shoe: str, round_no: int, player: Sequence[Card], banker: Sequence[Card],
+                 key: ValuesKey, *, dealer: str | None = None) -> dict[str, Any]:
+    """``complete_record`` of the round dealt as ``player`` and ``banker`` (by the tableau),
+    whose ``values_key`` is ``key``, without building its ``RoundOutcome``: a copy of the
+    record of its case of the values (totals, winner, naturals: they follow from the case),
+    with the round's own facts written into their places (key order kept). A round's last
+    card runs this; tests/test_settlement_fast.py holds it to ``complete_record``."""
+    record = _case_records()[key].copy()
+    p0, p1, b0, b1 = player[0], player[1], banker[0], banker[1]
+    p_pair = p0.rank == p1.rank
+    b_pair = b0.rank == b1.rank
+    record["key"] = f"{shoe}:{round_no}"
+    record["shoe"] = shoe
+    record["round"] = round_no
+    record["player"] = list(map(_CODE, player))
+    record["banker"] = list(map(_CODE, banker))
+    record["player_pair"] = p_pair
+    record["banker_pair"] = b_pair
+    record["perfect_pair"] = (p_pair and p0.suit == p1.suit) or (b_pair and b0.suit == b1.suit)
+    record["dealer"] = dealer
+    return record
+
+
+@cache
+def _case_records() -> dict[ValuesKey, dict[str, Any]]:
+    """The record of each case of the values, its round's own facts still to be written."""
+    return {key: complete_record("", 0, outcome) for key, outcome in values_cases().items()}
 
 
 def void_record(

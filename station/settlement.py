@@ -9,9 +9,8 @@ docs/paytables.md states the same for the game server's developers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from functools import cache
-from itertools import product
 from typing import Final
 
 from station.analysis.first_two import first_four_classes
@@ -20,8 +19,7 @@ from station.bets.model import PUSH, Bet, Paytable, Settled
 from station.bets.registry import reads, settle_bet
 from station.cards import ALL_CARDS, Card
 from station.entry import Entry
-from station.outcome import RoundOutcome, decide
-from station.rules import banker_draws, player_draws
+from station.outcome import RoundOutcome, ValuesKey, decide, values_cases
 
 BetResults = dict[str, Entry]
 CLASS_TABLES_KEPT: Final = 8  # class tables kept per process, one per set of card bets
@@ -104,9 +102,17 @@ class Settler:
 
     def settle(self, outcome: RoundOutcome) -> BetResults:
         player, banker = outcome.player, outcome.banker
-        key = (outcome.player_total, outcome.banker_total, len(player), len(banker))
+        return self.settle_round(player, banker, (
+            outcome.player_total, outcome.banker_total, len(player), len(banker)), outcome)
+
+    def settle_round(self, player: Sequence[Card], banker: Sequence[Card], key: ValuesKey,
+                     outcome: RoundOutcome | None = None) -> BetResults:
+        """``settle`` from a round's cards and its ``values_key``: the ``RoundOutcome`` is
+        built only if a bet or a case needs it (none of the shipped paytables' bets do, and
+        every case is built with the Settler), so a round's last card need not build one."""
         template = self._by_values.get(key)
         if template is None:
+            outcome = outcome or decide(tuple(player), tuple(banker))
             template = self._by_values[key] = self._template(outcome)
         firsts: tuple[Entry, ...] = ()
         if self._first_two:
@@ -117,8 +123,14 @@ class Settler:
                      + pair[p0][b1]) * 144 + pair[p1][b0]) * 144 + pair[p1][b1])
             # The table holds every class; settling afresh keeps a station running should a
             # deal ever fall outside it.
-            firsts = self._by_class.get(cls) or self._entries(self._first_two, outcome)
-        live = self._entries(self._live, outcome) if self._live else ()
+            found = self._by_class.get(cls)
+            if found is None:
+                outcome = outcome or decide(tuple(player), tuple(banker))
+                found = self._entries(self._first_two, outcome)
+            firsts = found
+        live: tuple[Entry, ...] = ()
+        if self._live:
+            live = self._entries(self._live, outcome or decide(tuple(player), tuple(banker)))
         # A fresh mapping for every record (a dict copy, then the non-values bets written in
         # their places: paytable order, which the record promises), of entries no one can
         # change, so sharing them between records is safe.
@@ -186,9 +198,6 @@ def _settle_classes(bets: tuple[Bet, ...]) -> dict[int, tuple[Entry, ...]]:
 
 _TABLES: dict[tuple[tuple[object, ...], ...], dict[int, tuple[Entry, ...]]] = {}
 
-ValuesKey = tuple[int, int, int, int]  # player total, banker total, player cards, banker cards
-
-
 def _values_table(bets: tuple[Bet, ...]) -> dict[ValuesKey, tuple[Entry, ...]]:
     """For these values bets, the entries of every case of the values a round can end with;
     kept per set of values bets as the class tables are (a few milliseconds to build)."""
@@ -199,7 +208,7 @@ def _values_table(bets: tuple[Bet, ...]) -> dict[ValuesKey, tuple[Entry, ...]]:
             del _VALUES[next(iter(_VALUES))]  # the oldest
         shared: dict[tuple[int, ...], tuple[Entry, ...]] = {}
         table = _VALUES[signature] = {}
-        for key, outcome in _values_cases().items():
+        for key, outcome in values_cases().items():
             entries = Settler._entries(bets, outcome)
             table[key] = shared.setdefault(tuple(map(id, entries)), entries)
     return table
@@ -208,35 +217,6 @@ def _values_table(bets: tuple[Bet, ...]) -> dict[ValuesKey, tuple[Entry, ...]]:
 _VALUES: dict[tuple[tuple[object, ...], ...], dict[ValuesKey, tuple[Entry, ...]]] = {}
 
 
-@cache
-def _values_cases() -> dict[ValuesKey, RoundOutcome]:
-    """One round for each case of the values a round can end with, dealt by the tableau
-    (RULES.md 2) from every pair of two-card totals and every third card: 205 cases. A values
-    bet reads nothing else (``Settler``), so any round of the case settles it alike."""
-    spade = {c.value: c for c in ALL_CARDS if c.suit == "S"}  # a card of each value 0-9
-    cases: dict[ValuesKey, RoundOutcome] = {}
-
-    def deal(player: tuple[Card, ...], banker: tuple[Card, ...]) -> None:
-        outcome = decide(player, banker)
-        key = (outcome.player_total, outcome.banker_total, len(player), len(banker))
-        cases.setdefault(key, outcome)
-
-    for p2, b2 in product(range(10), repeat=2):
-        player, banker = (spade[p2], spade[0]), (spade[b2], spade[0])
-        if player_draws(p2, b2):
-            for v in range(10):
-                p3 = (*player, spade[v])
-                if banker_draws(p2, b2, v):
-                    for w in range(10):
-                        deal(p3, (*banker, spade[w]))
-                else:
-                    deal(p3, banker)
-        elif banker_draws(p2, b2, None):
-            for w in range(10):
-                deal(player, (*banker, spade[w]))
-        else:
-            deal(player, banker)
-    return cases
 
 
 def _pair_table() -> list[list[int]]:

@@ -195,3 +195,77 @@ def test_no_round_of_a_simulation_builds_a_values_case(
     station.dealing._publish = check  # type: ignore[method-assign]
     simulate(station, SimulatedDealer(random_shoes(5, 8)))
     assert checked > 500
+
+
+# --- a round's record and bets from its cards, without its outcome (issue 13) ----------------
+def _rounds(rng: random.Random) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]:
+    """Rounds dealt by the tableau: every class of the first four cards, every case of the
+    values, and random deals, each completed with random third cards where they are due."""
+    from station.outcome import values_cases  # noqa: PLC0415
+
+    cards = [parse_card(c) for c in CODES]
+
+    def complete(p: list[Any], b: list[Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        pt, bt = (p[0].value + p[1].value) % 10, (b[0].value + b[1].value) % 10
+        third = None
+        if player_draws(pt, bt):
+            p.append(rng.choice(cards))
+            third = p[2].value
+        if banker_draws(pt, bt, third):
+            b.append(rng.choice(cards))
+        return tuple(p), tuple(b)
+
+    out = [complete([f[0], f[2]], [f[1], f[3]]) for f, _ in first_four_classes(8)]
+    out += [(o.player, o.banker) for o in values_cases().values()]
+    out += [complete(rng.sample(cards, 2), rng.sample(cards, 2)) for _ in range(20_000)]
+    return out
+
+
+def test_a_rounds_record_from_its_cards_is_the_record_of_its_outcome() -> None:
+    from station.outcome import values_key  # noqa: PLC0415
+    from station.results import complete_record, round_record  # noqa: PLC0415
+
+    keys = set()
+    for n, (p, b) in enumerate(_rounds(random.Random(5))):
+        key = values_key(p, b)
+        keys.add(key)
+        want = complete_record("table-1-20260101T000003Z-1", n, decide(p, b), f"d{n % 3}")
+        got = round_record("table-1-20260101T000003Z-1", n, p, b, key, dealer=f"d{n % 3}")
+        assert list(got.items()) == list(want.items()), (p, b)  # key order too
+    assert len(keys) == 205
+
+
+@pytest.mark.parametrize("name", ["seed000.yaml", "seed003.yaml"])
+def test_a_rounds_bets_from_its_cards_are_the_bets_of_its_outcome(name: str) -> None:
+    from station.outcome import values_key  # noqa: PLC0415
+
+    table = load_paytable(REPO / "config" / "paytables" / name)
+    settler = Settler(table)
+    for p, b in _rounds(random.Random(6))[::3]:
+        got = settler.settle_round(p, b, values_key(p, b))
+        assert list(got.items()) == list(settle(table, decide(p, b)).items()), (p, b)
+
+
+def test_a_bet_reading_values_and_cards_is_settled_from_the_cards_too(tmp_path: Path) -> None:
+    """A bet made of a values bet and a card bet is settled every round (no case or class
+    decides it): ``settle_round`` builds that round's outcome for it, and agrees with
+    ``settle``."""
+    from station.outcome import values_key  # noqa: PLC0415
+
+    path = tmp_path / "mixed.yaml"
+    path.write_text(
+        "name: mixed\nbets:\n"
+        "  - {key: tie, label: T, kind: tie, pays: {win: 8}, push: [], cutoff_round: null}\n"
+        "  - {key: pp, label: P, kind: pair, side: player, pays: {win: 11}, push: [],"
+        " cutoff_round: null}\n"
+        "  - {key: any, label: A, kind: any_of, bets: [tie, pp], pays: {win: 1}, push: [],"
+        " cutoff_round: null}\n", encoding="utf-8")
+    table = load_paytable(path)
+    settler = Settler(table)
+    assert [b.key for b in settler._live] == ["any"]
+    wins = 0
+    for p, b in _rounds(random.Random(7))[::5]:
+        got = settler.settle_round(p, b, values_key(p, b))
+        assert got == settle(table, decide(p, b)), (p, b)
+        wins += got["any"]["outcome"] == "win"
+    assert wins > 100
