@@ -148,6 +148,24 @@ def compares(n: int) -> None:
         samples.append((time.perf_counter_ns() - start) / 1000)
     print(f"compare with 100 kept fresh shoes: median {statistics.median(samples):.1f} us, "
           f"max {max(samples):.1f} us ({fresh.lcs_computed} LCS computed in {n} compares)")
+    # The station's path (issue 13): ``add`` counts the bound for every kept shoe as each
+    # card comes; the N-th card reads the slots that reached the threshold; ``begin`` (the
+    # next shoe's start, a command) files the shoe into the index.
+    cards: list[float] = []
+    nth: list[float] = []
+    begins: list[float] = []
+    for seq in probes[:max(1, n // 10)]:
+        start = time.perf_counter_ns()
+        fresh.begin("probe")
+        begins.append((time.perf_counter_ns() - start) / 1000)
+        for i, c in enumerate(seq):
+            start = time.perf_counter_ns()
+            fresh.add(c)
+            (nth if i == len(seq) - 1 else cards).append((time.perf_counter_ns() - start) / 1000)
+    print(f"the station's path with 100 kept: add, cards 1-29 median "
+          f"{statistics.median(cards):.2f} us, the 30th median {statistics.median(nth):.1f} us "
+          f"(max {max(nth):.1f}); begin (files the last shoe) median "
+          f"{statistics.median(begins):.1f} us")
     base = _first30(rng)
     worst = RepeatWatch()
     for i in range(100):

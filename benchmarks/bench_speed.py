@@ -32,6 +32,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -186,16 +187,19 @@ def apply_per_card(shoes: int, prompts: bool) -> tuple[float, float, int, float]
 
 
 def settle_and_record(shoes: int, runs: int) -> list[float]:
-    """us per round to settle the seed 003 bets and build the record (thread CPU)."""
+    """us per round to build the record and settle the seed 003 bets (thread CPU), from the
+    round's cards, the way the tree under test's station does it."""
     from drivers.simulated import CUT, random_shoes  # noqa: PLC0415
+    from station import outcome, results  # noqa: PLC0415
     from station.cards import parse_card  # noqa: PLC0415
-    from station.outcome import decide  # noqa: PLC0415
     from station.paytable import load_paytable  # noqa: PLC0415
-    from station.results import complete_record  # noqa: PLC0415
     from station.rules import banker_draws, player_draws  # noqa: PLC0415
     from station.settlement import Settler  # noqa: PLC0415
 
-    outcomes = []
+    decide = outcome.decide
+    from_cards = hasattr(results, "round_record")
+    values_key: Any = getattr(outcome, "values_key", None)  # absent in an older tree
+    hands = []
     for shoe in random_shoes(1, shoes):
         cards = [parse_card(c) for c in shoe if c != CUT]
         i = 1 + cards[0].burn_count
@@ -211,17 +215,26 @@ def settle_and_record(shoes: int, runs: int) -> list[float]:
             if banker_draws(pt, bt, third):
                 b.append(cards[i])
                 i += 1
-            outcomes.append(decide(tuple(p), tuple(b)))
+            hands.append((p, b))
     settler = Settler(load_paytable(TREE[0] / "config" / "paytables" / "seed003.yaml"))
     open_bets = list(settler.paytable.keys)
+    shoe_id = "table-1-20260101T000003Z-1"
     per_round = []
     for _ in range(runs + 1):  # the first run fills the caches, as the first shoes do
         t0 = time.thread_time_ns()
-        for o in outcomes:
-            record = complete_record("table-1-20260101T000003Z-1", 7, o)
-            record["open_bets"] = open_bets
-            record["bets"] = settler.settle(o)
-        per_round.append((time.thread_time_ns() - t0) / len(outcomes) / 1000)
+        if from_cards:  # as the station does since issue 13's third pass: no RoundOutcome
+            for p, b in hands:
+                key = values_key(p, b)
+                record = results.round_record(shoe_id, 7, p, b, key)
+                record["open_bets"] = open_bets
+                record["bets"] = settler.settle_round(p, b, key)
+        else:  # as the station did before it (--tree of an older checkout)
+            for p, b in hands:
+                o = decide(tuple(p), tuple(b))
+                record = results.complete_record(shoe_id, 7, o)
+                record["open_bets"] = open_bets
+                record["bets"] = settler.settle(o)
+        per_round.append((time.thread_time_ns() - t0) / len(hands) / 1000)
     return per_round[1:]
 
 
@@ -300,7 +313,8 @@ def main() -> None:
               f"clock {got[0][3]:.2f} us included): median {spread(med, '{:.2f}')} us, p99 "
               f"{spread(p99, '{:.2f}')} us (target < 10 / < 25)")
     per_round = settle_and_record(3 if args.quick else 30, runs)
-    print(f"settle + record, seed 003 (42 bets), us per round: {spread(per_round, '{:.2f}')} "
+    print("record + settle of a round from its cards (its outcome included), seed 003 (42 "
+          f"bets), us per round: {spread(per_round, '{:.2f}')} "
           "(target < 5)")
     cpu = startup(tree, runs)
     base = statistics.median(cpu["python -c pass"])
