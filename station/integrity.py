@@ -242,10 +242,8 @@ class RepeatWatch:
         # A list, not a deque(maxlen=...): a deque's blocks come and go as it turns, a list
         # of H entries stays one allocation (tests/test_memory.py measures what is kept).
         self._kept: list[_Kept] = []
-        # Place -> the slots of the kept shoes holding it, ``_width`` bytes per place: one
-        # allocation, whatever the shoes (a list of ints would grow and shrink with them).
-        self._width = (history + 7) // 8
-        self._index = bytearray(DECK_SIZE * cards * self._width)
+        # Place -> the slots of the kept shoes holding it, as an int of H bits.
+        self._index = [0] * (DECK_SIZE * cards)
         self._planes = [0] * cards.bit_length()  # the per-slot counters, bit-sliced
         self._copies = [0] * DECK_SIZE  # copies of each card in the shoe's cards so far
         # The shoe that reached its N-th card joins the index at the next ``begin`` (or when
@@ -281,9 +279,7 @@ class RepeatWatch:
         seq.append(card_index)
         n = self._copies[card_index]
         self._copies[card_index] = n + 1
-        w = self._width
-        at = (card_index * self.cards + n) * w
-        carry = int.from_bytes(self._index[at:at + w], "little")
+        carry = self._index[card_index * self.cards + n]
         if carry:
             # Add one to the counter of every slot in ``carry``: a ripple-carry adder over
             # the planes, which stops as soon as no slot carries.
@@ -333,13 +329,6 @@ class RepeatWatch:
                 equal &= ~plane
         return above | equal
 
-    def _mark(self, place: int, slot: int, held: bool) -> None:
-        w = self._width
-        at = place * w
-        slots = int.from_bytes(self._index[at:at + w], "little")
-        slots = slots | 1 << slot if held else slots & ~(1 << slot)
-        self._index[at:at + w] = slots.to_bytes(w, "little")
-
     def _flush(self) -> None:
         """The shoe that reached its N-th card joins the history and the index; the oldest
         kept shoe leaves both when the history is full, giving the new one its slot."""
@@ -347,16 +336,19 @@ class RepeatWatch:
             return
         shoe, seq = self._pending
         self._pending = None
+        index = self._index
         if len(self._kept) < self.history:
             slot = len(self._kept)
         else:
             old = self._kept.pop(0)
             slot = old.slot
+            clear = ~(1 << slot)
             for place in old.places:
-                self._mark(place, slot, False)
+                index[place] &= clear
         places = array("I", copy_places(seq, self.cards))
+        bit = 1 << slot
         for place in places:
-            self._mark(place, slot, True)
+            index[place] |= bit
         self._kept.append(_Kept(shoe, multiset_bits(seq, self.cards), position_masks(seq),
                                 slot, places))
 
