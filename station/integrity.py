@@ -85,6 +85,9 @@ class ShoeLog:
     rounds: dict[str, int] = field(default_factory=dict)  # by record status
     pauses: list[Pause] = field(default_factory=list)
     reported: bool = False
+    # ``iso(started_ts)``, written when the shoe starts (a command), so the card that ends
+    # the shoe formats one time, not two; "" for a log built without it.
+    started: str = ""
 
 
 def iso(ts: float) -> str:
@@ -140,7 +143,7 @@ def shoe_report(log: ShoeLog, counts: ShoeCounts, ended_ts: float, *,
                       if k not in ("complete", "void")}},
         "pauses": [{"ts": iso(p.ts), "reasons": list(p.reasons), "cleared": p.cleared,
                     "by": p.by} for p in log.pauses],
-        "started": iso(log.started_ts),
+        "started": log.started or iso(log.started_ts),
         "ended": iso(ended_ts),
         "duration_s": round(ended_ts - log.started_ts, 3),
     }
@@ -413,7 +416,7 @@ class ShoeIntegrity:
         if d.shoe is None:
             self.log = None
             return
-        self.log = ShoeLog(d.shoe.shoe_id, event.ts)
+        self.log = ShoeLog(d.shoe.shoe_id, event.ts, started=iso(event.ts))
         self.watch.begin(d.shoe.shoe_id)
 
     def _track_pause(self, event: InputEvent, d: Dealing, log: ShoeLog) -> None:
