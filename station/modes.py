@@ -78,8 +78,9 @@ class TableModes:
     # --- commands -------------------------------------------------------------------------
     def betting_refusal(self, ev: Command) -> str | None:
         """Why a betting command is not taken on this table, or None when it is."""
-        # Every upstream actor ends with "]": the pattern is searched only then.
-        from_upstream = ev.actor.endswith("]") and upstream_id(ev.actor) is not None
+        # The pattern ends with "]" and a "$" that also matches before a final newline: it
+        # is searched only for such an actor.
+        from_upstream = ev.actor.endswith(("]", "]\n")) and upstream_id(ev.actor) is not None
         if self.rules.betting == "timer":
             return "this table's betting runs on the station's countdown"
         if self.rules.betting == "upstream" and not from_upstream:

@@ -409,3 +409,20 @@ def test_a_pause_while_cards_wait_for_their_reveal_says_what_the_supervisor_may_
         t.card(code)
     t.send(DeviceLost("shoe", "unplugged", t.at(1.0)))
     assert t.station.prompt.detail == "supervisor: resume continues the round, void refunds it"
+
+
+@pytest.mark.parametrize(("actor", "upstream"), [
+    ("gs [c1]", True), ("gs [c1]\n", True), ("gs [c1] ", False), ("gs []", False),
+    ("dealer:ann", False), ("gs [c1]\n\n", False),
+])
+def test_the_upstream_actor_check_is_the_pattern(actor: str, upstream: bool) -> None:
+    """Which actor is the game server, as the pattern says (its "$" also matches before a
+    final newline, as a recorded actor may end): the betting gate's shortcut agrees."""
+    from drivers.events import Command  # noqa: PLC0415
+    from station.modes import upstream_id  # noqa: PLC0415
+
+    assert (upstream_id(actor) is not None) == upstream
+    t = Desk(mode="standard", betting="upstream")
+    t.start()
+    refusal = t.station.modes.betting_refusal(Command("open_betting", actor, t.at(1.0)))
+    assert (refusal is None) == upstream
