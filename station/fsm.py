@@ -10,8 +10,9 @@ state by name before and after each change.
 ``LeanMachine`` keeps the library's dispatch and its objects (``Event``, ``Transition``,
 ``Condition``, ``EventData``, ``MachineError``, the model binding, the diagram) and replaces,
 through the library's own extension points (``event_cls``, ``transition_cls``), only the
-three per-trigger methods that hold that work, with versions that do the same steps without
-it: the transitions of the model's state are tried in table order; each runs its
+two per-trigger methods that hold that work (``Event.trigger``, ``Transition.execute``, each
+doing inline the steps of the library methods it would call), with versions that do the same
+steps without it: the transitions of the model's state are tried in table order; each runs its
 ``prepare`` callbacks and checks its conditions; the first whose conditions all hold runs its
 ``before`` callbacks, changes state (unless internal: the state's exit and the destination's
 enter callbacks, if any, run as in the library) and runs its ``after`` callbacks; a trigger
@@ -64,20 +65,6 @@ class LeanTransition(Transition):
             (resolve(func, event_data) if isinstance(func, str) else func)(*args, **kwargs)
         return True
 
-    def _change_state(self, event_data: EventData) -> None:
-        # The library's entry point, kept for its callers; ``execute`` does these steps inline.
-        machine = event_data.machine
-        source = machine.states[self.source]
-        if source.on_exit:
-            source.exit(event_data)
-        dest = machine.states[self.dest]  # type: ignore[index]  # not None: execute checked
-        setattr(event_data.model, machine.model_attribute, self.dest)
-        event_data.state = dest
-        if dest.on_enter:
-            dest.enter(event_data)
-        if dest.final:
-            machine.callbacks(machine.on_final, event_data)
-
 
 class LeanEvent(Event):
     def trigger(self, model: object, *args: Any, **kwargs: Any) -> bool:
@@ -89,22 +76,6 @@ class LeanEvent(Event):
         state = event_data.state = machine.states[name]
         candidates = self.transitions.get(name)
         if candidates is None:
-            return self._is_valid_source(state)
-        for trans in candidates:
-            event_data.transition = trans
-            if trans.execute(event_data):
-                event_data.result = True
-                return True
-        return False
-
-    def _trigger(self, event_data: EventData) -> bool:
-        machine = self.machine
-        name = getattr(event_data.model, machine.model_attribute)  # a string state's name
-        state = event_data.state = machine.states[name]
-        candidates = self.transitions.get(name)
-        if candidates is None:
-            # The library's own check: raises MachineError, or returns False when invalid
-            # triggers are ignored.
             return self._is_valid_source(state)
         for trans in candidates:
             event_data.transition = trans

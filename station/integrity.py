@@ -258,10 +258,10 @@ class RepeatWatch:
         self.lcs_computed = 0  # how many comparisons the bound did not settle (benchmark)
 
     @property
-    def kept(self) -> list[_Kept]:
-        """The kept shoes, oldest first."""
+    def kept(self) -> tuple[_Kept, ...]:
+        """The kept shoes, oldest first (a copy: the index follows the watch's own list)."""
         self._flush()
-        return self._kept
+        return tuple(self._kept)
 
     @property
     def collected(self) -> tuple[int, ...]:
@@ -278,6 +278,8 @@ class RepeatWatch:
         self.collecting = True
 
     def add(self, card_index: int) -> RepeatMatch | None:
+        if not self.collecting:
+            return None  # no shoe begun, or its N cards are in: the station stops adding
         seq = self._seq
         seq.append(card_index)
         n = self._copies[card_index]
@@ -416,7 +418,11 @@ class ShoeIntegrity:
         if d.shoe is None:
             self.log = None
             return
-        self.log = ShoeLog(d.shoe.shoe_id, event.ts, started=iso(event.ts))
+        try:
+            started = iso(event.ts)
+        except (OverflowError, ValueError, OSError):
+            started = ""  # a clock beyond the calendar (the shoe id says "badtime"): as before
+        self.log = ShoeLog(d.shoe.shoe_id, event.ts, started=started)
         self.watch.begin(d.shoe.shoe_id)
 
     def _track_pause(self, event: InputEvent, d: Dealing, log: ShoeLog) -> None:

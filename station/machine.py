@@ -21,7 +21,7 @@ from station.bets.model import Paytable, open_bets
 from station.cards import Card
 from station.fsm import LeanMachine
 from station.outcome import ValuesKey, values_key
-from station.results import round_record, void_record
+from station.results import case_records, round_record, void_record
 from station.rules import BANKER_DRAW, PLAYER_DRAW, banker_draws, player_draws
 from station.settlement import Settler
 from station.shoe import ShoeCounts
@@ -203,6 +203,7 @@ class Dealing:
         self.notices: list[str] = []
         self.published_keys: set[str] = set()
         self.dealer: str | None = None  # signed in (station.dealers); on every round record
+        case_records()  # built now (once per process), not on the first round's last card
         self.machine = self.machine_cls(
             model=self,
             states=[p.value for p in Phase],

@@ -206,7 +206,7 @@ def _check_events(stream: IO[bytes], name: str, line_no: int) -> None:
 def _read_events(stream: IO[bytes], name: str, line_no: int, build: bool = True
                  ) -> Iterator[InputEvent]:
     """The events after the header (line ``line_no``), read a block at a time: a block of
-    lines exactly as a station writes them is parsed in one orjson call (and, with
+    lines exactly as a station writes them is read by ``_plain_events`` (and, with
     ``build=False``, only matched); any other block is read line by line, as
     ``bounded_lines`` reads lines, so every fault is named as before."""
     rest = b""

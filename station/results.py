@@ -12,7 +12,7 @@ from operator import attrgetter
 from typing import Any
 
 from station.cards import Card
-from station.outcome import RoundOutcome, ValuesKey, values_cases
+from station.outcome import RoundOutcome, ValuesKey, decide, values_cases
 
 RESULT_SCHEMA_VERSION = 1
 
@@ -54,7 +54,10 @@ def round_record(shoe: str, round_no: int, player: Sequence[Card], banker: Seque
     record of its case of the values (totals, winner, naturals: they follow from the case),
     with the round's own facts written into their places (key order kept). A round's last
     card runs this; tests/test_settlement_fast.py holds it to ``complete_record``."""
-    record = _case_records()[key].copy()
+    case = case_records().get(key)
+    if case is None:  # not a case the tableau deals (none is): the outcome's own record
+        return complete_record(shoe, round_no, decide(tuple(player), tuple(banker)), dealer)
+    record = case.copy()
     p0, p1, b0, b1 = player[0], player[1], banker[0], banker[1]
     p_pair = p0.rank == p1.rank
     b_pair = b0.rank == b1.rank
@@ -71,8 +74,9 @@ def round_record(shoe: str, round_no: int, player: Sequence[Card], banker: Seque
 
 
 @cache
-def _case_records() -> dict[ValuesKey, dict[str, Any]]:
-    """The record of each case of the values, its round's own facts still to be written."""
+def case_records() -> dict[ValuesKey, dict[str, Any]]:
+    """The record of each case of the values, its round's own facts still to be written.
+    Built once per process; ``Dealing`` builds it when it is made, so no round pays for it."""
     return {key: complete_record("", 0, outcome) for key, outcome in values_cases().items()}
 
 

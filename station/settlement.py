@@ -68,7 +68,8 @@ class Settler:
 
     Bets whose kind reads only the round's values depend on nothing but (player total,
     banker total, player cards, banker cards): naturals follow from those too (a natural
-    is a two-card hand against a two-card hand with a total of 8 or 9). That is 400 cases.
+    is a two-card hand against a two-card hand with a total of 8 or 9). Of those 400
+    combinations the tableau deals 205, all settled when the Settler is built.
     Bets reading the first two cards of each hand see only whether ranks and suits are equal,
     whether a rank is 4 and whether a suit is hearts, diamonds or black (the symmetry the
     exact analysis rests on, held to every kind by tests/test_analysis_symmetry.py), so the
