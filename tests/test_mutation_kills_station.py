@@ -589,7 +589,7 @@ def test_a_complete_round_with_a_paytable_lists_the_bets_that_were_open() -> Non
 def test_each_round_has_its_own_open_bets_list() -> None:
     """The open bets are kept per round number (issue 13), but each round's record and
     announcement get a list of their own: a consumer changing one round's list changes no
-    other round's, in this shoe or the next. Seed 003's cut-offs make the lists differ."""
+    other round's (round 1 of the next shoe included). Seed 003's cut-offs make them differ."""
     table = load_paytable(Path(__file__).resolve().parents[1] / "config" / "paytables"
                           / "seed003.yaml")
     from drivers.simulated import SimulatedDealer, random_shoes  # noqa: PLC0415
@@ -605,9 +605,4 @@ def test_each_round_has_its_own_open_bets_list() -> None:
     by_round = {r["round"]: list(r["open_bets"]) for r in records}
     assert by_round[1] != by_round[max(by_round)]  # cut-offs passed
     lists[0].append("changed")
-    station2 = Station(TableRules(), table, prompts=False)
-    again: list[dict[str, Any]] = []
-    simulate(station2, SimulatedDealer(random_shoes(3, 2)),
-             on_outputs=lambda outs: again.extend(
-                 o.record for o in outs if isinstance(o, Published)))
-    assert [r["open_bets"] for r in again[1:]] == lists[1:]
+    assert all("changed" not in x for x in lists[1:])

@@ -180,8 +180,11 @@ _PLAIN_TEXT = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0
 def _recorded_events(draw: st.DrawFn) -> object:
     from drivers import events as ev  # noqa: PLC0415
 
-    t = draw(st.floats(0.0, 3.9e9, allow_nan=False) | st.sampled_from(
-        [0.0, 1e-300, 5e-324, 1.5, 1_800_000_000.123456789, 3_999_999_999.999999]))
+    # The timestamps a station writes (from 1 s, orjson spells each with at most 17 digits
+    # after the point and no exponent, as the pattern takes them; smaller ones go line by
+    # line, as tests above check).
+    t = draw(st.floats(1.0, 3.9e9) | st.sampled_from(
+        [0.0, 0.5, 1.5, 1_800_000_000.123456789, 3_999_999_999.999999]))
     a, b = draw(_PLAIN_TEXT), draw(_PLAIN_TEXT)
     return draw(st.sampled_from([
         ev.CardRead(a, b, t), ev.Command(a, b, t), ev.CutCardSeen(a, t),
@@ -196,8 +199,7 @@ def test_a_plain_block_reads_to_the_events_the_json_parser_reads(events: list[ob
     checks give, timestamps to the last bit."""
     lines = [orjson.dumps(event_to_json(e)) + b"\n" for e in events]  # type: ignore[arg-type]
     block = b"".join(lines)
-    if recording._PLAIN_EVENTS.fullmatch(block) is None:
-        return  # a line the pattern leaves to the line-by-line reading (e.g. 1e-300)
+    assert recording._PLAIN_EVENTS.fullmatch(block) is not None, block
     got = list(recording._plain_events(block))
     assert got == [_event(line, n, "rec") for n, line in enumerate(lines, 2)] == events
     assert [e.ts.hex() for e in got] == [e.ts.hex() for e in events]  # type: ignore[attr-defined]
@@ -215,3 +217,25 @@ def test_the_plain_reading_meets_every_event_kind_in_the_recordings() -> None:
         assert got == [_event(x + b"\n", 2, "rec") for x in body.split(b"\n")[:-1]], path
         kinds.update(type(e).__name__ for e in got)
     assert kinds >= {"CardRead", "Command", "CutCardSeen", "TimerExpired"}
+
+
+@pytest.mark.parametrize("t", [
+    b"0.0", b"0.00000000000000001", b"1.5", b"1800000000.12345678901234567",
+    b"3999999999.99999999999999999", b"999999999.00000000000000001", b"1234567890.1",
+    b"2147483648.99999999999999995",
+])
+def test_long_timestamps_read_as_orjson_reads_them(t: bytes) -> None:
+    """Timestamps with as many digits as the pattern takes (10 before the point, 17 after):
+    ``float`` of the text is orjson's double, to the last bit, for each event kind."""
+    lines = [b'{"t":T,"e":"card","code":"AS","src":"shoe"}\n',
+             b'{"t":T,"e":"lost","src":"shoe","reason":"no answer"}\n',
+             b'{"t":T,"e":"restored","src":"shoe"}\n',
+             b'{"t":T,"e":"cmd","action":"resume","actor":"sup"}\n']
+    block = b"".join(x.replace(b"T", t) for x in lines)
+    assert recording._PLAIN_EVENTS.fullmatch(block) is not None
+    got = recording._plain_events(block)
+    want = [_event(x.replace(b"T", t), 2, "rec") for x in lines]
+    assert got == want
+    assert {e.ts.hex() for e in got} == {orjson.loads(t).hex()}
+    assert [type(e).__name__ for e in got] == ["CardRead", "DeviceLost", "DeviceRestored",
+                                               "Command"]

@@ -269,3 +269,24 @@ def test_a_bet_reading_values_and_cards_is_settled_from_the_cards_too(tmp_path: 
         assert got == settle(table, decide(p, b)), (p, b)
         wins += got["any"]["outcome"] == "win"
     assert wins > 100
+
+
+def test_values_tables_are_shared_and_a_few_are_kept(tmp_path: Path) -> None:
+    """As the class tables: Settlers of the same values bets share one table of their cases,
+    and only the last few sets of values bets are kept (docs/architecture.md)."""
+    from station.settlement import _VALUES  # noqa: PLC0415
+
+    tables = []
+    for pays in range(8, 9 + CLASS_TABLES_KEPT):
+        path = tmp_path / f"t{pays}.yaml"
+        path.write_text("name: ties\nbets:\n  - {key: tie, label: T, kind: tie, pays: {win: "
+                        f"{pays}}}, push: [], cutoff_round: null}}\n", encoding="utf-8")
+        Settler(load_paytable(path))
+        Settler(load_paytable(path))
+        tables.append(next(reversed(_VALUES.values())))
+        outcome = decide((parse_card("9S"), parse_card("KH")), (parse_card("4C"), parse_card("5D")))
+        assert Settler(load_paytable(path)).settle(outcome) == {
+            "tie": {"outcome": "win", "pays": pays}}
+    assert len({id(t) for t in tables}) == len(tables)
+    assert len(_VALUES) == CLASS_TABLES_KEPT
+    assert not any(t is tables[0] for t in _VALUES.values())  # the oldest went first

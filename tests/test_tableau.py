@@ -76,3 +76,22 @@ def test_the_draw_tables_are_the_draw_rules() -> None:
             assert BANKER_DRAW[11 * (10 * p + b)] == banker_draws(p, b, None)
             for v in range(10):
                 assert BANKER_DRAW[11 * (10 * p + b) + 1 + v] == banker_draws(p, b, v)
+
+
+def test_the_machines_draw_conditions_are_the_draw_rules() -> None:
+    """The three conditions the dealing machine checks on a round's fourth and fifth cards
+    (they index the tables, issue 13), for every pair of two-card totals and third card."""
+    from station.cards import ALL_CARDS  # noqa: PLC0415
+    from station.machine import Dealing  # noqa: PLC0415
+
+    spade = {c.value: c for c in ALL_CARDS if c.suit == "S"}
+    d = Dealing("table-1", 8, "next_round_last")
+    for p in range(10):
+        for b in range(10):
+            d.player, d.banker = [spade[p], spade[0]], [spade[b]]
+            assert d.player_must_draw(spade[0]) == player_draws(p, b)
+            assert d.banker_must_draw_player_stood(spade[0]) == banker_draws(p, b, None)
+            d.banker = [spade[b], spade[0]]
+            for v in range(10):
+                d.player = [spade[p], spade[0], spade[v]]
+                assert d.banker_must_draw_after_player_third(spade[v]) == banker_draws(p, b, v)
