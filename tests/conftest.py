@@ -14,6 +14,17 @@ from tests.upstream.broker import MOSQUITTO, Broker
 REPO = Path(__file__).resolve().parent.parent
 
 
+def mixed_paytable(key: str = "any", pays: int = 1) -> str:
+    """A paytable whose ``key`` bet (any_of) mixes a bet on the values (tie) with one on the
+    cards (player pair): the exact analysis refuses it, settlement settles it every round."""
+    return ("name: mixed\nbets:\n"
+            "  - {key: tie, label: T, kind: tie, pays: {win: 8}, push: [], cutoff_round: null}\n"
+            "  - {key: pp, label: P, kind: pair, side: player, pays: {win: 11}, push: [],"
+            " cutoff_round: null}\n"
+            f"  - {{key: {key}, label: A, kind: any_of, bets: [tie, pp], pays: {{win: {pays}}},"
+            " push: [], cutoff_round: null}\n")
+
+
 @pytest.fixture(autouse=True)
 def no_leaked_driver_threads() -> Iterator[None]:
     before = {t.ident for t in threading.enumerate()}

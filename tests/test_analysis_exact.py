@@ -14,6 +14,7 @@ from station.analysis.first_two import first_four_classes
 from station.analysis.tree import falling, index_key, key_index, round_weights
 from station.errors import ConfigError
 from station.paytable import Paytable, load_paytable
+from tests.conftest import mixed_paytable
 
 PAYTABLES = Path(__file__).resolve().parents[1] / "config" / "paytables"
 SHIPPED = [
@@ -131,15 +132,7 @@ def test_fewer_than_one_deck_is_refused() -> None:
 
 def test_mixing_value_and_suit_bets_in_any_of_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "mixed.yaml"
-    path.write_text(
-        "name: mixed\nbets:\n"
-        "  - {key: tie, label: T, kind: tie, pays: {win: 8}, push: [], cutoff_round: null}\n"
-        "  - {key: pp, label: P, kind: pair, side: player, pays: {win: 11}, push: [],"
-        " cutoff_round: null}\n"
-        "  - {key: combo, label: C, kind: any_of, bets: [tie, pp], pays: {win: 2}, push: [],"
-        " cutoff_round: null}\n",
-        encoding="utf-8",
-    )
+    path.write_text(mixed_paytable("combo", 2), encoding="utf-8")
     with pytest.raises(ConfigError, match="bet 'combo': key 'bets'") as err:
         analyze(load_paytable(path))
     assert str(path) in str(err.value)

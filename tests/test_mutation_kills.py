@@ -30,6 +30,7 @@ from station.roads.layout import draw
 from station.roads.scoreboard import roads_json
 from station.settlement import Settler, settle
 from station.station import Station, TableRules
+from tests.conftest import mixed_paytable
 from tests.tablekit import Table
 
 R, U = "red", "blue"  # U for blUe, so B stays Banker in the sequences
@@ -338,15 +339,7 @@ def test_an_analysis_names_its_paytable_decks_and_labels(tmp_path: Path) -> None
 
 def test_an_analysis_refuses_a_bet_mixing_totals_with_ranks(tmp_path: Path) -> None:
     path = tmp_path / "mixed.yaml"
-    path.write_text(
-        "name: mixed\nbets:\n"
-        "  - {key: tie, label: T, kind: tie, pays: {win: 8}, push: [], cutoff_round: null}\n"
-        "  - {key: pp, label: P, kind: pair, side: player, pays: {win: 11}, push: [],"
-        " cutoff_round: null}\n"
-        "  - {key: any, label: A, kind: any_of, bets: [tie, pp], pays: {win: 1}, push: [],"
-        " cutoff_round: null}\n",
-        encoding="utf-8",
-    )
+    path.write_text(mixed_paytable(), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"mixes bets on totals with bets on ranks and suits, "
                                           r"which the exact analysis cannot combine; list bets "
                                           r"of one sort$"):

@@ -20,7 +20,7 @@ from station.outcome import decide
 from station.paytable import load_paytable
 from station.rules import banker_draws, player_draws
 from station.settlement import _TABLES, CLASS_TABLES_KEPT, Settler, _class_of, settle
-from tests.conftest import REPO
+from tests.conftest import REPO, mixed_paytable
 
 PAYTABLES = [("seed000.yaml", ()), ("seed000.yaml", ("no_commission",)),
              ("seed000.yaml", ("tie_9_to_1",)), ("seed003.yaml", ())]
@@ -253,13 +253,7 @@ def test_a_bet_reading_values_and_cards_is_settled_from_the_cards_too(tmp_path: 
     from station.outcome import values_key  # noqa: PLC0415
 
     path = tmp_path / "mixed.yaml"
-    path.write_text(
-        "name: mixed\nbets:\n"
-        "  - {key: tie, label: T, kind: tie, pays: {win: 8}, push: [], cutoff_round: null}\n"
-        "  - {key: pp, label: P, kind: pair, side: player, pays: {win: 11}, push: [],"
-        " cutoff_round: null}\n"
-        "  - {key: any, label: A, kind: any_of, bets: [tie, pp], pays: {win: 1}, push: [],"
-        " cutoff_round: null}\n", encoding="utf-8")
+    path.write_text(mixed_paytable(), encoding="utf-8")
     table = load_paytable(path)
     settler = Settler(table)
     assert [b.key for b in settler._live] == ["any"]
