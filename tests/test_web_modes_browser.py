@@ -66,8 +66,13 @@ def test_a_squeeze_table_followed_literally_reveals_from_the_page(
         page.goto(base)
         reveals = 0
         while len(records(tmp_path)) < 3:
+            # The station waits for a reveal (it moves on only when one is taken), and the
+            # page shows that very prompt: a page still showing the reveal just taken (its
+            # update not yet in) once sent this loop on with the station past it.
+            s = wait_state(base, lambda s: s["reveal"] is not None, what="a reveal due")
+            page.wait_for_function("seq => window.__prompts.some(p => p.seq >= seq)",
+                                   arg=s["prompt_seq"], timeout=30_000)
             wait_text(page, "#instruction", "REVEAL", timeout_s=30)
-            s = state(base)
             hand = s["reveal"]["hand"]
             # What the page shows: the waiting hand's cards as backs, no total.
             assert page.locator(f"#{hand} .card.back").count() == s["round"][f"{hand}_down"] > 0
