@@ -80,7 +80,7 @@ def test_a_line_cut_short_by_a_crash_is_written_again_whole(tmp_path: Path) -> N
 
 
 def test_a_recording_that_disagrees_is_kept_as_found_and_the_copy_goes_on_beside_it(
-        tmp_path: Path, caplog: object) -> None:
+        tmp_path: Path) -> None:
     journal = make_journal(tmp_path / "j.sqlite3", 12)
     full = export(journal)
     path = tmp_path / f"{STEM}.jsonl"
