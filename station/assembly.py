@@ -312,10 +312,11 @@ def _kept_recording(config: StationConfig, journal: Journal) -> KeptRecording:
 
 
 def _recording_error(config: StationConfig, exc: OSError) -> ConfigError:
+    where = exc.filename or config.recording_dir
     return ConfigError(
         f"{config.path}: recording.dir: cannot write a recording in {config.recording_dir} "
-        f"({exc.strerror or exc}); make it writable by the station's user, with free space, "
-        "or set it to null")
+        f"({where}: {exc.strerror or exc}); make it writable by the station's user, with free "
+        "space, or set it to null")
 
 
 __all__ = ["Assembled", "JournalError", "StationError", "build_daemon"]

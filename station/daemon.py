@@ -3,11 +3,11 @@
 Driver threads post ``(source, event)`` pairs to one queue, and the upstream publisher posts
 verified commands to it; this loop takes them in order. For each event it computes what the
 event does (``Station.apply`` is pure), journals the event together with the upstream messages
-it caused in one durable transaction, and only then lets anything leave: the display, the
-results files, the publisher. A journal that cannot be written (a full disk) holds the table:
-the display says so, nothing leaves, events that keep coming are held in memory, and when
-the journal can be written again they are journaled in order behind a pause that says what
-happened. SIGINT/SIGTERM put a stop marker in the same queue.
+it caused in one durable transaction, and only then lets anything leave: the recording, the
+display, the results files, the publisher. A journal that cannot be written (a full disk)
+holds the table: the display says so, nothing leaves, events that keep coming are held in
+memory, and when the journal can be written again they are journaled in order behind a pause
+that says what happened. SIGINT/SIGTERM put a stop marker in the same queue.
 """
 
 from __future__ import annotations

@@ -145,3 +145,23 @@ def test_kill_9_and_restarts_leave_one_recording_equal_to_the_journal(tmp_path: 
     (rec,) = (tmp_path / "rec").iterdir()
     assert rec.read_bytes() == export(journal)
     assert list(read_recording(rec).events)  # and replay reads it
+
+
+def test_a_recording_that_cannot_be_opened_stops_the_start_naming_it(tmp_path: Path) -> None:
+    from station.assembly import build_daemon  # noqa: PLC0415
+    from station.config import parse_config  # noqa: PLC0415
+    from station.errors import ConfigError  # noqa: PLC0415
+    from tests.test_daemon import config_dict  # noqa: PLC0415
+
+    config = parse_config(tmp_path / "s.yaml", config_dict(tmp_path))
+    build_daemon(config).close()
+    (rec,) = (tmp_path / "rec").iterdir()
+    rec.unlink()
+    rec.mkdir()  # something in the way that is not a file
+    try:
+        build_daemon(config).close()
+    except ConfigError as exc:
+        assert "recording.dir: cannot write a recording in" in str(exc)
+        assert f"({rec}: Is a directory)" in str(exc)
+    else:
+        raise AssertionError("the start went on")
