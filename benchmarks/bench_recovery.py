@@ -12,6 +12,8 @@ shoe in play for the web display, which then rebuilds that shoe's results and ro
    building it with none.
 3. A pause reason put into Chinese (``station.web.words.reason_zh``) without its cache: a
    view of a paused table pays it once per reason.
+4. ``recover`` while comparing the journal's kept recording, up to date as after a clean
+   stop (``station.keptrecording``, issue 18), against ``recover`` alone.
 Medians (and minima) of ``--repeat`` runs, in CPU milliseconds of the process.
 """
 
@@ -31,7 +33,9 @@ sys.path.insert(0, str(ROOT))
 from drivers.events import InputEvent  # noqa: E402
 from drivers.simulated import Pace, SimulatedDealer, random_shoes  # noqa: E402
 from station.journal import Journal  # noqa: E402
+from station.keptrecording import KeptRecording  # noqa: E402
 from station.machine import DEALING  # noqa: E402
+from station.recording import header_line  # noqa: E402
 from station.recovery import last_message_seq, recover  # noqa: E402
 from station.simulation import DUE  # noqa: E402
 from station.station import Station, TableRules  # noqa: E402
@@ -71,6 +75,17 @@ def plain_replay(journal: Journal) -> Station:
     return station
 
 
+def compared(journal: Journal, folder: Path) -> None:
+    """A start's recovery with the kept recording compared line by line (and completed)."""
+    h = journal.header
+    kept = KeptRecording(folder, "bench", header_line(h.rules, h.paytable, h.session).encode())
+    try:
+        recover(journal, kept.sync)
+        kept.done()
+    finally:
+        kept.close()
+
+
 def timed(fn: Callable[[], object]) -> float:
     """CPU milliseconds of this process (the machine is shared: wall time measures the
     neighbours); the journal is read in this process, so its reads count too."""
@@ -95,10 +110,12 @@ def main() -> None:
             rec = recover(journal)
             print(f"journal: {len(events)} events, {args.shoes} whole shoes and "
                   f"{len(rec.shoe_rounds)} rounds of the shoe in play")
-            kept, plain = [], []
+            kept, plain, synced = [], [], []
+            compared(journal, Path(folder))  # writes the recording: later starts compare it
             for _ in range(args.repeat):
                 kept.append(timed(lambda: recover(journal)))
                 plain.append(timed(lambda: plain_replay(journal)))
+                synced.append(timed(lambda: compared(journal, Path(folder))))
             around = Surroundings("bench", "en", True, "file", None, ("sim-shoe",))
             seeded, empty = [], []
             for _ in range(args.repeat):
@@ -111,6 +128,8 @@ def main() -> None:
     print(f"replay without keeping them:   {med(plain):8.1f} ms (min {min(plain):.1f})")
     print(f"difference:                    {med(kept) - med(plain):+8.1f} ms "
           f"({(med(kept) / med(plain) - 1) * 100:+.1f}%)")
+    print(f"recover, comparing recording: {med(synced):8.1f} ms (min {min(synced):.1f}; "
+          f"{(med(synced) / med(kept) - 1) * 100:+.1f}% on recover)")
     print(f"web display with the rounds:   {med(seeded):8.2f} ms")
     print(f"web display with none:         {med(empty):8.2f} ms")
     for reason in REASONS:

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
 
 from drivers.base import EventSource
 from drivers.events import Command
@@ -26,7 +25,8 @@ from station.display import ConsoleDisplay
 from station.errors import ConfigError, StationError
 from station.journal import Journal, JournalError
 from station.journal.files import companions
-from station.recording import Recorder
+from station.keptrecording import KeptRecording
+from station.recording import header_line
 from station.recovery import Recovered, recover
 from station.sinks import AppendLog
 from station.station import RESTART
@@ -79,16 +79,21 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
     closers.append(journal.close)
     header = journal.header
     session = header.session
-    recorder = None
-    recording: Path | None = None
-    if config.recording_dir is not None:
-        stream = _recording(config, session)
-        recording = Path(stream.name)
-        closers.append(stream.close)
-        recorder = Recorder(stream, header.rules, header.paytable, flush_each=True,
-                            session=session)
-    # The start's recording begins with the journal's history, so it replays on its own.
-    rec = recover(journal, recorder.write if recorder is not None else None)
+    recorder = _kept_recording(config, journal) if config.recording_dir is not None else None
+    raw_base: Path | None = None
+    if recorder is not None:
+        closers.append(recorder.close)
+        # Raw traffic is new at each start: its files are named by the start.
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        raw_base = recorder.path.with_name(
+            f"{_recording_stem(config, journal)}.{stamp}-{secrets.token_hex(3)}.jsonl")
+    # The journal's one recording is brought up to date while recovery reads the journal.
+    try:
+        rec = recover(journal, recorder.sync if recorder is not None else None)
+        if recorder is not None:
+            recorder.done()
+    except OSError as exc:
+        raise _recording_error(config, exc) from exc
     station = rec.station
     signer = _signer(config)
     # Message numbers only ever increase for a table, across a change of journal too.
@@ -97,7 +102,7 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
 
     sources: list[EventSource] = (
         [_simulated_table(config, rec, session)] if config.reader.type == "simulated"
-        else _live_reader(config, recording, closers))
+        else _live_reader(config, raw_base, closers))
     to_stdout = "-" in (config.results_path, config.announcements_path)
     display: Display | None = (ConsoleDisplay(sys.stderr if to_stdout else None, stamp=True)
                                if config.display_type == "console" else None)
@@ -255,25 +260,26 @@ def _simulated_table(config: StationConfig, rec: Recovered, session: str) -> Sim
     return SimulatedTable(dealer)
 
 
-def _live_reader(config: StationConfig, recording: Path | None,
+def _live_reader(config: StationConfig, raw_base: Path | None,
                  closers: list[Callable[[], None]]) -> list[EventSource]:
     """The table's real devices (station.devices), with their raw traffic kept beside the
-    recording when ``recording.raw`` asks: the scanner's bytes, the camera's frames."""
+    recording when ``recording.raw`` asks: the scanner's bytes, the camera's frames, in files
+    of this start's own (``raw_base``: the recording's name and the start's time)."""
     from station.devices import live_devices  # noqa: PLC0415 - drivers only for a live table
 
     on_bytes = None
     record_to = None
-    if config.recording_raw and recording is not None:
+    if config.recording_raw and raw_base is not None:
         if config.reader.type == "serial":
             from station.rawtraffic import RawTraffic, raw_path  # noqa: PLC0415
 
-            raw = RawTraffic.create(raw_path(recording, "scanner"), "scanner")
+            raw = RawTraffic.create(raw_path(raw_base, "scanner"), "scanner")
             closers.append(raw.close)
             on_bytes = raw.write
         elif config.reader.type == "camera":
             from station.rawtraffic import raw_path  # noqa: PLC0415
 
-            record_to = raw_path(recording, "camera", ".avi")
+            record_to = raw_path(raw_base, "camera", ".avi")
     return live_devices(config, on_bytes=on_bytes, record_to=record_to)
 
 
@@ -287,20 +293,30 @@ def _results(config: StationConfig, key: str, path: str) -> AppendLog:
         ) from exc
 
 
-def _recording(config: StationConfig, session: str) -> IO[str]:
-    """A new recording file for this start; never overwrites one (mode 'x')."""
+def _recording_stem(config: StationConfig, journal: Journal) -> str:
+    """One recording per journal: named by table, the journal's creation and its session."""
+    created = "".join(ch for ch in journal.header.created if ch.isalnum())[:15] or "old"
+    return f"{journal.header.rules.table}-{created}Z-{journal.header.session}"
+
+
+def _kept_recording(config: StationConfig, journal: Journal) -> KeptRecording:
+    """The journal's recording, opened to be brought up to date (never overwritten)."""
     folder = Path(config.recording_dir or ".")
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    h = journal.header
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        return (folder / f"{config.rules.table}-{stamp}-{session}-{secrets.token_hex(3)}.jsonl"
-                ).open("x", encoding="utf-8")
+        return KeptRecording(folder, _recording_stem(config, journal),
+                             header_line(h.rules, h.paytable, h.session).encode())
     except OSError as exc:
-        raise ConfigError(
-            f"{config.path}: recording.dir: cannot write a recording in "
-            f"{config.recording_dir} ({exc.strerror}); make it writable by the station's "
-            "user, or set it to null"
-        ) from exc
+        raise _recording_error(config, exc) from exc
+
+
+def _recording_error(config: StationConfig, exc: OSError) -> ConfigError:
+    where = exc.filename or config.recording_dir
+    return ConfigError(
+        f"{config.path}: recording.dir: cannot write a recording in {config.recording_dir} "
+        f"({where}: {exc.strerror or exc}); make it writable by the station's user, with free "
+        "space, or set it to null")
 
 
 __all__ = ["Assembled", "JournalError", "StationError", "build_daemon"]

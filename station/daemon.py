@@ -3,11 +3,11 @@
 Driver threads post ``(source, event)`` pairs to one queue, and the upstream publisher posts
 verified commands to it; this loop takes them in order. For each event it computes what the
 event does (``Station.apply`` is pure), journals the event together with the upstream messages
-it caused in one durable transaction, and only then lets anything leave: the display, the
-results files, the publisher. A journal that cannot be written (a full disk) holds the table:
-the display says so, nothing leaves, events that keep coming are held in memory, and when
-the journal can be written again they are journaled in order behind a pause that says what
-happened. SIGINT/SIGTERM put a stop marker in the same queue.
+it caused in one durable transaction, and only then lets anything leave: the recording, the
+display, the results files, the publisher. A journal that cannot be written (a full disk)
+holds the table: the display says so, nothing leaves, events that keep coming are held in
+memory, and when the journal can be written again they are journaled in order behind a pause
+that says what happened. SIGINT/SIGTERM put a stop marker in the same queue.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from drivers.base import EventSource
 from drivers.events import Command, DeviceLost, DeviceRestored, InputEvent, TimerExpired
 from station.journal import Journal, JournalWriteError
 from station.outputs import Announced, Output, Prompt, Published
-from station.recording import Recorder
 from station.simulation import due_of
 from station.sinks import AppendLog
 from station.station import Station
@@ -59,6 +58,13 @@ class Display(Protocol):
     def show(self, outputs: list[Output]) -> None: ...
 
 
+class EventCopy(Protocol):
+    """Where each journaled event is copied (``station.keptrecording.KeptRecording``): called
+    after its commit, so the copy never holds an event the journal lacks. Must not raise."""
+
+    def write(self, event: InputEvent) -> None: ...
+
+
 class Outlet(Protocol):
     """A publisher draining the journal's outbox (``FileSink``, ``MqttPublisher``)."""
 
@@ -82,7 +88,7 @@ class Daemon:
                  feed: Feed, *, display: Display | None = None,
                  outlet: Outlet | None = None, results: AppendLog | None = None,
                  announcements: AppendLog | None = None,
-                 recorder: Recorder | None = None,
+                 recorder: EventCopy | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.station = station
         self.sources = sources
@@ -203,8 +209,6 @@ class Daemon:
     def _process(self, event: InputEvent, source: EventSource | None,
                  extra: Payloads | None) -> bool:
         started = time.monotonic()
-        if self.recorder is not None:
-            self.recorder.write(event)
         before = Snapshot.of(self.station)
         outputs = self.station.apply(event)
         payloads = self.feed.messages(before, Snapshot.of(self.station), event, outputs)
@@ -273,6 +277,8 @@ class Daemon:
 
     def _let_out(self, item: _Unjournaled) -> None:
         self.events_applied += 1
+        if self.recorder is not None:
+            self.recorder.write(item.event)
         for o in item.outputs:
             if isinstance(o, Published) and self.results is not None:
                 self.results.write(o.record)

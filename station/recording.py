@@ -1,4 +1,4 @@
-"""Recordings: every input event as one JSON line, written before it is applied.
+"""Recordings: every input event as one JSON line.
 
 A recording starts with a header line naming the format and the table rules in force, so
 ``replay`` rebuilds the same station. One event per line keeps a recording greppable and a
@@ -107,22 +107,27 @@ def _text(obj: dict[str, Any], key: str) -> str:
     return value
 
 
+def header_line(rules: TableRules, paytable: Paytable | None = None, session: str = "") -> str:
+    """A recording's first line (ASCII: ``json.dumps`` escapes the rest)."""
+    header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "rules": rules.to_json()}
+    if session:
+        header["session"] = session
+    if paytable is not None:
+        # The paytable's own text: a replay settles with the payouts of the session even if
+        # the file has been edited since.
+        header["paytable"] = {"path": str(paytable.path), "variants": list(paytable.variants),
+                              "text": paytable.text}
+    return json.dumps(header) + "\n"
+
+
 class Recorder:
-    """Appends events to ``stream``; ``flush_each`` makes every line durable at once (daemon)."""
+    """Appends events to ``stream``; ``flush_each`` flushes every line at once."""
 
     def __init__(self, stream: IO[str], rules: TableRules, paytable: Paytable | None = None,
                  flush_each: bool = False, session: str = "") -> None:
         self._stream = stream
         self._flush_each = flush_each
-        header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "rules": rules.to_json()}
-        if session:
-            header["session"] = session
-        if paytable is not None:
-            # The paytable's own text: a replay settles with the payouts of the session even
-            # if the file has been edited since.
-            header["paytable"] = {"path": str(paytable.path), "variants": list(paytable.variants),
-                                  "text": paytable.text}
-        stream.write(json.dumps(header) + "\n")
+        stream.write(header_line(rules, paytable, session))
         stream.flush()
 
     def write(self, event: InputEvent) -> None:

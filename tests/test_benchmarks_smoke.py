@@ -36,7 +36,8 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "bench_display.py": (("--pages", "2", "--repeat", "1", "--pace-s", "0", "--skip-browser",
                           "--dir", "{tmp}"), ("2 pages vs none, loop CPU",)),
     "bench_recovery.py": (("--shoes", "0", "--repeat", "1", "--dir", "{tmp}"),
-                          ("recover, keeping the rounds", "reason_zh")),
+                          ("recover, keeping the rounds", "recover, comparing recording",
+                           "reason_zh")),
     # The table modes (issue 11): timers' cost to simulate, a squeeze's per card.
     "bench_modes.py": (("--shoes", "2", "--runs", "1"),
                        ("cost vs baseline", "squeeze, betting timer, players reveal")),

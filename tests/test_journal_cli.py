@@ -118,3 +118,34 @@ def test_export_into_a_missing_folder_is_a_clear_error(
     path = make_journal(tmp_path / "j.sqlite3", 1)
     assert main(["journal", "export", str(path), "--out", str(tmp_path / "no" / "r")]) == 2
     assert "cannot write the recording" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("edit", "found"), [
+    (["DELETE FROM head"], "the head table holds no rows"),
+    (["PRAGMA ignore_check_constraints = ON", "INSERT INTO head SELECT 2, seq, hash FROM head"],
+     "the head table holds 2 rows"),
+], ids=["no head row", "two head rows"])
+def test_a_head_table_without_exactly_one_row_is_refused_everywhere(
+        tmp_path: Path, edit: list[str], found: str) -> None:
+    # Issue 18: verify, export and `station run` ended in "ValueError: too many values to
+    # unpack". Now each refuses it as damage: verify and export exit 1 (a finding), run exits
+    # 2 (it cannot start), each naming the file, what is wrong and what to do.
+    from tests.stationkit import table_config  # noqa: PLC0415
+
+    path = make_journal(tmp_path / "j.sqlite3")
+    conn = sqlite3.connect(path, isolation_level=None)
+    for sql in edit:
+        conn.execute(sql)
+    conn.close()
+    config = table_config(tmp_path, seed=1, upstream={"type": "file",
+                                                      "path": str(tmp_path / "up.jsonl")},
+                          journal=path)
+    for args, code in ((("journal", "verify", str(path)), 1),
+                       (("journal", "export", str(path), "--out", str(tmp_path / "o")), 1),
+                       (("run", "-c", str(config)), 2)):
+        res = run(*args)
+        assert res.returncode == code, res.stderr
+        assert "Traceback" not in res.stderr + res.stdout
+        assert f"{path}: {found} where a journal has exactly one" in res.stderr
+        assert "start the station on a new journal" in res.stderr
+    assert not (tmp_path / "o").exists()

@@ -5,12 +5,18 @@ and never leave an output file behind unless the journal verified. A mutation th
 must not have changed a single exported event: the only bytes allowed to change unseen are
 bytes no reader looks at (and a delivery mark lost from the WAL's tail, which only means the
 row is sent again).
+
+Besides bytes, the fuzz changes the database's structure through SQLite itself, with its
+constraints off (issue 18): rows deleted or doubled (two head rows, none), NULLs in NOT NULL
+columns and values of the wrong type, each as someone editing the file with a SQLite tool
+could leave it.
 """
 
 from __future__ import annotations
 
 import io
 import random
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -25,7 +31,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from station.cli import main
+from station.journal import Journal, JournalError
 from station.journal.files import companions
+from station.journal.schema import TABLES
 from tests.conftest import REPO
 from tests.journalkit import make_journal, snapshot_with_wal
 
@@ -201,3 +209,128 @@ def test_a_few_damaged_journals_through_real_processes(bases: dict[str, Base],
                 assert str(path) in res.stderr
                 assert not (folder / "out.jsonl").exists()
     assert seen & {1, 2}
+
+
+# --- structural mutations, through SQLite ------------------------------------------------
+COLUMNS = {"meta": ("key", "value"),
+           "events": ("seq", "wall_ts", "mono_ts", "body", "outbox_digest", "hash"),
+           "outbox": ("id", "seq", "topic", "payload", "delivered"),
+           "head": ("one", "seq", "hash")}
+# What a column can be set to: NULL, each storage type, and values a station never writes.
+VALUES: list[object] = [None, "text", "", 1.5, float("inf"), b"\x00", b"", 0, 2, -1, 2**62,
+                        "header", b"header", 31]
+
+
+def edit_db(path: Path, statements: list[tuple[str, tuple[object, ...]]]) -> bool:
+    """Run ``statements`` on the journal with SQLite's constraints off (NOT NULL dropped
+    from the schema for the edit, then put back word for word, so the schema still reads as
+    a journal's); False if SQLite refuses one (the mutation is impossible)."""
+    schema = {name: sql for _, name, sql in TABLES}
+    relaxed = {name: sql.replace(" NOT NULL", "") for name, sql in schema.items()}
+
+    def set_schema(sqls: dict[str, str]) -> None:
+        conn = sqlite3.connect(path, isolation_level=None)
+        try:
+            conn.execute("PRAGMA writable_schema = ON")
+            for name, sql in sqls.items():
+                conn.execute("UPDATE sqlite_schema SET sql = ? WHERE name = ?", (sql, name))
+        finally:
+            conn.close()
+
+    set_schema(relaxed)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA ignore_check_constraints = ON")
+        for sql, params in statements:
+            conn.execute(sql, params)
+        done = True
+    except sqlite3.Error:
+        done = False
+    finally:
+        conn.close()
+    set_schema(schema)
+    return done
+
+
+def structural(rng: random.Random) -> tuple[str, list[tuple[str, tuple[object, ...]]]]:
+    """One structural edit: a row deleted, doubled, or a column set to an odd value."""
+    table = rng.choice(sorted(COLUMNS))
+    pick = (f"(SELECT rowid FROM {table} ORDER BY rowid LIMIT 1 OFFSET "
+            f"{rng.randrange(40)} % (SELECT count(*) FROM {table}))")
+    kind = rng.choice(["delete", "double", "set", "set", "set"])
+    if kind == "delete":
+        return f"delete a {table} row", [(f"DELETE FROM {table} WHERE rowid = {pick}", ())]
+    if kind == "double":
+        cols = ", ".join(COLUMNS[table])
+        first = {"meta": "CAST(key AS BLOB)", "events": "seq + 1000", "outbox": "id + 1000",
+                 "head": "one + 1"}[table]
+        rest = ", ".join(COLUMNS[table][1:])
+        return f"double a {table} row", [(f"INSERT INTO {table} ({cols}) SELECT {first}, {rest} "
+                                          f"FROM {table} WHERE rowid = {pick}", ())]
+    column = rng.choice(COLUMNS[table])
+    value = rng.choice(VALUES)
+    return f"set {table}.{column} to {value!r}", [
+        (f"UPDATE {table} SET {column} = ? WHERE rowid = {pick}", (value,))]
+
+
+def structural_case(base: Base, statements: list[tuple[str, tuple[object, ...]]]
+                    ) -> int | None:
+    """Apply ``statements`` to a copy of the closed journal; run verify, export and the
+    station's own open on it. Returns verify's exit (None if SQLite refused the edit)."""
+    with tempfile.TemporaryDirectory() as d:
+        folder = Path(d)
+        for name, data in base.files.items():
+            (folder / name).write_bytes(data)
+        path = folder / NAME
+        if not edit_db(path, statements):
+            return None
+        files = _files(path)
+        code = check_case(base, files)
+        try:
+            with Journal.open(path):  # what `station run` does first
+                pass
+        except JournalError as exc:
+            assert code != 0 and str(path) in str(exc)
+        else:
+            assert code == 0
+        return code
+
+
+@pytest.mark.parametrize("statements", [
+    [("DELETE FROM head", ())],
+    [("INSERT INTO head SELECT 2, seq, hash FROM head", ())],
+    [("INSERT INTO head SELECT 2, seq, hash FROM head", ()),
+     ("INSERT INTO head SELECT 3, seq, hash FROM head WHERE one = 1", ())],
+    [("UPDATE head SET seq = NULL", ())],
+    [("UPDATE head SET hash = NULL", ())],
+    [("UPDATE head SET seq = 'thirty'", ())],
+    [("UPDATE head SET hash = CAST(hash AS TEXT)", ())],
+    [("DELETE FROM meta WHERE key = 'header_sha256'", ())],
+    [("INSERT INTO meta SELECT CAST(key AS BLOB), value FROM meta WHERE key = 'header'", ())],
+    [("INSERT INTO meta VALUES (NULL, X'00')", ())],
+    [("UPDATE meta SET value = CAST(value AS TEXT) WHERE key = 'header'", ())],
+    [("UPDATE events SET body = NULL WHERE seq = 5", ())],
+    [("UPDATE events SET wall_ts = NULL WHERE seq = 30", ())],
+    [("UPDATE outbox SET seq = NULL WHERE id = 4", ())],
+    [("UPDATE outbox SET seq = 'four' WHERE id = 4", ())],
+    [("UPDATE outbox SET delivered = 'yes' WHERE id = 4", ())],
+    [("UPDATE outbox SET delivered = NULL WHERE id = 30", ())],
+], ids=lambda s: s[0][0][:40])
+def test_structural_edits_are_refused_by_name(bases: dict[str, Base],
+                                             statements: list[tuple[str, tuple[object, ...]]]
+                                             ) -> None:
+    # Each of these once ended in a traceback, or verified a journal that is not one a
+    # station writes (a delivery mark that is neither 0 nor 1 hides a message for ever).
+    assert structural_case(bases["closed"], statements) == 1
+
+
+@pytest.mark.parametrize("seed", range(0, 200, 40))
+def test_seeded_structural_edits(bases: dict[str, Base], seed: int) -> None:
+    done = []
+    for s in range(seed, seed + 40):
+        what, statements = structural(random.Random(s))
+        code = structural_case(bases["closed"], statements)
+        if code is not None:
+            done.append((what, code))
+    assert len(done) > 20  # most edits are possible
+    assert any(code for _, code in done)

@@ -41,7 +41,8 @@ def test_a_serial_table_keeps_the_scanners_bytes_exactly_as_they_came(tmp_path: 
             pty.write(b"D\r\xff\r")
             webkit.wait_state(base, lambda s: s["paused"], what="the bad frame's pause")
     [rec] = [p for p in recordings(tmp_path) if not p.name.endswith(".raw.jsonl")]
-    raw = rec.with_name(f"{rec.stem}.scanner.raw.jsonl")
+    # Raw traffic is this start's own, named by the journal's recording and the start.
+    [raw] = rec.parent.glob(f"{rec.stem}.*.scanner.raw.jsonl")
     chunks = list(read_raw(raw))
     assert b"".join(c for _, _, c in chunks) == sent + b"D\r\xff\r"
     assert all(src == "scanner" and t > 1e9 for t, src, _ in chunks)
@@ -69,7 +70,7 @@ def test_a_camera_table_keeps_its_frames_and_they_replay_to_the_same_cards(
         log = webkit.stop(proc, config)
     assert proc.returncode == 0, log[-2000:]
     [rec] = [p for p in recordings(tmp_path)]
-    frames = rec.with_name(f"{rec.stem}.camera.avi")
+    [frames] = rec.parent.glob(f"{rec.stem}.*.camera.avi")
     assert frames.stat().st_size > 10_000
     events = [json.loads(x) for x in rec.read_text().splitlines()[1:]]
     live = [e["code"] for e in events if e["e"] == "card"]

@@ -123,11 +123,21 @@ def _settled_files(path: Path, witness_path: Path) -> FileFacts:
 
 def read_header(path: Path, conn: sqlite3.Connection) -> tuple[JournalHeader, bytes]:
     """The parsed header and ``H(0)``; raises ``JournalCorrupt`` or ``sqlite3.Error``."""
-    rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    # The storage types are read too: a key stored as a BLOB reads back as the same bytes as
+    # the TEXT one, so without them a second "header" row could hide behind the first. Three
+    # rows at most: enough to say the count is wrong, however many were added.
+    found = conn.execute("SELECT key, value, typeof(key) = 'text' AND typeof(value) = 'blob' "
+                         "FROM meta LIMIT 3").fetchall()
+    if len(found) != 2:
+        raise JournalCorrupt(f"{path}: the meta table holds {_count(len(found))} where a "
+                             "journal has exactly two (the header and its SHA-256): rows were "
+                             f"removed or added; {WHAT_TO_DO}")
+    rows = {key: value for key, value, typed in found if typed == 1}
     header, digest = rows.get(b"header"), rows.get(b"header_sha256")
-    if not isinstance(header, bytes) or not isinstance(digest, bytes) or len(rows) != 2:
-        raise JournalCorrupt(f"{path}: the header is missing or has extra entries; "
-                             f"{WHAT_TO_DO}")
+    if header is None or digest is None:
+        raise JournalCorrupt(f"{path}: the meta table's rows are not the header and its SHA-256 "
+                             "(a key renamed or doubled, or a value of the wrong type): the "
+                             f"header was edited; {WHAT_TO_DO}")
     if hashlib.sha256(header).digest() != digest:
         raise JournalCorrupt(f"{path}: the header was changed (its SHA-256 no longer matches "
                              f"the one stored at creation); {WHAT_TO_DO}")
@@ -144,8 +154,11 @@ def walk(path: Path, conn: sqlite3.Connection, journal_id: bytes,
     prev, expected = journal_id, 1
     # The storage types are checked too: bytes stored as TEXT instead of BLOB read back the
     # same, so one flipped type bit would otherwise pass unseen.
+    # A delivery mark that is not the integer 0 or 1 would be counted neither delivered nor
+    # pending: its message would never be sent, and never missed.
     outbox = conn.execute("SELECT id, seq, topic, payload, typeof(topic) = 'text' AND "
-                          "typeof(payload) = 'blob' FROM outbox ORDER BY id")
+                          "typeof(payload) = 'blob' AND typeof(delivered) = 'integer' AND "
+                          "delivered IN (0, 1) FROM outbox ORDER BY id")
     row = outbox.fetchone()
     events = conn.execute("SELECT seq, wall_ts, mono_ts, body, outbox_digest, hash, "
                           "typeof(body) = 'blob' AND typeof(outbox_digest) = 'blob' AND "
@@ -163,8 +176,10 @@ def walk(path: Path, conn: sqlite3.Connection, journal_id: bytes,
                 and isinstance(stored, bytes) and len(stored) == HASH_SIZE and typed == 1):
             raise bad("a column has the wrong type (the row was edited)")
         messages: list[tuple[str, bytes]] = []
-        while row is not None and isinstance(row[1], int) and row[1] <= seq:
+        while row is not None and (not isinstance(row[1], int) or row[1] <= seq):
             out_id, out_seq, topic, payload, out_typed = row
+            if not isinstance(out_seq, int):
+                raise bad(f"outbox row {out_id} names no record (its seq is {out_seq!r})")
             if out_seq != seq or out_typed != 1:
                 raise bad(f"outbox row {out_id} (for record {out_seq}) is out of order or "
                           "edited")
@@ -224,7 +239,7 @@ class _Checker:
             raise self.fail(f"{self.where}: the database is damaged ({exc})"
                             + (f"; {findings}" if "finds" in findings else "")) from exc
         self.where = "reading the head row"
-        (head_seq, head_hash), = self.conn.execute("SELECT seq, hash FROM head").fetchall()
+        head_seq, head_hash = self.head_row()
         cut = f"; {wal_note}" if wal_note else ""
         if head_seq != last:
             if isinstance(head_seq, int) and head_seq > last:
@@ -248,6 +263,22 @@ class _Checker:
             "SELECT count(*), count(*) FILTER (WHERE delivered = 0) FROM outbox").fetchone()
         return Report(self.path, header, journal_id, records, last, prev, total, undelivered,
                       tuple(notes))
+
+    def head_row(self) -> tuple[int, bytes]:
+        """The head table's one row. SQLite's constraints keep it one row of an integer and a
+        BLOB only while nobody edits the file with constraint checks off, so it is checked."""
+        rows = self.conn.execute("SELECT seq, hash, typeof(hash) FROM head LIMIT 3").fetchall()
+        if len(rows) != 1:
+            raise self.fail(f"the head table holds {_count(len(rows))} where a journal has "
+                            "exactly one (the last record's seq and hash): rows were removed "
+                            "or added")
+        (seq, digest, kind), = rows
+        if not isinstance(seq, int) or not isinstance(digest, bytes) or kind != b"blob" \
+                or len(digest) != HASH_SIZE:
+            raise self.fail(f"the head row has the wrong type (seq {_short(seq)}, hash "
+                            f"{_short(digest)} as {_text(kind)}, where a station writes a whole "
+                            f"number and a {HASH_SIZE}-byte BLOB): the row was edited")
+        return seq, digest
 
     def check_schema(self) -> None:
         found = {(_text(t), _text(n), None if s is None else _text(s))
@@ -296,6 +327,16 @@ class _Checker:
             except READ_ERRORS:
                 return f" in {kind} {name}" + (" or its indexes" if kind == "table" else "")
         return ""
+
+
+def _count(rows: int) -> str:
+    """How many rows a query with ``LIMIT 3`` found, said as such."""
+    return {0: "no rows", 1: "1 row", 2: "2 rows"}.get(rows, "3 rows or more")
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _text(value: object) -> str:
