@@ -318,6 +318,8 @@ _WHY: list[_Rule] = [
     (re.compile(r"no shoe is in play"), lambda m: "没有正在使用的牌靴"),
     (re.compile(r"(\d+) rounds played in this shoe; a new shoe may be asked for once (\d+) have "
                 r"been played"), lambda m: f"本牌靴已开{m[1]}局；满{m[2]}局后方可请求新牌靴"),
+    (re.compile(r"the burn is not done; ask again once it is"),
+     lambda m: "烧牌尚未完成；完成后再请求"),
     (re.compile(r"the table is paused; ask again when it deals"),
      lambda m: "本桌已暂停；恢复派牌后再请求"),
     (re.compile(r"a request for another dealer is open already"),
@@ -338,6 +340,8 @@ _NOTICES: list[_Rule] = [
      lambda m: f"第{m[1]}局飞牌（{m[2]}，连续第{m[3]}局）：牌面朝上派牌，不接受投注"),
     (re.compile(r"new shoe asked for by (.+): round (\d+) is the shoe's last"),
      lambda m: f"{m[1]} 请求新牌靴：第{m[2]}局为本牌靴最后一局"),
+    (re.compile(r"end of shoe asked for by (.+): round (\d+) is the shoe's last"),
+     lambda m: f"{m[1]} 请求结束牌靴：第{m[2]}局为本牌靴最后一局"),
     (re.compile(r"new shoe asked for by (.+): the shoe is closed"),
      lambda m: f"{m[1]} 请求新牌靴：牌靴已结束"),
     (re.compile(r"another dealer asked for by (.+): the dealer goes on until the new one signs "
