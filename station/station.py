@@ -47,6 +47,7 @@ _CARD_DUE = (*BURN, *DEALING)
 _RESCAN = "show the card face up and scan it again"
 _CHECK_DEVICE = "check its cable and power"
 _CUT_OUT = "CUT CARD OUT: this round is the last"
+_END_ASKED = "END SHOE asked for: this round is the last"  # END SHOE or close_shoe, mid-round
 _CHECK_TABLE = "check the cards on the table against those shown"
 RESTART = "restart"  # the Command a daemon journals after rebuilding the station on start
 
@@ -248,7 +249,7 @@ class Station:
         # a tenth of the per-card budget, so it is rebuilt only when one of them changed.
         key = (d.state, d.burn_left, d.round_no, d.last_round, tuple(d.pause_reasons),
                tuple(d.pause_actions), id(d.last_result), len(d.to_reveal),
-               self.modes.new_shoe_late, d.skipped)
+               self.modes.new_shoe_late, d.skipped, d.end_requested_by)
         if key != self._prompt_key:
             self._prompt_key = key
             prompt = self._prompt()
@@ -558,14 +559,17 @@ class Station:
                     "betting opens by itself")
                 return Prompt(name, f"ROUND {nxt}: WAIT - {who}{last}", self._result_detail())
             return Prompt(name, f"ROUND {nxt}: OPEN BETTING{last}", self._result_detail())
-        round_tag = f"ROUND {d.round_no}" + (f" - {_CUT_OUT}" if d.last_round else "")
+        # The round is the last because the cut card is out, or because the shoe's end was
+        # asked for (then the shoe closes after it whatever the cut card does).
+        last_words = _END_ASKED if d.end_requested_by else _CUT_OUT
+        round_tag = f"ROUND {d.round_no}" + (f" - {last_words}" if d.last_round else "")
         if phase is Phase.BETTING_OPEN:
             # Says how betting ends, so the dealer is never left waiting for nothing.
             how = {"dealer": "press CLOSE BETTING when bets are in",
                    "timer": f"betting closes by itself in {self.rules.betting_s:g} s",
                    "upstream": "the game server closes betting"}[betting]
             return Prompt(name, f"ROUND {d.round_no}: BETTING OPEN - do not deal; {how}",
-                          _CUT_OUT if d.last_round else "")
+                          last_words if d.last_round else "")
         if d.skipped:
             round_tag += " - SKIPPED by the player: deal face up, no bets"
         if phase is Phase.REVEAL:

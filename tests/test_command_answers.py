@@ -8,6 +8,7 @@ the same ``Station.apply`` as every message, so a replay of the journal gives it
 SHOE (``close_shoe`` upstream) closes the shoe after the round in progress, or at once
 between rounds, and ``shoe_ended`` names who asked (docs/upstream.md).
 """
+# ruff: noqa: RUF001 - the Chinese wording uses full-width punctuation
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from station.station import REFUSED_OUTSIDE, UPSTREAM_ACTIONS, Station, TableRul
 from station.upstream.commands import ACTIONS
 from station.upstream.observe import SHOE_ENDED_REASONS, Snapshot
 from station.upstream.schema import load_schema
+from station.web.words import detail_zh
 from tests.conftest import REPO
 from tests.modeskit import Exits
 
@@ -260,3 +262,20 @@ def test_every_shoe_ended_reason_is_documented_and_in_the_schema() -> None:
     documented = set(re.findall(r"^\| `(\w+)` \|", table, re.M))
     assert documented == set(SHOE_ENDED_REASONS)
     assert load_schema("shoe_ended")["properties"]["reason"]["enum"] == list(SHOE_ENDED_REASONS)
+
+
+def test_the_display_says_the_round_is_the_last_because_the_end_was_asked_for() -> None:
+    t = Desk()
+    t.shoe()
+    t.cmd("open_betting")
+    t.pit("close_shoe")
+    prompt = t.station.prompt
+    assert prompt.detail == "END SHOE asked for: this round is the last"
+    assert detail_zh(prompt.detail) == "已请求结束牌靴：本局为最后一局"
+    t.cmd("close_betting")
+    t.cards("4S")
+    detail = t.station.prompt.detail
+    assert detail == "ROUND 1 - END SHOE asked for: this round is the last"
+    assert detail_zh(detail) == "第1局 - 已请求结束牌靴：本局为最后一局"
+    t.send(CutCardSeen("cut", t.now + 0.5))  # the cut card too: the request still says why
+    assert t.station.prompt.detail == detail
