@@ -179,10 +179,12 @@ def test_every_upstream_command_is_applied_or_answered(steps: list[tuple[str, st
 def test_a_command_refused_before_the_station_is_shown_as_what_it_is() -> None:
     t = Desk()
     actor = "upstream [c-9]: resume refused (stale: sent 40.0 s ago)"
-    outputs, messages = t.send(Command(REFUSED_OUTSIDE, actor, START))
+    outputs, texts = t.exits.apply(Command(REFUSED_OUTSIDE, actor, START))
     assert outputs == [Notice(actor)]
-    assert not messages  # its command_refused is the daemon's, journaled with it
-    assert format_output(outputs[0]) == f"note: {actor}"
+    assert not t.exits.messages  # its command_refused is the daemon's, journaled with it
+    assert format_output(outputs[0]) == f"note: {actor}"  # the console
+    assert f"command refused: {actor}" in texts  # the table log
+    assert not any("unknown command" in x or "command_refused" in x for x in texts)
 
 
 # --- END SHOE and close_shoe -------------------------------------------------------------
