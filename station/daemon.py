@@ -29,7 +29,7 @@ from station.journal import Journal, JournalWriteError
 from station.outputs import Announced, Output, Prompt, Published
 from station.simulation import due_of
 from station.sinks import AppendLog
-from station.station import Station
+from station.station import REFUSED_OUTSIDE, UPSTREAM_ACTIONS, Station
 from station.upstream.commands import Accepted, Refused
 from station.upstream.feed import Feed, Payloads
 from station.upstream.observe import Snapshot
@@ -42,14 +42,6 @@ _UPSTREAM = object()
 JOURNAL = "journal"  # the source name of the journal's own pause
 RETRY_S = 1.0  # how often a journal that failed is tried again
 MAX_HELD = 10_000  # events held in memory while the journal cannot be written
-
-# Upstream command actions as the station's commands. Whether the table takes one now (its
-# betting mode, its phase) is the station's to say: a refusal goes back as command_refused.
-_UPSTREAM_ACTIONS = {"resume": "resume", "void": "void", "close_shoe": "end_shoe",
-                     "open_betting": "open_betting", "close_betting": "close_betting",
-                     "reveal": "reveal", "skip": "skip", "request_new_shoe": "request_new_shoe",
-                     "request_dealer": "request_dealer"}
-
 
 class Display(Protocol):
     """What shows the dealer the station (``ConsoleDisplay``, ``station.web.WebDisplay``):
@@ -337,18 +329,22 @@ class Daemon:
         return False
 
     def _on_upstream(self, result: Accepted | Refused) -> None:
+        """A verified command goes to the station, which applies it or refuses it (its
+        ``command_refused`` then comes from the station's outputs); a command refused by the
+        verifier is journaled with its ``command_refused``. Either way every command is
+        answered (docs/upstream.md)."""
         now = self._clock()
-        if isinstance(result, Accepted) and result.action not in _UPSTREAM_ACTIONS:
-            result = Refused("unknown_action", f"{result.action} from upstream is not taken: "
-                             "this table's betting is driven by the dealer", result.id,
-                             result.action)
+        if isinstance(result, Accepted) and result.action not in UPSTREAM_ACTIONS:
+            # The verifier takes only these actions; kept in step by a test.
+            result = Refused("unknown_action", f"{result.action} is not an action this "
+                             "station takes", result.id, result.action)
         if isinstance(result, Accepted):
             actor = f"{result.sent_by} [{result.id}]"
-            self.submit(Command(_UPSTREAM_ACTIONS[result.action], actor, now))
+            self.submit(Command(UPSTREAM_ACTIONS[result.action], actor, now))
             return
         actor = (f"upstream [{result.id or '?'}]: {result.action or '?'} refused "
                  f"({result.reason}: {result.detail})")[:300]
-        self.submit(Command("command_refused", actor, now), extra=self.feed.refused(result, now))
+        self.submit(Command(REFUSED_OUTSIDE, actor, now), extra=self.feed.refused(result, now))
 
 
 def install_signal_handlers(daemon: Daemon) -> None:

@@ -240,6 +240,9 @@ class Dealing:
         self.last_round = False  # the round in progress (or the next one) closes the shoe
         self.cut_seen = False
         self.close_on_resume = False  # close_shoe policy, cut card seen while paused between
+        # Who asked for the shoe's end (END SHOE: "dealer"; the pit's close_shoe: "upstream"),
+        # None when nobody did: shoe_ended upstream names it (station.upstream.observe).
+        self.end_requested_by: str | None = None
         self.burn_indicator: Card | None = None
         self.burn_left = 0
         self.last_result: dict[str, Any] | None = None

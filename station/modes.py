@@ -193,12 +193,7 @@ class TableModes:
             self.station.note(f"new shoe asked for by {ev.actor}: the shoe is closed")
 
     def refuse(self, ev: Command, why: str) -> None:
-        self.station.note(f"{ev.action.replace('_', ' ')} refused from {ev.actor}: {why}")
-        command_id = upstream_id(ev.actor)
-        if command_id is not None:
-            # The game server's client asked: it hears why (docs/upstream.md).
-            self.announce({"type": "command_refused", "command_id": command_id,
-                           "action": ev.action, "reason": "not_now", "detail": why})
+        self.station.refuse(ev, why)
 
     def _where(self) -> dict[str, Any]:
         d = self.dealing

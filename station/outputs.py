@@ -29,6 +29,21 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
+class Refused(Notice):
+    """A command the station did not take, and why: a notice (``text``, the line shown) that
+    also says which command (``action``, ``actor``), the reason word (``reason``: ``not_now``
+    for the table's state or mode, ``unknown_action`` for an action it has no such command
+    for) and the sentence (``detail``). The page and ``station ctl`` answer 409 with it; a
+    command from upstream (its actor ends with ``[id]``) is also answered upstream as a
+    ``command_refused`` message (docs/upstream.md)."""
+
+    action: str = ""
+    actor: str = ""
+    reason: str = "not_now"
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Published:
     """A verified round record (complete or void) that leaves the station."""
 

@@ -36,8 +36,8 @@ from station.integrity import (
     ShoeIntegrity,
 )
 from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
-from station.modes import TableModes
-from station.outputs import Announced, Notice, Output, Prompt, Published
+from station.modes import TableModes, upstream_id
+from station.outputs import Announced, Notice, Output, Prompt, Published, Refused
 from station.rules import BANKER_DRAWS
 from station.shoe import ShoeCounts
 
@@ -47,6 +47,7 @@ _CARD_DUE = (*BURN, *DEALING)
 _RESCAN = "show the card face up and scan it again"
 _CHECK_DEVICE = "check its cable and power"
 _CUT_OUT = "CUT CARD OUT: this round is the last"
+_END_ASKED = "END SHOE asked for: this round is the last"  # END SHOE or close_shoe, mid-round
 _CHECK_TABLE = "check the cards on the table against those shown"
 RESTART = "restart"  # the Command a daemon journals after rebuilding the station on start
 
@@ -114,11 +115,22 @@ OPTIONAL_KEYS = (*MODE_KEYS, "repeat_cards", "repeat_threshold", "repeat_history
 _DEFAULT_RULES = TableRules()
 
 
+# The actions a command from upstream may name (docs/upstream.md), as the station's own:
+# ``close_shoe`` is the dealer's END SHOE (``end_shoe``); every other keeps its name. The daemon
+# maps them in; a refusal answers upstream with the name the command used.
+UPSTREAM_ACTIONS = {"resume": "resume", "void": "void", "close_shoe": "end_shoe",
+                    "open_betting": "open_betting", "close_betting": "close_betting",
+                    "reveal": "reveal", "skip": "skip", "request_new_shoe": "request_new_shoe",
+                    "request_dealer": "request_dealer"}
+_WIRE_NAMES = {ours: wire for wire, ours in UPSTREAM_ACTIONS.items()}
+# A command refused before it reached the station (a bad signature, a stale command, a wrong
+# PIN on the page): journaled with its whole story in its actor, so the station records it.
+REFUSED_OUTSIDE = "command_refused"
+
 _COMMANDS = {
     "new_shoe": "shoe_started",
     "open_betting": "betting_opened",
     "close_betting": "betting_closed",
-    "end_shoe": "shoe_ended",
     "resume": "resumed",
     "void": "voided",
 }
@@ -173,6 +185,22 @@ class Station:
         """A notice among the outputs of the event being applied."""
         self._out.append(Notice(text))
 
+    def refuse(self, ev: Command, detail: str, *, text: str | None = None,
+               reason: str = "not_now") -> None:
+        """``ev`` is not taken, because ``detail``: a ``Refused`` among the outputs (shown as
+        ``text``, by default "<action> refused from <actor>: <detail>"), and for a command
+        from upstream its ``command_refused`` answer, journaled with this event like every
+        message (docs/upstream.md)."""
+        if text is None:
+            text = f"{ev.action.replace('_', ' ')} refused from {ev.actor}: {detail}"
+        self._out.append(Refused(text, ev.action, ev.actor, reason, detail))
+        command_id = upstream_id(ev.actor)
+        if command_id is not None:
+            self.dealing.announcements.append({
+                "type": "command_refused", "command_id": command_id,
+                "action": _WIRE_NAMES.get(ev.action, ev.action), "reason": reason,
+                "detail": detail})
+
     @property
     def lost_devices(self) -> dict[str, str]:
         """Devices lost now, with what their driver said (a copy, for the display)."""
@@ -221,7 +249,7 @@ class Station:
         # a tenth of the per-card budget, so it is rebuilt only when one of them changed.
         key = (d.state, d.burn_left, d.round_no, d.last_round, tuple(d.pause_reasons),
                tuple(d.pause_actions), id(d.last_result), len(d.to_reveal),
-               self.modes.new_shoe_late, d.skipped)
+               self.modes.new_shoe_late, d.skipped, d.end_requested_by)
         if key != self._prompt_key:
             self._prompt_key = key
             prompt = self._prompt()
@@ -326,25 +354,33 @@ class Station:
         if ev.action == RESTART:
             self._on_restart()
             return
+        if ev.action == REFUSED_OUTSIDE:
+            # Refused and answered before the station (station.daemon, station.web): the
+            # actor says who sent what and why it was refused.
+            self._out.append(Notice(ev.actor))
+            return
         if ev.action in dealer_rules.COMMANDS:
             self._on_dealer_command(ev)
             return
         if self.modes.command(ev):
             return
+        if ev.action == "end_shoe":
+            self._end_shoe(ev)
+            return
         trigger = _COMMANDS.get(ev.action)
         if trigger in ("betting_opened", "betting_closed"):
             refusal = self.modes.betting_refusal(ev)
             if refusal is not None:
-                self.modes.refuse(ev, refusal)
+                self.refuse(ev, refusal)
                 return
         if trigger is None:
-            self._out.append(Notice(f"unknown command {ev.action!r} from {ev.actor}: ignored"))
+            self.refuse(ev, "not a command this station takes", reason="unknown_action",
+                        text=f"unknown command {ev.action!r} from {ev.actor}: ignored")
             return
         if ev.action == "resume" and self._lost:
             lost = ", ".join(sorted(self._lost))
-            self._out.append(
-                Notice(f"resume refused: {lost} still lost; reconnect it first")
-            )
+            why = f"{lost} still lost; reconnect it first"
+            self.refuse(ev, why, text=f"resume refused: {why}")
             return
         arg = self._shoe_id(ev.ts) if ev.action == "new_shoe" else ev.actor
         d = self.dealing
@@ -363,12 +399,7 @@ class Station:
                 shoe.held.append(held)
                 if ev.action == "void":
                     shoe.stray.remove(held)
-            self._out.append(
-                Notice(
-                    f"{ev.action.replace('_', ' ')} refused from {ev.actor}: not possible "
-                    f"while {self.phase.value.replace('_', ' ')}"
-                )
-            )
+            self.refuse(ev, f"not possible while {self.phase.value.replace('_', ' ')}")
             return
         if ev.action not in ("resume", "void"):
             return
@@ -383,6 +414,30 @@ class Station:
             # the device-lost pause is latched again until they are back.
             for source, reason in sorted(self._lost.items()):
                 d.fault(self._lost_reason(source, reason), self._lost_action(source))
+
+    def _end_shoe(self, ev: Command) -> None:
+        """END SHOE (the dealer's; ``close_shoe`` from upstream): between rounds the shoe
+        closes at once; during a round, that round is the shoe's last and the shoe closes
+        after it, as a VIP player's new-shoe request does. ``shoe_ended`` names who asked."""
+        d = self.dealing
+        state = d.state
+        if state == "paused":
+            self.refuse(ev, "the table is paused; ask again when it deals")
+            return
+        if state in ("burn_indicator", "burning"):
+            self.refuse(ev, "the burn is not done; ask again once it is")
+            return
+        if d.shoe is None or not (state == "between_rounds" or d.round_open):
+            self.refuse(ev, "no shoe is in play")
+            return
+        if d.end_requested_by is None:
+            d.end_requested_by = "upstream" if upstream_id(ev.actor) is not None else "dealer"
+        if state == "between_rounds":
+            d.shoe_ended(ev.actor)
+            return
+        d.last_round = True
+        self._out.append(Notice(f"end of shoe asked for by {ev.actor}: round {d.round_no} is "
+                                "the shoe's last"))
 
     # --- dealers (station.dealers) --------------------------------------------------------
     def _on_badge(self, ev: CardRead) -> bool:
@@ -402,13 +457,11 @@ class Station:
         return True
 
     def _on_dealer_command(self, ev: Command) -> None:
-        words = ev.action.replace("_", " ")
         desk = self.dealers
         how = dealer_rules.how_of(ev.actor)
         dealer = dealer_rules.dealer_of(ev.actor) if ev.action == dealer_rules.SIGN_IN else None
         if ev.action == dealer_rules.SIGN_IN and dealer is None:
-            self._out.append(Notice(f"{words} refused from {ev.actor}: no dealer id "
-                                    f"({dealer_rules.ID_RULE}); give the dealer's id"))
+            self.refuse(ev, f"no dealer id ({dealer_rules.ID_RULE}); give the dealer's id")
             return
         why = self._sign_refusal()
         if why is None:
@@ -417,7 +470,7 @@ class Station:
                 self._signed(done)
                 return
             why = done
-        self._out.append(Notice(f"{words} refused from {ev.actor}: {why}"))
+        self.refuse(ev, why)
 
     def _sign_refusal(self) -> str | None:
         return dealer_rules.refusal(self.dealing.state)
@@ -506,14 +559,17 @@ class Station:
                     "betting opens by itself")
                 return Prompt(name, f"ROUND {nxt}: WAIT - {who}{last}", self._result_detail())
             return Prompt(name, f"ROUND {nxt}: OPEN BETTING{last}", self._result_detail())
-        round_tag = f"ROUND {d.round_no}" + (f" - {_CUT_OUT}" if d.last_round else "")
+        # The round is the last because the cut card is out, or because the shoe's end was
+        # asked for (then the shoe closes after it whatever the cut card does).
+        last_words = _END_ASKED if d.end_requested_by else _CUT_OUT
+        round_tag = f"ROUND {d.round_no}" + (f" - {last_words}" if d.last_round else "")
         if phase is Phase.BETTING_OPEN:
             # Says how betting ends, so the dealer is never left waiting for nothing.
             how = {"dealer": "press CLOSE BETTING when bets are in",
                    "timer": f"betting closes by itself in {self.rules.betting_s:g} s",
                    "upstream": "the game server closes betting"}[betting]
             return Prompt(name, f"ROUND {d.round_no}: BETTING OPEN - do not deal; {how}",
-                          _CUT_OUT if d.last_round else "")
+                          last_words if d.last_round else "")
         if d.skipped:
             round_tag += " - SKIPPED by the player: deal face up, no bets"
         if phase is Phase.REVEAL:

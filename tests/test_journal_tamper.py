@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from station.journal import Journal, JournalCorrupt, JournalError, verify_journal
+from station.journal.chain import outbox_digest
 from station.journal.files import companions
 from tests.journalkit import (
     RULES,
@@ -193,6 +194,27 @@ def test_an_edited_outbox_row_is_found(tmp_path: Path) -> None:
     path = make_journal(tmp_path / "j.sqlite3")
     edit(path, "UPDATE outbox SET payload = X'00' WHERE id = 12")
     open_fails(path, r"record 12: its outbox rows differ")
+
+
+def test_an_outbox_row_rewritten_with_its_digest_is_found_by_the_chain(tmp_path: Path) -> None:
+    """Rewriting a message and the record's stored outbox digest together passes the digest
+    check: only the chain, whose hash covers that digest, can find it."""
+    path = make_journal(tmp_path / "j.sqlite3")
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        rows = conn.execute("SELECT topic, payload FROM outbox WHERE seq = 12 ORDER BY id")
+        messages = [(t, p) for t, p in rows.fetchall()]
+        assert messages, "record 12 caused no message"
+        topic, payload = messages[0]
+        forged = payload.replace(b"1", b"2") if b"1" in payload else payload + b" "
+        messages[0] = (topic, forged)
+        conn.execute("UPDATE outbox SET payload = ? WHERE id = (SELECT min(id) FROM outbox "
+                     "WHERE seq = 12)", (forged,))
+        conn.execute("UPDATE events SET outbox_digest = ? WHERE seq = 12",
+                     (outbox_digest(messages),))
+    finally:
+        conn.close()
+    open_fails(path, r"record 12: its content does not match its hash")
 
 
 def test_a_moved_outbox_row_is_found(tmp_path: Path) -> None:

@@ -322,7 +322,7 @@ def test_cut_card_during_the_burn_pauses(action: str) -> None:
 @pytest.mark.parametrize(
     ("action", "phase"),
     [("open_betting", "player_1"), ("close_betting", "between_rounds"), ("new_shoe", "player_1"),
-     ("end_shoe", "player_1"), ("resume", "player_1"), ("teleport", "player_1")],
+     ("resume", "player_1"), ("teleport", "player_1")],
 )
 def test_commands_at_the_wrong_time_are_refused_with_a_notice(action: str, phase: str) -> None:
     t = Table()

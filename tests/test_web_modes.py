@@ -218,6 +218,10 @@ def test_the_modes_details_in_chinese(en: str, zh: str) -> None:
     ("reveal refused from dealer (key) (web 127.0.0.1): no card is waiting for its reveal",
      "开牌被拒绝（dealer (key) (web 127.0.0.1)）：没有等待开牌的牌"),
     ("banker cards revealed: the squeeze's 30 s were up", "咪牌30秒已到，庄家的牌自动开牌"),
+    ("end of shoe asked for by upstream:pit/ann [c-4]: round 12 is the shoe's last",
+     "upstream:pit/ann [c-4] 请求结束牌靴：第12局为本牌靴最后一局"),
+    ("end shoe refused from upstream:pit [c-5]: the burn is not done; ask again once it is",
+     "结束牌靴被拒绝（upstream:pit [c-5]）：烧牌尚未完成；完成后再请求"),
     ("something the station says later", "something the station says later"),
 ])
 def test_notice_words(en: str, zh: str) -> None:

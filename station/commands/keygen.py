@@ -4,7 +4,9 @@ system that signs commands to the station)."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,9 @@ def register(subparsers: Any) -> None:
         help="write a new Ed25519 key pair for signing upstream messages",
         description=(
             "Write NAME.pem (the private key, PEM PKCS#8, mode 0600) and NAME.pub.pem (the "
-            "public key, for the game server) into DIR. Existing files are never overwritten."
+            "public key) into DIR, and print the config lines for each use of the pair: the "
+            "station signing its messages, or a pit system signing commands to the station. "
+            "Existing files are never overwritten."
         ),
     )
     parser.add_argument("dir", type=Path, metavar="DIR", help="directory for the two files")
@@ -63,12 +67,43 @@ def run(args: argparse.Namespace) -> int:
         _write_new(public, public_pem(key.public_key()), 0o644)
     except OSError as exc:
         raise StationError(f"keygen {directory}: {exc.strerror or exc}") from None
-    print(f"private key: {private} (mode 0600; keep it on the station only)")
-    print(f"public key:  {public} (give it to the game server; it verifies every message)")
-    print(f"fingerprint: {public_raw_b64(key.public_key())} (the raw public key, base64)")
-    print("use it with one of:")
-    print(f"  upstream.signing_key_file: {private}")
-    print(f"  systemd: LoadCredential=signing-key:{private.resolve()}")
-    print("for a pit system that sends commands: keep the private key there and list the "
-          "public key under upstream.command_keys")
+    private, public = Path(os.path.abspath(private)), Path(os.path.abspath(public))
+    for line in usage(private, public, name, public_raw_b64(key.public_key())):
+        print(line)
     return 0
+
+
+def usage(private: Path, public: Path, name: str, fingerprint: str) -> list[str]:
+    """What the operator does with the pair, for each of its two uses. Paths are absolute:
+    a config names its files relative to its own folder, which keygen cannot know, and an
+    absolute path means the same from any config."""
+    from station.upstream.settings import KEY_NAME  # noqa: PLC0415
+
+    sender = name if KEY_NAME.fullmatch(name) else "pit"
+    return [
+        f"private key: {private} (mode 0600; it signs: it stays with whoever signs)",
+        f"public key:  {public} (it verifies: safe to hand out)",
+        f"fingerprint: {fingerprint} (the raw public key, base64)",
+        "",
+        "If the station signs its messages with this pair, add to the station's config:",
+        "  upstream:",
+        f"    signing_key_file: {_yaml(private)}",
+        "Under systemd, instead: leave signing_key_file unset and add to the unit",
+        f"  LoadCredential=signing-key:{private}",
+        f"Give the public key, {public}, to the game server: it verifies every message "
+        "with it.",
+        "",
+        "If a pit system or a player's client signs commands to the station with this pair,",
+        "keep the private key on that system (it signs each command) and add the public key",
+        "to the station's config:",
+        "  upstream:",
+        "    command_keys:",
+        f"      {sender}: {_yaml(public)}",
+    ]
+
+
+def _yaml(path: Path) -> str:
+    """``path`` as a YAML scalar that reads back as the same text: plain when it can be,
+    else double-quoted (a JSON string is a valid YAML double-quoted scalar)."""
+    text = str(path)
+    return text if re.fullmatch(r"[A-Za-z0-9_./+-]+", text) else json.dumps(text)

@@ -19,7 +19,7 @@ from drivers.events import (
 )
 from station.outputs import Output, Published
 from station.service.watchdog import describe
-from station.station import Station
+from station.station import REFUSED_OUTSIDE, Station
 from station.upstream.observe import Snapshot
 
 log = logging.getLogger("station.table")
@@ -42,6 +42,9 @@ class TableLog:
             log.info("card %s from %s", event.code, event.source)
         elif isinstance(event, TimerExpired):
             log.info("timer %s expired", event.timer)
+        elif isinstance(event, Command) and event.action == REFUSED_OUTSIDE:
+            # Refused before the table (the verifier, a wrong PIN): the actor says it all.
+            log.info("command refused: %s", event.actor)
         elif isinstance(event, Command):
             log.info("command %s by %s", event.action, event.actor)
         elif isinstance(event, DeviceLost):

@@ -35,6 +35,7 @@ class Snapshot:
     reasons: tuple[str, ...]
     skipped: bool = False
     new_shoe_requested: bool = False  # a VIP player asked for a new shoe (docs/modes.md)
+    end_requested_by: str | None = None  # END SHOE or close_shoe taken: "dealer", "upstream"
 
     @classmethod
     def of(cls, station: Station) -> Snapshot:
@@ -49,6 +50,7 @@ class Snapshot:
             reasons=tuple(d.pause_reasons),
             skipped=d.skipped,
             new_shoe_requested=station.modes.new_shoe_requested,
+            end_requested_by=d.end_requested_by,
         )
 
     @property
@@ -102,8 +104,7 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
             out.append((m.ROUND, {"ts": ts, "record": o.record}))
     if after.phase == "shoe_closed" and before.phase != "shoe_closed" and after.shoe:
         out.append((m.SHOE_ENDED, {"ts": ts, "shoe": after.shoe, "rounds": after.round_no,
-                                   "reason": "new_shoe_requested" if after.new_shoe_requested
-                                   else _why_closed(event)}))
+                                   "reason": _why_ended(after, event)}))
     if after.paused and (not before.paused or after.reasons != before.reasons):
         out.append((m.PAUSE, {"ts": ts, "reason": "; ".join(after.reasons), **where}))
     if after.status_key() != before.status_key():
@@ -113,11 +114,22 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
     return out
 
 
-def _why_closed(event: InputEvent) -> str:
+# Every shoe_ended reason (docs/upstream.md lists them; the schema takes only these).
+SHOE_ENDED_REASONS = ("cut_card", "dealer", "upstream", "new_shoe_requested", "void",
+                      "supervisor")
+
+
+def _why_ended(after: Snapshot, event: InputEvent) -> str:
+    """``shoe_ended.reason`` (docs/upstream.md): who asked for the end, if anyone did (a
+    request names it even when the cut card had made the round the last), else what ended
+    the shoe."""
+    if after.new_shoe_requested:
+        return "new_shoe_requested"
+    if after.end_requested_by is not None:
+        return after.end_requested_by  # "dealer" (END SHOE) or "upstream" (close_shoe)
     if isinstance(event, Command):
         # A round that ends on a reveal ends the shoe as its last card would have.
-        return {"end_shoe": "dealer", "void": "void", "reveal": "cut_card"}.get(
-            event.action, "supervisor")
+        return {"void": "void", "reveal": "cut_card"}.get(event.action, "supervisor")
     return "cut_card"  # the round the cut card made the last one ended (a card, a timer)
 
 

@@ -15,7 +15,7 @@ from typing import Final, Literal
 
 TYPES: Final = ("file", "mqtt")
 _TOPIC_WORD = re.compile(r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$")
-_KEY_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+KEY_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 MAX_INFLIGHT_LIMIT: Final = 1000
 
 
@@ -91,7 +91,7 @@ class UpstreamSettings:
         if self.max_inflight > MAX_INFLIGHT_LIMIT:
             out.append(("max_inflight", f"at most {MAX_INFLIGHT_LIMIT}"))
         for name in self.command_keys:
-            if not _KEY_NAME.match(name):
+            if not KEY_NAME.match(name):
                 out.append((f"command_keys.{name}", "a key's name is 1-64 letters, digits, "
                                                     "'_', '-' or '.'; it is who sent a command"))
         if self.command_window_s <= 0:

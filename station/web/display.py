@@ -19,14 +19,16 @@ import orjson
 
 from drivers.base import EventSource
 from drivers.events import InputEvent
-from station.outputs import Output, Prompt, Published
+from station.outputs import Output, Prompt, Published, Refused
 from station.station import Station
 from station.web.hub import Hub
 from station.web.view import ShoeHistory, Surroundings, build_view, notices_of
 
 RECENT_PROMPTS = 8
 
-Done = Callable[[list[str], dict[str, Any]], None]
+# What a command did: the notices it caused, the station's refusal of it (None: taken) and
+# the view after it.
+Done = Callable[[list[str], str | None, dict[str, Any]], None]
 
 
 class WebDisplay:
@@ -106,7 +108,8 @@ class WebControl(EventSource):
         self._pending: deque[Done] = deque()
 
     def submit(self, event: InputEvent, done: Done) -> None:
-        """Any thread. ``done(notices, view)`` is called on the loop thread once applied."""
+        """Any thread. ``done(notices, refusal, view)`` is called on the loop thread once
+        applied; ``refusal`` is the station's ``Refused`` text, None when it took it."""
         with self._lock:
             self._pending.append(done)
             self._post_to(self, event)
@@ -115,7 +118,9 @@ class WebControl(EventSource):
         with self._lock:
             done = self._pending.popleft() if self._pending else None
         if done is not None:
-            done(notices_of(self._display.last_outputs), self._display.view)
+            outputs = self._display.last_outputs
+            refused = next((o.text for o in outputs if isinstance(o, Refused)), None)
+            done(notices_of(outputs), refused, self._display.view)
 
     def _run(self) -> None:  # never started: the server's thread is the producer
         self.stopping.wait()

@@ -24,6 +24,7 @@ from aiohttp import web
 from drivers.events import Command
 from station import dealers
 from station.errors import ConfigError
+from station.station import REFUSED_OUTSIDE
 from station.web.display import WebControl
 from station.web.hosts import host_allowed, suggestion
 from station.web.hub import Hub
@@ -288,7 +289,7 @@ class WebServer:
             verdict, detail = await asyncio.to_thread(self.pins.check, pin)
             if verdict != Verdict.OK:
                 # Every refused override is journaled, with who tried and why.
-                await self._apply(Command("command_refused",
+                await self._apply(Command(REFUSED_OUTSIDE,
                                            f"{who}: {action} refused ({detail})"[:300],
                                            time.time()))
                 status = {Verdict.LOCKED: 429, Verdict.NONE: 403}.get(verdict, 403)
@@ -302,23 +303,24 @@ class WebServer:
             return answer({"ok": None, "action": action, "queued": True,
                            "detail": "taken but not yet applied (the station is holding "
                            "events); watch the page"}, 202)
-        notices, view = applied
-        refused = [n for n in notices if "refused" in n]
-        if refused:
-            zh = {"zh": notice_zh(refused[0])} if view.get("language") == "zh" else {}
-            return problem(409, refused[0], "do what the display says now", action=action,
+        notices, refused, view = applied
+        if refused is not None:
+            zh = {"zh": notice_zh(refused)} if view.get("language") == "zh" else {}
+            return problem(409, refused, "do what the display says now", action=action,
                            state=view, **zh)
         return answer({"ok": True, "action": action, "by": who, "notices": notices,
                        "state": view})
 
-    async def _apply(self, event: Command) -> tuple[list[str], dict[str, Any]] | None:
+    async def _apply(self, event: Command
+                     ) -> tuple[list[str], str | None, dict[str, Any]] | None:
         loop = asyncio.get_running_loop()
-        done: asyncio.Future[tuple[list[str], dict[str, Any]]] = loop.create_future()
+        done: asyncio.Future[tuple[list[str], str | None, dict[str, Any]]] = (
+            loop.create_future())
 
-        def resolve(notices: list[str], view: dict[str, Any]) -> None:
+        def resolve(notices: list[str], refused: str | None, view: dict[str, Any]) -> None:
             def set_result() -> None:
                 if not done.done():
-                    done.set_result((notices, view))
+                    done.set_result((notices, refused, view))
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(set_result)
 

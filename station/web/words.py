@@ -23,6 +23,9 @@ _HAND = {"PLAYER": "闲家", "BANKER": "庄家", "player": "闲", "banker": "庄
 _WINNER = {"PLAYER WINS": "闲赢", "BANKER WINS": "庄赢", "TIE": "和局"}
 _CUT_OUT_EN = "CUT CARD OUT: this round is the last"
 _CUT_OUT_ZH = "切牌已出：本局为最后一局"
+_END_ASKED_EN = "END SHOE asked for: this round is the last"
+_END_ASKED_ZH = "已请求结束牌靴：本局为最后一局"
+_LAST_ZH = {_CUT_OUT_EN: _CUT_OUT_ZH, _END_ASKED_EN: _END_ASKED_ZH}
 _FACE_DOWN_ZH = "（牌面朝下）"
 
 
@@ -33,11 +36,12 @@ _SKIPPED_ZH = "玩家飞牌：牌面朝上派牌，不接受投注"
 def _round_tag(text: str) -> str:
     """``ROUND 3``, ``ROUND 3 - CUT CARD OUT: ...`` and/or ``... - SKIPPED by the player: ...``
     as the station words it."""
-    m = re.fullmatch(r"ROUND (\d+)( - " + re.escape(_CUT_OUT_EN) + r")?( - "
-                     + re.escape(_SKIPPED_EN) + r")?", text)
+    m = re.fullmatch(r"ROUND (\d+)(?: - (" + re.escape(_CUT_OUT_EN) + "|"
+                     + re.escape(_END_ASKED_EN) + r"))?( - " + re.escape(_SKIPPED_EN) + r")?",
+                     text)
     if m is None:
         return text
-    return (f"第{m[1]}局" + (f" - {_CUT_OUT_ZH}" if m[2] else "")
+    return (f"第{m[1]}局" + (f" - {_LAST_ZH[m[2]]}" if m[2] else "")
             + (f" - {_SKIPPED_ZH}" if m[3] else ""))
 
 
@@ -100,6 +104,7 @@ _DETAIL: list[_Rule] = [
      lambda m: f"{_round_tag(m[1])}：闲家不补，庄家{m[2]}点补牌"),
     (re.compile(r"(\S\S\S?) shown"), lambda m: f"亮牌 {m[1]}"),
     (re.compile(re.escape(_CUT_OUT_EN)), lambda m: _CUT_OUT_ZH),
+    (re.compile(re.escape(_END_ASKED_EN)), lambda m: _END_ASKED_ZH),
     (re.compile(r"supervisor: resume continues the round, void refunds it"),
      lambda m: "主管：恢复则继续本局，作废则退还本局投注"),
     (re.compile(r"supervisor: resume continues the burn, void abandons the shoe"),
@@ -318,6 +323,8 @@ _WHY: list[_Rule] = [
     (re.compile(r"no shoe is in play"), lambda m: "没有正在使用的牌靴"),
     (re.compile(r"(\d+) rounds played in this shoe; a new shoe may be asked for once (\d+) have "
                 r"been played"), lambda m: f"本牌靴已开{m[1]}局；满{m[2]}局后方可请求新牌靴"),
+    (re.compile(r"the burn is not done; ask again once it is"),
+     lambda m: "烧牌尚未完成；完成后再请求"),
     (re.compile(r"the table is paused; ask again when it deals"),
      lambda m: "本桌已暂停；恢复派牌后再请求"),
     (re.compile(r"a request for another dealer is open already"),
@@ -338,6 +345,8 @@ _NOTICES: list[_Rule] = [
      lambda m: f"第{m[1]}局飞牌（{m[2]}，连续第{m[3]}局）：牌面朝上派牌，不接受投注"),
     (re.compile(r"new shoe asked for by (.+): round (\d+) is the shoe's last"),
      lambda m: f"{m[1]} 请求新牌靴：第{m[2]}局为本牌靴最后一局"),
+    (re.compile(r"end of shoe asked for by (.+): round (\d+) is the shoe's last"),
+     lambda m: f"{m[1]} 请求结束牌靴：第{m[2]}局为本牌靴最后一局"),
     (re.compile(r"new shoe asked for by (.+): the shoe is closed"),
      lambda m: f"{m[1]} 请求新牌靴：牌靴已结束"),
     (re.compile(r"another dealer asked for by (.+): the dealer goes on until the new one signs "

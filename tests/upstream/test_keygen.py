@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from station.config import load_config
 from station.upstream.signing import load_public_key, load_signer, verify
+from tests.conftest import REPO
 
 
 def keygen(*args: str) -> subprocess.CompletedProcess[str]:
@@ -45,3 +50,60 @@ def test_keygen_never_overwrites(tmp_path: Path) -> None:
 def test_keygen_refuses_a_path_as_name(tmp_path: Path) -> None:
     done = keygen(str(tmp_path), "--name", "../x")
     assert done.returncode == 2 and "--name" in done.stderr
+
+
+def _blocks(stdout: str) -> list[str]:
+    """The config blocks keygen suggests: each ``upstream:`` line with the indented lines
+    under it, as printed."""
+    lines = stdout.splitlines()
+    blocks = []
+    for i, line in enumerate(lines):
+        if line.strip() == "upstream:":
+            indent = len(line) - len(line.lstrip())
+            block = [line[indent:]]
+            for more in lines[i + 1:]:
+                if len(more) - len(more.lstrip()) <= indent or not more.strip():
+                    break
+                block.append(more[indent:])
+            blocks.append("\n".join(block) + "\n")
+    return blocks
+
+
+@pytest.mark.parametrize("folder", ["keys", "my keys: 2026"])
+def test_the_config_lines_keygen_prints_work_as_printed(tmp_path: Path, folder: str) -> None:
+    """Run from one folder, keys written to another given relatively, the suggested lines
+    pasted into a config in a third: the config names the very files keygen wrote (a config
+    names files relative to its own folder, not to where keygen ran)."""
+    cwd, conf = tmp_path / "cwd", tmp_path / "etc" / "station"
+    cwd.mkdir()
+    conf.mkdir(parents=True)
+    done = subprocess.run([sys.executable, "-m", "station.cli", "keygen", f"../{folder}",
+                           "--name", "pit"], cwd=cwd, capture_output=True, text=True,
+                          check=False, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
+    private, public = tmp_path / folder / "pit.pem", tmp_path / folder / "pit.pub.pem"
+    station_block, commands_block = _blocks(done.stdout)
+    (conf / "station.yaml").write_text(station_block)
+    settings = load_config(conf / "station.yaml").upstream
+    assert settings.signing_key_file is not None
+    assert settings.signing_key_file.resolve() == private.resolve()
+    load_signer(settings.signing_key_file)  # the station would take it (mode, format)
+    (conf / "station.yaml").write_text(commands_block)
+    settings = load_config(conf / "station.yaml").upstream
+    assert {n: p.resolve() for n, p in settings.command_keys.items()} == {
+        "pit": public.resolve()}
+    load_public_key(settings.command_keys["pit"])
+
+
+def test_keygen_says_which_key_goes_where(tmp_path: Path) -> None:
+    """The game server gets the station's public key (it verifies every message); a pit
+    system keeps its private key (it signs commands) and the station lists its public key."""
+    done = keygen(str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    public = str(tmp_path / "signing-key.pub.pem")
+    assert f"Give the public key, {public}, to the game server: it verifies every message" \
+        in " ".join(out.split())
+    assert "keep the private key on that system (it signs each command)" in " ".join(
+        out.split())
+    assert "pit key" not in out and "give it to the game server" not in out
