@@ -338,7 +338,9 @@ class Daemon:
                              result.action)
         if isinstance(result, Accepted):
             actor = f"{result.sent_by} [{result.id}]"
-            self.submit(Command(_UPSTREAM_ACTIONS[result.action], actor, now))
+            # Its reason (at most 500 characters, the verifier's bound) is journaled with it;
+            # a void puts it on the record as void_note (docs/messages.md).
+            self.submit(Command(_UPSTREAM_ACTIONS[result.action], actor, now, result.reason))
             return
         actor = (f"upstream [{result.id or '?'}]: {result.action or '?'} refused "
                  f"({result.reason}: {result.detail})")[:300]

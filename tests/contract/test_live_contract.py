@@ -310,3 +310,10 @@ def test_each_refusal_has_its_documented_reason(run: Run) -> None:
 @pytest.mark.parametrize("cid", VANISH_TODAY)
 def test_a_command_refused_today_without_a_word_is_answered(run: Run, cid: str) -> None:
     assert answer(run, run.sent[cid]) is not None, f"no answer to {cid}"
+
+
+def test_a_voids_reason_is_on_the_void_record(run: Run) -> None:
+    (void,) = [m for m in run.messages("events") if m["kind"] == "round"
+               and m.get("voided_by") == "upstream:pit/ann [void-1]"]
+    assert void["void_note"] == "misdeal seen on camera"
+    assert void["void_reason"].startswith("unreadable code '\\x15")
