@@ -173,6 +173,20 @@ def read(upstream: str | None = None, messages: str | None = None) -> Contract:
                     [e for s in msg for e in examples(s.lines)], commands)
 
 
+def snippet(title: str, text: str | None = None) -> dict[str, Any]:
+    """What the Python example under the heading ``title`` of upstream.md defines, run as a
+    game server's developer would copy it."""
+    for s in sections(text if text is not None else UPSTREAM.read_text("utf-8")):
+        if s.title == title:
+            found = re.findall(r"```python\n(.*?)```", "\n".join(s.lines), re.S)
+            if len(found) != 1:
+                raise DocError(f"{title}: expected one Python example, found {len(found)}")
+            scope: dict[str, Any] = {}
+            exec(found[0], scope)  # the docs' own code, exactly as written
+            return scope
+    raise DocError(f"{UPSTREAM.name}: no section {title!r}")
+
+
 def _one_table(s: Section) -> list[list[str]]:
     found = tables(s.lines)
     if len(found) != 1:
