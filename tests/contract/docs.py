@@ -61,6 +61,8 @@ class Contract:
     examples: dict[str, list[str]]  # kind -> its examples in upstream.md, as written
     record_examples: list[str]  # messages.md's records
     command_examples: list[str]  # upstream.md's inbound commands
+    command: dict[str, Field]  # the inbound command's field table
+    refusals: tuple[str, ...]  # the reasons a command_refused can give
 
     def fields(self, kind: str) -> dict[str, Field]:
         """Every field a message of ``kind`` may carry, as the docs list it."""
@@ -141,6 +143,8 @@ def read(upstream: str | None = None, messages: str | None = None) -> Contract:
     kinds: dict[str, dict[str, Field]] = {}
     shown: dict[str, list[str]] = {}
     commands: list[str] = []
+    command: dict[str, Field] | None = None
+    refusals: tuple[str, ...] = ()
     for s in up:
         kind = re.fullmatch(r"`([a-z_]+)`", s.title)
         if s.title == "The envelope":
@@ -161,8 +165,17 @@ def read(upstream: str | None = None, messages: str | None = None) -> Contract:
                 raise DocError(f"`{name}`: no example")
         elif s.title == "Commands from upstream":
             commands = examples(s.lines)
-    if envelope is None:
-        raise DocError(f"{UPSTREAM.name}: no section 'The envelope'")
+            found = tables(s.lines)
+            fields = [t for t in found if t and [c.lower() for c in t[0]] == HEADER]
+            reasons = [t for t in found if t and [c.lower() for c in t[0]] == ["reason", "when"]]
+            if len(fields) != 1 or len(reasons) != 1:
+                raise DocError(f"{s.title}: expected one field table and one reason table")
+            command = field_table(fields[0], s.title)
+            refusals = tuple(n for row in reasons[0][1:] for n in re.findall(r"`([^`]+)`",
+                                                                              row[0]))
+    if envelope is None or command is None:
+        raise DocError(f"{UPSTREAM.name}: no section 'The envelope' or 'Commands from "
+                       "upstream'")
     msg = sections(messages if messages is not None else MESSAGES.read_text("utf-8"))
     record_tables = [t for s in msg for t in tables(s.lines)
                      if t and [c.lower() for c in t[0]] == HEADER]
@@ -170,7 +183,7 @@ def read(upstream: str | None = None, messages: str | None = None) -> Contract:
         raise DocError(f"{MESSAGES.name}: expected one field table, found {len(record_tables)}")
     record = field_table(record_tables[0], MESSAGES.name)
     return Contract(envelope, kinds, record, shown,
-                    [e for s in msg for e in examples(s.lines)], commands)
+                    [e for s in msg for e in examples(s.lines)], commands, command, refusals)
 
 
 def snippet(title: str, text: str | None = None) -> dict[str, Any]:

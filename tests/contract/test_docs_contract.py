@@ -58,9 +58,19 @@ def test_the_record_examples_match_the_record_table() -> None:
                   "ts": "2026-01-01T00:00:03.250Z", "sig": "A" * 86 + "=="})
 
 
-def test_the_command_examples_validate() -> None:
+def test_the_command_table_and_examples_agree_with_the_schema() -> None:
+    schema = load_schema(COMMAND)
+    assert set(CONTRACT.command) == set(schema["properties"])
+    assert {n for n, f in CONTRACT.command.items() if f.required == "required"} == set(
+        schema["required"])
     for text in CONTRACT.command_examples:
         validate(text.encode(), COMMAND)
+        assert docs.problems(json.loads(text), CONTRACT.command, "command") == []
+
+
+def test_the_refusal_reasons_are_the_schemas() -> None:
+    reasons = load_schema("command_refused")["properties"]["reason"]["enum"]
+    assert sorted(CONTRACT.refusals) == sorted(reasons)
 
 
 def test_the_reader_refuses_irregular_docs() -> None:

@@ -74,6 +74,7 @@ def verify(payload: bytes, key: Ed25519PublicKey) -> dict[str, Any]:
 class Sent:
     cid: str
     action: str
+    payload: bytes
     seq_before: int  # the highest seq the game server had seen when it sent it
     round: int | None = None  # the round whose betting was open (close_shoe)
 
@@ -111,7 +112,7 @@ class GameServer:
         return max((m.get("seq", 0) for m in self.seen()), default=0)
 
     def send(self, payload: bytes, cid: str, action: str, **extra: Any) -> None:
-        self.sent[cid] = Sent(cid, action, self.top_seq(), **extra)
+        self.sent[cid] = Sent(cid, action, payload, self.top_seq(), **extra)
         self.pub.client.publish(f"{TOPICS}/commands", payload, qos=1).wait_for_publish(5)
 
     def wait(self, what: str, check: Callable[[dict[str, Any]], bool],
@@ -297,7 +298,16 @@ def test_a_command_is_answered(run: Run, cid: str) -> None:
     assert answer(run, run.sent[cid]) is not None, f"no answer to {cid}"
 
 
+def test_the_commands_sent_are_as_documented(run: Run) -> None:
+    signed = [json.loads(s.payload) for s in run.sent.values() if b'"sig"' in s.payload]
+    assert len(signed) >= 10
+    for body in signed:  # refused or not, each is made of the documented fields only
+        assert docs.problems(body, CONTRACT.command, "command") == []
+
+
 def test_each_refusal_has_its_documented_reason(run: Run) -> None:
+    assert {m["reason"] for m in run.messages("events") if m["kind"] == "command_refused"} \
+        <= set(CONTRACT.refusals)
     got = {cid: answer(run, run.sent[cid]) for cid in ANSWERED_TODAY}
     assert got == {
         UNREADABLE: "refused: malformed", "unsigned-1": "refused: unsigned",
