@@ -51,11 +51,14 @@ class Command:
     ``reveal`` (dealer), ``resume``, ``void`` (supervisor) or a VIP player's ``skip``,
     ``request_new_shoe``, ``request_dealer`` (docs/modes.md). ``actor`` names who did it, for
     the journal; an upstream command's actor ends with its id in brackets (``... [id]``).
+    ``note``: what the sender wrote about it, when anything (an upstream command's
+    ``reason``); a void carries it onto the void record as ``void_note``.
     """
 
     action: str
     actor: str
     ts: float
+    note: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

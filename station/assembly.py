@@ -75,7 +75,7 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
             f"{config.path}: reader.type {config.reader.type}: a live table needs the dealer's "
             "buttons (NEW SHOE, OPEN and CLOSE BETTING), which come with the web display; set "
             "display.type: web, or check the scanner with `station monitor`")
-    journal, carried_seq = _open_journal(config)
+    journal, (carried_seq, carried_events_seq) = _open_journal(config)
     closers.append(journal.close)
     header = journal.header
     session = header.session
@@ -96,9 +96,11 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
         raise _recording_error(config, exc) from exc
     station = rec.station
     signer = _signer(config)
-    # Message numbers only ever increase for a table, across a change of journal too.
+    # Message numbers only ever increase for a table, across a change of journal too, and
+    # the events topic's prev_seq links across it.
     feed = Feed(config.rules.table, config.rules.decks, signer,
-                max(rec.last_message_seq, carried_seq))
+                max(rec.last_message_seq, carried_seq),
+                rec.last_events_seq if rec.last_events_seq is not None else carried_events_seq)
 
     sources: list[EventSource] = (
         [_simulated_table(config, rec, session)] if config.reader.type == "simulated"
@@ -134,8 +136,12 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
 
 
 # --- the journal --------------------------------------------------------------------------
-def _open_journal(config: StationConfig) -> tuple[Journal, int]:
-    """The journal, and the last message seq of the one it replaces (0 if none)."""
+_FRESH: tuple[int, int | None] = (0, None)  # no journal replaced: numbering starts afresh
+
+
+def _open_journal(config: StationConfig) -> tuple[Journal, tuple[int, int | None]]:
+    """The journal, and the last message seq and last events seq of the one it replaces
+    ((0, None) if none)."""
     path = Path(config.journal_path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -143,11 +149,11 @@ def _open_journal(config: StationConfig) -> tuple[Journal, int]:
         raise ConfigError(f"{config.path}: journal.path: cannot create {path.parent} "
                           f"({exc.strerror}); make it writable by the station's user") from exc
     if not path.exists():
-        return Journal.create(path, config.rules, config.paytable, secrets.token_hex(6)), 0
+        return Journal.create(path, config.rules, config.paytable, secrets.token_hex(6)), _FRESH
     journal = Journal.open(path)
     changed = _rules_changed(journal, config)
     if not changed and journal.last_seq < ROTATE_RECORDS:
-        return journal, 0
+        return journal, _FRESH
     try:
         probe = recover(journal)
         backlog = journal.backlog()
@@ -158,13 +164,13 @@ def _open_journal(config: StationConfig) -> tuple[Journal, int]:
     at_boundary = phase in ("no_shoe", "shoe_closed") and not backlog
     if not changed:
         if not at_boundary:
-            return journal, 0  # long, but a shoe is in play: moved aside at a later start
+            return journal, _FRESH  # long, but a shoe is in play: moved aside at a later start
         journal.close()
         archived = _archive(path, journal.header.created)
         log.info("journal: %d records; kept as %s, a new journal starts", probe.events,
                  archived)
         return (Journal.create(path, config.rules, config.paytable, secrets.token_hex(6)),
-                probe.last_message_seq)
+                (probe.last_message_seq, probe.last_events_seq))
     if not at_boundary:
         journal.close()
         why = (f"{backlog} messages are not yet delivered upstream" if backlog else
@@ -178,7 +184,7 @@ def _open_journal(config: StationConfig) -> tuple[Journal, int]:
     log.warning("journal: table %s changed at a shoe boundary; %s kept as %s, a new journal "
                 "starts", changed, path, archived)
     fresh = Journal.create(path, config.rules, config.paytable, secrets.token_hex(6))
-    return fresh, probe.last_message_seq
+    return fresh, (probe.last_message_seq, probe.last_events_seq)
 
 
 # A journal is verified whole at every start (about 15 us a record): past this many records

@@ -36,6 +36,9 @@ from station.upstream.observe import Snapshot
 
 log = logging.getLogger(__name__)
 
+# Upstream messages an event adds (a refused command), built when the event is journaled.
+Extra = Callable[[], Payloads]
+
 _STOP = object()
 _ENDED = object()
 _UPSTREAM = object()
@@ -102,7 +105,7 @@ class Daemon:
         # Journal outage: the failed event, whether its pause is journaled, and what came after.
         self._unjournaled: _Unjournaled | None = None
         self._outage = ""  # why the journal cannot be written; empty when it can
-        self._held: deque[tuple[EventSource | None, InputEvent, Payloads | None]] = deque()
+        self._held: deque[tuple[EventSource | None, InputEvent, Extra | None]] = deque()
         self._restore_queued = False
         self._quiet = False
         self._next_retry = 0.0
@@ -186,9 +189,11 @@ class Daemon:
                     w.close()
 
     def submit(self, event: InputEvent, source: EventSource | None = None,
-               extra: Payloads | None = None) -> None:
+               extra: Extra | None = None) -> None:
         """Apply, journal, then let out one event (held instead while the journal cannot be
-        written). ``extra``: upstream messages the caller adds (a refused command)."""
+        written). ``extra``: upstream messages the caller adds (a refused command), built
+        when the event is journaled: numbered then, they follow its own messages in ``seq``
+        as in the outbox, even after waiting out a journal outage."""
         if self._outage:
             if len(self._held) >= MAX_HELD:
                 log.error("journal outage: %d events held already; dropping %r", MAX_HELD,
@@ -199,13 +204,13 @@ class Daemon:
         self._process(event, source, extra)
 
     def _process(self, event: InputEvent, source: EventSource | None,
-                 extra: Payloads | None) -> bool:
+                 extra: Extra | None) -> bool:
         started = time.monotonic()
         before = Snapshot.of(self.station)
         outputs = self.station.apply(event)
         payloads = self.feed.messages(before, Snapshot.of(self.station), event, outputs)
-        if extra:
-            payloads.extend(extra)
+        if extra is not None:
+            payloads.extend(extra())
         item = _Unjournaled(event, outputs, payloads, source)
         if not self._journal(item):
             return False
@@ -340,11 +345,14 @@ class Daemon:
                              "station takes", result.id, result.action)
         if isinstance(result, Accepted):
             actor = f"{result.sent_by} [{result.id}]"
-            self.submit(Command(UPSTREAM_ACTIONS[result.action], actor, now))
+            # Its reason (at most 500 characters, the verifier's bound) is journaled with it;
+            # a void puts it on the record as void_note (docs/messages.md).
+            self.submit(Command(UPSTREAM_ACTIONS[result.action], actor, now, result.reason))
             return
         actor = (f"upstream [{result.id or '?'}]: {result.action or '?'} refused "
                  f"({result.reason}: {result.detail})")[:300]
-        self.submit(Command(REFUSED_OUTSIDE, actor, now), extra=self.feed.refused(result, now))
+        self.submit(Command(REFUSED_OUTSIDE, actor, now),
+                    extra=lambda: self.feed.refused(result, now))
 
 
 def install_signal_handlers(daemon: Daemon) -> None:

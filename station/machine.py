@@ -198,6 +198,8 @@ class Dealing:
         # table must do about it (the display only): an instruction is never a reason.
         self.pause_reasons: list[str] = []
         self.pause_actions: list[str] = []
+        # What the one voiding wrote (set by the station for the void in hand, then cleared).
+        self.void_note: str | None = None
         self.drawn_while_paused: list[str] = []
         self.published: list[dict[str, Any]] = []  # drained by the station after each event
         self.notices: list[str] = []
@@ -551,7 +553,8 @@ class Dealing:
         self.revealed_n = {"player": len(self.player), "banker": len(self.banker)}
         record = void_record(
             self.shoe.shoe_id, self.round_no, player=tuple(self.player),
-            banker=tuple(self.banker), reason=reason, actor=actor, dealer=self.dealer,
+            banker=tuple(self.banker), reason=reason, actor=actor, note=self.void_note,
+            dealer=self.dealer,
         )
         if self.settler is not None or self.skipped:
             self._add_bets(record, None)

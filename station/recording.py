@@ -59,7 +59,11 @@ def event_to_json(event: InputEvent) -> dict[str, Any]:
         return {"t": event.ts, "e": "restored", "src": event.source}
     if isinstance(event, TimerExpired):
         return {"t": event.ts, "e": "timer", "name": event.timer}
-    return {"t": event.ts, "e": "cmd", "action": event.action, "actor": event.actor}
+    out: dict[str, Any] = {"t": event.ts, "e": "cmd", "action": event.action,
+                           "actor": event.actor}
+    if event.note is not None:  # only when given: a command without one keeps its bytes
+        out["note"] = event.note
+    return out
 
 
 def event_from_json(obj: object) -> InputEvent:
@@ -92,7 +96,8 @@ def event_from_json(obj: object) -> InputEvent:
     if kind == "restored":
         return DeviceRestored(_text(obj, "src"), ts)
     if kind == "cmd":
-        return Command(_text(obj, "action"), _text(obj, "actor"), ts)
+        note = _text(obj, "note") if "note" in obj else None
+        return Command(_text(obj, "action"), _text(obj, "actor"), ts, note)
     if kind == "timer":
         return TimerExpired(_text(obj, "name"), ts)
     raise ValueError(

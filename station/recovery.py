@@ -21,6 +21,8 @@ from drivers.events import Command, InputEvent
 from station.journal import Journal
 from station.outputs import Published
 from station.station import Station
+from station.upstream.messages import EVENTS_TOPIC
+from station.upstream.outbox import OutboxRow
 
 # Accepted upstream commands are journaled with their id (``... [id]``) so a replayed id is
 # still refused after a restart.
@@ -32,6 +34,7 @@ class Recovered:
     station: Station
     events: int = 0
     last_message_seq: int = 0  # the last upstream message's seq: numbering goes on from it
+    last_events_seq: int | None = None  # the last events message's seq: the next prev_seq
     command_ids: list[tuple[str, float]] = field(default_factory=list)  # (id, sent ts)
     # The rounds (complete and void) of the last shoe that published one, in order.
     rounds: list[dict[str, Any]] = field(default_factory=list)
@@ -75,6 +78,7 @@ def recover(journal: Journal, on_event: Callable[[InputEvent], None] | None = No
             if found:
                 out.command_ids.append((found.group(1), ev.ts))
     out.last_message_seq = last_message_seq(journal)
+    out.last_events_seq = last_events_seq(journal)
     return out
 
 
@@ -87,11 +91,20 @@ def _keep_round(rounds: list[dict[str, Any]], record: dict[str, Any]) -> None:
 
 def last_message_seq(journal: Journal) -> int:
     """The ``seq`` of the newest outbox message (0 when there is none)."""
-    row = journal.last_outbox_row()
+    return _seq_of(journal.last_outbox_row()) or 0
+
+
+def last_events_seq(journal: Journal) -> int | None:
+    """The ``seq`` of the newest outbox message on the events topic (None when there is
+    none): the ``prev_seq`` of the next one, so the link holds across a restart."""
+    return _seq_of(journal.last_outbox_row(EVENTS_TOPIC))
+
+
+def _seq_of(row: OutboxRow | None) -> int | None:
     if row is None:
-        return 0
+        return None
     try:
         seq = orjson.loads(row.payload).get("seq", 0)
     except (orjson.JSONDecodeError, AttributeError):
-        return 0
-    return seq if isinstance(seq, int) and seq > 0 else 0
+        return None
+    return seq if isinstance(seq, int) and seq > 0 else None

@@ -88,10 +88,12 @@ def void_record(
     banker: tuple[Card, ...],
     reason: str,
     actor: str,
+    note: str | None = None,
     dealer: str | None = None,
 ) -> dict[str, Any]:
-    """The record of a round a supervisor voided: every bet on it is refunded."""
-    return {
+    """The record of a round a supervisor voided: every bet on it is refunded. ``note``:
+    what the one who voided it wrote (an upstream command's ``reason``), as ``void_note``."""
+    record: dict[str, Any] = {
         "v": RESULT_SCHEMA_VERSION,
         "key": f"{shoe}:{round_no}",
         "shoe": shoe,
@@ -110,5 +112,23 @@ def void_record(
         "perfect_pair": False,
         "void_reason": reason,
         "voided_by": actor,
-        "dealer": dealer,
     }
+    shown = printable_note(note) if note is not None else None
+    if shown is not None:  # only when given: a void without one keeps its bytes
+        record["void_note"] = shown
+    record["dealer"] = dealer
+    return record
+
+
+VOID_NOTE_MAX = 200  # characters: a sentence for the pit, not a report
+
+
+def printable_note(note: str) -> str | None:
+    """``note`` safe to show and log: every character that is not printable written as its
+    escape (``\\x15``, ``\\n``) once outer white space is dropped, at most ``VOID_NOTE_MAX``
+    characters (cut with ``...``); None when nothing is left."""
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in note.strip())
+    if len(text) > VOID_NOTE_MAX:
+        text = text[: VOID_NOTE_MAX - 3] + "..."
+    return text or None

@@ -389,6 +389,8 @@ class Station:
         held = shoe.held.pop() if shoe and shoe.held and ev.action in ("resume", "void") else None
         if held is not None and shoe is not None and ev.action == "void":
             shoe.stray.append(held)
+        # What the one voiding wrote goes onto the void record (docs/messages.md, void_note).
+        d.void_note = ev.note if ev.action == "void" else None
         try:
             if trigger in ("betting_opened", "betting_closed"):
                 getattr(d, trigger)()
@@ -401,6 +403,8 @@ class Station:
                     shoe.stray.remove(held)
             self.refuse(ev, f"not possible while {self.phase.value.replace('_', ' ')}")
             return
+        finally:
+            d.void_note = None
         if ev.action not in ("resume", "void"):
             return
         self._rescan_wanted = False

@@ -3,7 +3,8 @@
 ``consistent`` reads a whole stream (the file upstream's lines, or ``station simulate
 --messages``) and raises AssertionError naming the first line that breaks a promise of
 docs/upstream.md: every line one canonical (or signed) message that its kind's schema takes,
-``seq`` 1..n without a gap, every ``key`` once, one table; each shoe started before anything
+``seq`` 1..n without a gap, every events message linked by ``prev_seq`` to the one before it,
+every ``key`` once, one table; each shoe started before anything
 of it and ended after; each round announced, closed, its cards dealt in the tableau's order
 (player 1, banker 1, player 2, banker 2, then any third cards) and then its round message
 with those very cards, nothing of a round after its result.
@@ -49,6 +50,7 @@ def consistent(data: bytes, key: Ed25519PublicKey | None = None) -> list[dict[st
         validate(msg if "sig" in msg else {**msg, "sig": NO_SIG})
         messages.append(msg)
     _numbered(messages)
+    linked(messages)
     _shoes_and_rounds(messages)
     return messages
 
@@ -61,6 +63,20 @@ def _numbered(messages: Sequence[dict[str, Any]]) -> None:
     assert not twice, f"keys sent twice: {twice[:5]}"
     tables = {m["table"] for m in messages}
     assert len(tables) <= 1, f"more than one table: {tables}"
+
+
+def linked(messages: Sequence[dict[str, Any]], first: int | None = None) -> None:
+    """Every message but status carries ``prev_seq``: the seq of the one before it that is
+    not a status (``first`` for the first of them: null at the table's first message)."""
+    prev = first
+    for m in messages:
+        if m["kind"] == "status":
+            assert "prev_seq" not in m, f"seq {m['seq']}: a status with prev_seq"
+            continue
+        assert "prev_seq" in m and m["prev_seq"] == prev, (
+            f"seq {m['seq']} ({m['kind']}): prev_seq {m.get('prev_seq', 'absent')}, the events "
+            f"message before it is {prev}")
+        prev = m["seq"]
 
 
 def _shoes_and_rounds(messages: Sequence[dict[str, Any]]) -> None:

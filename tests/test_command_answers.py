@@ -252,16 +252,16 @@ def test_the_docs_refusal_example_is_what_the_station_sends() -> None:
     t.now = 1_767_225_603.25 - 1.0  # the examples' time
     _, messages = t.cmd("end_shoe", "upstream:pit/ann [pit-7f3b]")
     (sent,) = refused(messages)
-    envelope = ("seq", "key", "sig", "station_version")
+    envelope = ("seq", "prev_seq", "key", "sig", "station_version")
     assert {k: v for k, v in sent.items() if k not in envelope} == {
         k: v for k, v in example.items() if k not in envelope}
 
 
 def test_every_shoe_ended_reason_is_documented_and_in_the_schema() -> None:
     doc = (REPO / "docs" / "upstream.md").read_text()
-    table = doc[doc.index("`shoe_ended.reason` says why"):]
-    table = table[:table.index("\n\n", table.index("| reason | when |"))]
-    documented = set(re.findall(r"^\| `(\w+)` \|", table, re.M))
+    section = doc[doc.index("### `shoe_ended`"):]
+    section = section[:section.index("\n### ")]
+    documented = set(re.findall(r"^- `(\w+)`: ", section, re.M))
     assert documented == set(SHOE_ENDED_REASONS)
     assert load_schema("shoe_ended")["properties"]["reason"]["enum"] == list(SHOE_ENDED_REASONS)
 

@@ -122,7 +122,7 @@ def test_every_upstream_command_is_applied_or_answered(tmp_path: Path, broker: B
                            "--out", str(exported)], capture_output=True, text=True,
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr
-    envelope = ("seq", "key", "sig", "station_version")
+    envelope = ("seq", "prev_seq", "key", "sig", "station_version")
     live = [{k: v for k, v in m.items() if k not in envelope} for m in messages
             if m.get("reason") != "bad_signature" and "seq" in m]
     again = [{k: v for k, v in orjson.loads(m).items() if k not in envelope}

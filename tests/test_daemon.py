@@ -25,6 +25,7 @@ from station.config import parse_config
 from station.errors import ConfigError
 from station.journal import JournalWriteError
 from tests.conftest import REPO
+from tests.streamkit import linked
 
 FAST_PACE = {"card_s": 0.002, "open_betting_s": 0.002, "betting_s": 0.002,
              "new_shoe_s": 0.002, "supervisor_s": 0.01}
@@ -311,8 +312,10 @@ def test_changing_the_paytable_mid_shoe_is_refused_and_at_a_shoe_end_starts_a_ne
         built.close()
     archived = [p.name for p in tmp_path.glob("journal-*.sqlite3")]
     assert len(archived) == 1
-    seqs = [json.loads(x)["seq"] for x in (tmp_path / "upstream.jsonl").read_text().splitlines()]
+    sent = [json.loads(x) for x in (tmp_path / "upstream.jsonl").read_text().splitlines()]
+    seqs = [m["seq"] for m in sent]
     assert seqs == list(range(1, len(seqs) + 1))  # numbering goes on across the journals
+    linked(sent)  # and the events topic's prev_seq links across the restart and journals
 
 
 def test_a_long_journal_moves_aside_at_a_shoe_boundary_not_mid_shoe(

@@ -304,6 +304,9 @@ def test_a_dealer_change_is_a_dealer_message_upstream() -> None:
         for kind, args in changes(before, Snapshot.of(t.st), event, out, 8):
             seq += 1
             msg = build(kind, args, table="table-1", seq=seq)
+            if kind != "status":  # the feed's link on the events topic
+                msg["prev_seq"] = next((m["seq"] for m in reversed(sent)
+                                        if m["kind"] != "status"), None)
             validate(signer.sign(msg))
             sent.append(msg)
 

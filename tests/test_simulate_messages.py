@@ -153,7 +153,8 @@ def test_the_stream_of_shuffled_shoes_is_consistent_from_outside(
     # Every round of --out went upstream, in the same order, with the same record.
     rounds = [json.loads(x) for x in results.read_text().splitlines()]
     sent = [m for m in messages if m["kind"] == "round"]
-    envelope = {"kind", "table", "seq", "ts", "station_version"}  # v and key are the record's
+    # v and key are the record's
+    envelope = {"kind", "table", "seq", "prev_seq", "ts", "station_version"}
     assert [{k: v for k, v in m.items() if k not in envelope} for m in sent] == rounds
     assert [m["shoe"] for m in messages if m["kind"] == "shoe_started"] == \
         [m["shoe"] for m in messages if m["kind"] == "shoe_ended"] and \

@@ -9,8 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from drivers.events import Command
 from station.paytable import load_paytable
+from station.recording import event_from_json, event_to_json
+from station.results import VOID_NOTE_MAX, printable_note
 from station.station import Station, TableRules
+from station.upstream.schema import validate
 from tests.conftest import REPO
 from tests.tablekit import Table
 
@@ -90,3 +94,43 @@ def test_simulate_with_a_voiding_supervisor_publishes_voids_with_refunds(tmp_pat
         assert {v["outcome"] for v in r["bets"].values()} == {"push"}
     # Every round number of the shoe is published once, void or complete.
     assert [r["round"] for r in records] == list(range(1, len(records) + 1))
+
+
+# --- void_note: what the one voiding wrote (docs/messages.md) -----------------------------
+def test_a_void_with_a_note_puts_it_on_the_record_sanitized_and_bounded() -> None:
+    t = paid_table()
+    t.new_shoe()
+    t.round("4S", "3H")
+    t.card("\x15?Q")
+    t.send(Command("void", "upstream:pit/ann [c-9]", t.tick(1.0),
+                   "  misdeal\non camera\x15 " + "x" * 300))
+    (r,) = t.records
+    assert r["voided_by"] == "upstream:pit/ann [c-9]"
+    note = r["void_note"]
+    assert note.startswith("misdeal\\non camera\\x15 x") and note.endswith("...")
+    assert len(note) == VOID_NOTE_MAX and note.isprintable()
+    keys = list(r)
+    assert keys[keys.index("voided_by"):][:3] == ["voided_by", "void_note", "dealer"]
+    validate({**r, "kind": "round", "table": "t", "seq": 2, "prev_seq": 1,
+              "ts": "2026-01-01T00:00:03.250Z", "sig": "A" * 86 + "=="})
+
+
+def test_a_void_without_a_note_keeps_its_bytes_and_a_note_elsewhere_goes_nowhere() -> None:
+    t = paid_table()
+    t.new_shoe()
+    t.round("4S", "3H")
+    t.send(Command("resume", "upstream:pit [c-1]", t.tick(1.0), "not paused"))  # refused
+    t.card("\x15?Q")
+    t.send(Command("void", "upstream:pit [c-2]", t.tick(1.0), " \n "))  # nothing to show
+    (r,) = t.records
+    assert "void_note" not in r
+    keys = list(r)
+    assert keys[keys.index("void_reason"):][:3] == ["void_reason", "voided_by", "dealer"]
+    assert printable_note("ok") == "ok" and printable_note("a\tb") == "a\\tb"
+
+
+def test_a_note_survives_the_journal_and_a_recording() -> None:
+    event = Command("void", "upstream:pit/ann [c-9]", 1_767_225_603.25, "misdeal\x15")
+    assert event_from_json(json.loads(json.dumps(event_to_json(event)))) == event
+    plain = Command("void", "supervisor:ann", 1_767_225_603.25)
+    assert "note" not in event_to_json(plain)  # recordings without notes keep their bytes

@@ -245,13 +245,15 @@ class Journal:
             except sqlite3.Error as exc:
                 raise JournalError(f"{self.path}: cannot read the outbox ({exc})") from exc
 
-    def last_outbox_row(self) -> OutboxRow | None:
-        """The newest outbox row, delivered or not (recovery numbers messages on from it).
-        Raises ``JournalError``."""
+    def last_outbox_row(self, topic: str | None = None) -> OutboxRow | None:
+        """The newest outbox row, delivered or not, or the newest on ``topic`` (recovery
+        numbers messages on from them). Raises ``JournalError``."""
+        where, args = ("WHERE topic = ? ", (topic,)) if topic is not None else ("", ())
         with self._out_lock:
             try:
                 row = self._outbox().execute(
-                    "SELECT id, topic, payload FROM outbox ORDER BY id DESC LIMIT 1").fetchone()
+                    f"SELECT id, topic, payload FROM outbox {where}ORDER BY id DESC LIMIT 1",
+                    args).fetchone()
             except (sqlite3.Error, UnicodeDecodeError) as exc:
                 raise JournalError(f"{self.path}: cannot read the outbox ({exc})") from exc
         return None if row is None else OutboxRow(row[0], row[1].decode(), row[2])

@@ -2,7 +2,11 @@
 
 The bytes made here are final: they are journaled with the event that caused them (one
 transaction) and every delivery, first or repeated, sends them unchanged. ``seq`` goes on
-from the newest message in the journal, so it only ever increases for a table.
+from the newest message in the journal, so it only ever increases for a table. Every message
+on the events topic also carries ``prev_seq``, the ``seq`` of the events message before it
+(null for the table's first), so a consumer of that topic alone can tell a lost message from
+a status it did not subscribe to (docs/upstream.md). Both numbers go on from the journal's
+outbox at a start, so a replay of the same events rebuilds the same bytes.
 """
 
 from __future__ import annotations
@@ -24,11 +28,14 @@ Payloads = list[tuple[str, bytes]]  # (topic, payload), as Journal.append takes 
 class Feed:
     """Called on the station loop only."""
 
-    def __init__(self, table: str, decks: int, signer: Signer | None, last_seq: int = 0) -> None:
+    def __init__(self, table: str, decks: int, signer: Signer | None, last_seq: int = 0,
+                 last_events_seq: int | None = None) -> None:
         self.table = table
         self.decks = decks
         self.signer = signer
         self.seq = last_seq
+        # The seq of the newest message on the events topic: the next one's prev_seq.
+        self.events_seq = last_events_seq
 
     def messages(self, before: Snapshot, after: Snapshot, event: InputEvent,
                  outputs: list[Output]) -> Payloads:
@@ -47,7 +54,13 @@ class Feed:
     def _payload(self, message: dict[str, Any]) -> tuple[str, bytes]:
         # Which station built it: an optional key every schema allows (docs/upstream.md).
         message[m.STATION_VERSION] = __version__
+        topic = m.topic_for(message["kind"])
+        if topic == m.EVENTS_TOPIC:
+            # The link a consumer of events alone checks for gaps; status (retained, the
+            # latest state only) is not linked.
+            message[m.PREV_SEQ] = self.events_seq
+            self.events_seq = message["seq"]
         # Unsigned only for the file upstream with no key configured (documented): the MQTT
         # upstream refuses to start without one.
         data = self.signer.sign(message) if self.signer is not None else canonical(message)
-        return m.topic_for(message["kind"]), data
+        return topic, data

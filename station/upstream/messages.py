@@ -24,6 +24,9 @@ VERSION: Final = 1
 # Optional in every message (added, so a game server that ignores unknown keys is unaffected):
 # the version of the station that built it. The daemon's feed adds it to journaled messages.
 STATION_VERSION: Final = "station_version"
+# On every message of the events topic (the daemon's feed adds it): the seq of the events
+# message before it, null for the table's first; a consumer of events alone sees a gap by it.
+PREV_SEQ: Final = "prev_seq"
 
 SHOE_STARTED: Final = "shoe_started"
 SHOE_ENDED: Final = "shoe_ended"

@@ -61,4 +61,5 @@ def test_presence_carries_it_and_the_schemas_allow_it_without_requiring_it() -> 
     older = m.card(table="t1", seq=4, ts=1_767_225_600.0, shoe="s", round_no=1,
                    hand="player", position=1, code="AS")
     older["sig"] = "A" * 86 + "=="
+    older[m.PREV_SEQ] = 3  # the feed's link, which this test is not about
     validate(older)

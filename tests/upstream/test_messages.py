@@ -36,7 +36,7 @@ def examples() -> list[dict[str, Any]]:
                 voided_by="supervisor:ann")
     announcement = {"type": "betting_open", "shoe": SHOE, "round": 2, "key": f"{SHOE}:2",
                     "open_bets": ["player", "banker"]}
-    return [
+    return _linked([
         m.shoe_started(table=TABLE, seq=1, ts=TS, shoe=SHOE, decks=8),
         m.betting_open(announcement, table=TABLE, seq=2, ts=TS),
         m.betting_closed(table=TABLE, seq=3, ts=TS, shoe=SHOE, round_no=2),
@@ -63,7 +63,16 @@ def examples() -> list[dict[str, Any]]:
                  "after 300 s", "by": "timer", "shoe": SHOE, "round": 31},
                 table=TABLE, seq=16, ts=TS),
         m.shoe_report(_report(), table=TABLE, seq=17, ts=TS),
-    ]
+    ])
+
+
+def _linked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``prev_seq`` on the events topic's messages, as the daemon's feed adds it."""
+    prev = None
+    for msg in messages:
+        if m.topic_for(msg["kind"]) == m.EVENTS_TOPIC:
+            msg[m.PREV_SEQ], prev = prev, msg["seq"]
+    return messages
 
 
 def _report() -> dict[str, Any]:
@@ -180,5 +189,5 @@ def test_messages_from_a_simulated_shoe_are_valid(tmp_path: Path, signer: Signer
     assert report["pauses"] and report["rounds"]["void"] == 1
     keys = [msg["key"] for msg in out]
     assert len(keys) == len(set(keys)), "idempotency keys must be unique per table"
-    for msg in out:
+    for msg in _linked(out):
         validate(signer.sign(msg))
