@@ -289,7 +289,9 @@ class Station:
         card when the supervisor resumes, so following the display never counts it twice."""
         d = self.dealing
         # On a face-down table a misread may hold part of a hidden card's code: not shown.
-        code = "" if d.face_down else f" {ev.code!r}"
+        # !a, not !r: what is not ASCII is shown escaped, never as a look-alike
+        # (the same as repr() for the ASCII codes every reader sends).
+        code = "" if d.face_down else f" {ev.code!a}"
         reason = f"unreadable code{code} from {ev.source}: not a card"
         due = d.phase in _CARD_DUE or (d.state == "paused" and d.paused_from in _CARD_DUE)
         if not due:
