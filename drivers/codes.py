@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 DEFAULT_CODE_FORMAT: Final = r"(?P<rank>10|[A2-9TJQK])(?P<suit>[SHDC])"
 RANKS: Final = "A23456789TJQK"
 SUITS: Final = "SHDC"
+# Blanks around a payload are ignored: ASCII ones only (str.strip() takes Unicode spaces too).
+_ASCII_BLANKS: Final = " \t\r\n\x0b\x0c"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +104,12 @@ class CodeFormat:
         return rank + suit
 
     def classify(self, payload: str) -> Code:
-        if not (payload.isascii() and payload.isprintable()):
+        text = payload.strip(_ASCII_BLANKS)
+        if not (text.isascii() and text.isprintable()):
             # Barcodes are printable ASCII. Anything else is never a card, a cut card or a
             # badge: Unicode case folding and white space would read look-alikes as codes
             # ("A" and U+017F as AS, "10" and U+017F as TS, a no-break space stripped).
             return UnknownCode(payload)
-        text = payload.strip()
         key = text.casefold()
         if key in self._cut:
             return CutCode(payload)
