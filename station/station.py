@@ -38,6 +38,7 @@ from station.integrity import (
 from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.modes import TableModes
 from station.outputs import Announced, Notice, Output, Prompt, Published
+from station.pauses import NoiseWatch, noise_reason
 from station.rules import BANKER_DRAWS
 from station.shoe import ShoeCounts
 
@@ -48,6 +49,7 @@ _RESCAN = "show the card face up and scan it again"
 _CHECK_DEVICE = "check its cable and power"
 _CUT_OUT = "CUT CARD OUT: this round is the last"
 _CHECK_TABLE = "check the cards on the table against those shown"
+_CHECK_NOISE = "check the reader's cable and its port settings"
 RESTART = "restart"  # the Command a daemon journals after rebuilding the station on start
 
 # What each supervisor action will do, by the phase the pause came from: shown with the
@@ -143,6 +145,7 @@ class Station:
         self._dedupe_s = rules.dedupe_ms / 1000.0
         self._last_read: dict[str, tuple[object, float]] = {}
         self._rescan_wanted = False  # paused on an unreadable card that was due
+        self._noise = NoiseWatch()  # readers flooding the station with bad codes
         self._lost: dict[str, str] = {}
         self._out: list[Output] = []
         self._shown = self._prompt()
@@ -181,6 +184,9 @@ class Station:
     def apply(self, event: InputEvent) -> list[Output]:
         """Apply one event; return the notices, published rounds and prompt change it caused."""
         out = self._out = []
+        if self._noise:
+            for source, n in self._noise.ended(event.ts):
+                out.append(Notice(f"{source} stopped sending noise: {n} bad codes in all"))
         kind = type(event)
         if kind is CardRead:
             self._on_card(event)  # type: ignore[arg-type]
@@ -233,6 +239,16 @@ class Station:
     # --- reads ----------------------------------------------------------------------------
     def _on_card(self, ev: CardRead) -> None:
         card = try_parse_card(ev.code)
+        # A reader flooding the station with codes that are not cards (a bad cable, the wrong
+        # baud rate) is one fault: judged before the double-read window, so a scanner stuck
+        # on one bad code is a flood too, not a notice per frame (station.pauses).
+        if card is None:
+            judged = self._noise.bad(ev.source, ev.ts)
+            if judged == "swallow":
+                return  # inside a flood already reported: nothing to show or publish
+            if judged == "flood":
+                self.dealing.fault(noise_reason(ev.source), _CHECK_NOISE)
+                return
         # A double read is the same card twice, whatever its spelling: '4S' then '4s', '4S\r'
         # or 'TS' then '10S' 50 ms apart are one card. By time, never by value alone: two
         # identical cards in a row are legal in an 8-deck shoe.

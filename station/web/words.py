@@ -175,10 +175,16 @@ _REASONS: list[_Rule] = [
     (re.compile(r"station restarted mid-round"), lambda m: "工作站在牌局中途重启"),
     (re.compile(r"cut card came out during the burn: the shoe can give one more round"),
      lambda m: "烧牌时出现切牌：本牌靴只能再开一局"),
+    (re.compile(r"drawn while paused: (\d+) cards \(the last (\d+): (.*)\)"),
+     lambda m: f"暂停期间派出{m[1]}张牌（最后{m[2]}张：{m[3]}）"),
     (re.compile(r"drawn while paused: (\d+) cards? \((.*)\)"),
      lambda m: f"暂停期间派出{m[1]}张牌（{m[2]}）"),
     (re.compile(r"the journal cannot be written \((.*)\)"),
      lambda m: f"工作站日志无法写入（{m[1]}）"),
+    # Bounded pauses (station.pauses): the count of reasons not shown, a reader's flood.
+    (re.compile(r"(\d+) more not shown"), lambda m: f"另有{m[1]}条未显示"),
+    (re.compile(r"(?P<source>.+?) sends noise: more than (\d+) bad codes within (\S+) s"),
+     lambda m: f"{m['source']} 发送干扰信号：{m[3]}秒内超过{m[2]}个无效码"),
     # A squeeze or VIP table (station.machine): named without the card's value.
     (re.compile(r"card not due: a card was drawn before the cards dealt face down were "
                 r"revealed"), lambda m: "不应派的牌：牌面朝下的牌开牌之前又抽出一张牌"),
@@ -198,6 +204,8 @@ _ACTIONS: list[_Rule] = [
     (re.compile(r"do not deal"), lambda m: "请勿派牌"),
     (re.compile(r"show the card face up and scan it again"), lambda m: "亮出此牌并重新扫描"),
     (re.compile(r"check its cable and power"), lambda m: "检查其线缆和电源"),
+    (re.compile(r"check the reader's cable and its port settings"),
+     lambda m: "检查读码器的线缆和端口设置"),
     (re.compile(r"check the cards on the table against those shown"),
      lambda m: "核对桌上的牌与屏幕显示"),
     (re.compile(r"free space on the station's disk"), lambda m: "清理工作站磁盘空间"),
