@@ -113,17 +113,16 @@ class NoiseWatch:
     flood. Memory: one small record per reader that has sent a bad code recently."""
 
     def __init__(self) -> None:
-        self._by_source: dict[str, _Flood] = {}
-
-    def __bool__(self) -> bool:
-        return bool(self._by_source)
+        # Readers with a bad code in the window or a flood going on; empty nearly always, so
+        # the station tests it on every event for the price of an attribute read.
+        self.sources: dict[str, _Flood] = {}
 
     def bad(self, source: str, ts: float) -> str:
         """A bad code from ``source`` at ``ts``: ``"read"`` (judge it as one), ``"flood"``
         (it starts a flood: report it once) or ``"swallow"`` (inside a reported flood)."""
-        f = self._by_source.get(source)
+        f = self.sources.get(source)
         if f is None:
-            f = self._by_source[source] = _Flood()
+            f = self.sources[source] = _Flood()
         if f.noisy:
             f.count += 1
             f.last = ts
@@ -141,12 +140,12 @@ class NoiseWatch:
         in it). Other readers are forgotten once their last bad code is out of the window, so
         memory does not grow."""
         over: list[tuple[str, int]] = []
-        for source, f in list(self._by_source.items()):
+        for source, f in list(self.sources.items()):
             last = f.last if f.noisy else f.times[-1]
             if abs(ts - last) > (NOISE_QUIET_S if f.noisy else NOISE_WINDOW_S):
                 if f.noisy:
                     over.append((source, f.count))
-                del self._by_source[source]
+                del self.sources[source]
         return over
 
 

@@ -184,7 +184,7 @@ class Station:
     def apply(self, event: InputEvent) -> list[Output]:
         """Apply one event; return the notices, published rounds and prompt change it caused."""
         out = self._out = []
-        if self._noise:
+        if self._noise.sources:
             for source, n in self._noise.ended(event.ts):
                 out.append(Notice(f"{source} stopped sending noise: {n} bad codes in all"))
         kind = type(event)

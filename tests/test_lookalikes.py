@@ -51,5 +51,5 @@ def test_a_look_alike_reaching_the_station_pauses_and_is_shown_escaped(code: str
     assert t.phase == "paused" and t.station.dealing.player[0].code == "2S"
     assert len(t.station.dealing.banker) == 0
     prompt = t.station.prompt.text
-    assert f"unreadable code {ascii(code)} from scanner: not a card" in prompt
+    assert f"unreadable code {code!a} from scanner: not a card" in prompt
     assert prompt.isascii()

@@ -175,12 +175,12 @@ def test_a_clock_stepped_back_neither_hides_nor_invents_a_flood() -> None:
 def test_a_quiet_reader_is_forgotten() -> None:
     w = NoiseWatch()
     w.bad("s", 1.0)
-    assert w and w.ended(1.5) == [] and w
-    assert w.ended(1.0 + 2 * NOISE_WINDOW_S) == [] and not w
+    assert w.sources and w.ended(1.5) == [] and w.sources
+    assert w.ended(1.0 + 2 * NOISE_WINDOW_S) == [] and not w.sources
     for i in range(NOISE_READS + 1):
         w.bad("s", 10.0 + i * 0.01)
-    assert w.ended(10.0 + NOISE_QUIET_S) == [] and w
-    assert w.ended(11.0 + NOISE_QUIET_S) == [("s", NOISE_READS + 1)] and not w
+    assert w.ended(10.0 + NOISE_QUIET_S) == [] and w.sources
+    assert w.ended(11.0 + NOISE_QUIET_S) == [("s", NOISE_READS + 1)] and not w.sources
 
 
 def test_replay_finds_the_same_flood_at_the_same_event() -> None:
