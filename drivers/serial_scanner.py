@@ -121,7 +121,8 @@ class SerialScanner(EventSource):
             self.connected.clear()
             self._close()
             self.parser.reset()
-            self._post_summary(self._noise.close())
+            if not self.stopping.is_set():  # a stop posts nothing more
+                self._post_summary(self._noise.close())
             self._noise.reset()
             if reason is not None and not self.stopping.is_set():
                 self._errors.warning(f"{self.name}: {self.port}: {reason}")

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from drivers.codes import CodeFormat
-from drivers.events import CardRead
+from drivers.events import CardRead, DeviceLost
 from drivers.framing import FrameParser
 from drivers.noisegate import PASS_PER_WINDOW, WINDOW_S, NoiseGate, summary_code
 from drivers.reconnect import Backoff
@@ -85,3 +85,21 @@ def test_line_noise_over_a_pty_is_gated_and_every_frame_is_counted(tmp_path: Pat
     assert summaries and len(posted) - len(summaries) <= PASS_PER_WINDOW * len(summaries)
     assert len(posted) < len(parsed) / 10
     assert all(try_parse_card(e.code) is None for e in summaries)
+
+
+def test_frames_held_when_the_port_is_lost_are_posted_before_the_loss(tmp_path: Path) -> None:
+    heard = Heard()
+    with PtyScanner(tmp_path / "scanner") as sim:
+        driver = SerialScanner(sim.path, codes=CodeFormat(), backoff=Backoff(0.02, 0.25))
+        driver.start(heard)
+        try:
+            assert driver.connected.wait(5)
+            sim.write(b"XX\r" * (PASS_PER_WINDOW + 15))
+            got = heard.take(PASS_PER_WINDOW)
+            assert all(isinstance(e, CardRead) and e.code == "?unknown:XX" for e in got)
+            sim.unplug()
+            summary, lost = heard.take(2)
+        finally:
+            driver.stop()
+    assert isinstance(summary, CardRead) and summary.code == summary_code(15, 30)
+    assert isinstance(lost, DeviceLost)
