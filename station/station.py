@@ -260,7 +260,7 @@ class Station:
         if (last is not None and self._dedupe_s > 0.0 and abs(ev.ts - last[1]) <= self._dedupe_s
                 and last[0] == ident):
             # While cards are face down their values stay in the station (docs/modes.md).
-            what = "a card" if self.dealing.face_down else repr(ev.code)
+            what = "a card" if self.dealing.face_down else ascii(ev.code)
             self._out.append(
                 Notice(
                     f"double read of {what} from {ev.source} within "

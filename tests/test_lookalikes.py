@@ -53,3 +53,19 @@ def test_a_look_alike_reaching_the_station_pauses_and_is_shown_escaped(code: str
     prompt = t.station.prompt.text
     assert f"unreadable code {code!a} from scanner: not a card" in prompt
     assert prompt.isascii()
+
+
+@pytest.mark.parametrize("code", ["\u00a0DEALER-D042", "DEALER-D042\u3000", "DEALER-D\u0660\u0664"])
+def test_a_badge_with_a_non_ascii_character_signs_nobody_in(code: str) -> None:
+    t = Table()
+    t.card(code)
+    assert t.station.dealers.dealer is None
+    assert t.prompt.isascii() and all(n.isascii() for n in t.notices)
+
+
+def test_a_double_read_of_a_look_alike_is_named_escaped() -> None:
+    t = Table()
+    t.new_shoe()
+    t.card("A\u017f")
+    t.card("A\u017f", dt=0.01)
+    assert "double read of 'A\\u017f' from scanner within 150 ms suppressed" in t.notices
