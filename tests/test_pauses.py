@@ -36,6 +36,7 @@ from station.station import Station, TableRules
 from station.upstream.feed import Feed
 from station.upstream.observe import Snapshot
 from station.upstream.signing import Signer
+from station.web.words import action_zh, notice_zh, reason_zh
 from tests.tablekit import Table
 
 
@@ -213,3 +214,14 @@ def test_a_flood_on_a_face_down_table_names_the_reader_only(face_down: bool) -> 
     flood(t, NOISE_READS + 1, dt=0.01)
     assert t.station.dealing.pause_reasons[-1] == noise_reason("scanner")
     assert all("?noise" not in r for r in t.station.dealing.pause_reasons) == face_down
+
+
+def test_the_flood_words_in_chinese() -> None:
+    """The dealer's page in Chinese (station/web/words.py): the reason, the action, the count
+    of reasons not shown and the flood's end."""
+    assert reason_zh(noise_reason("scanner")) == "scanner 发送干扰信号：1秒内超过20个无效码"  # noqa: RUF001
+    assert reason_zh(more_reason(12)) == "另有12条未显示"
+    assert action_zh("check the reader's cable and its port settings") == (
+        "检查读码器的线缆和端口设置")
+    assert notice_zh("scanner stopped sending noise: 5000 bad codes in all") == (
+        "scanner 已停止发送干扰信号：共5000个无效码")  # noqa: RUF001

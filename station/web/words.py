@@ -353,6 +353,8 @@ _NOTICES: list[_Rule] = [
     (re.compile(r"timer '(.+)' is not due: ignored"), lambda m: f"计时器 '{m[1]}' 未到期：已忽略"),
     (re.compile(r"double read of a card from (.+) within (\d+) ms suppressed"),
      lambda m: f"{m[1]} 在{m[2]}毫秒内重复读到同一张牌：已忽略"),
+    (re.compile(r"(.+) stopped sending noise: (\d+) bad codes in all"),
+     lambda m: f"{m[1]} 已停止发送干扰信号：共{m[2]}个无效码"),
     (re.compile(r"re-scan read a card: held for the supervisor"),
      lambda m: "重新扫描读到一张牌：留待主管处理"),
     (re.compile(r"resume refused: (.+) still lost; reconnect it first"),
