@@ -15,7 +15,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from drivers.events import CardRead, Command
-from station.outputs import Notice
+from station.outputs import Notice, Prompt
 from station.pauses import (
     DRAWN_SHOWN,
     LATER_SHOWN,
@@ -25,6 +25,7 @@ from station.pauses import (
     PAUSE_MESSAGE_MAX_BYTES,
     REASON_MAX_CHARS,
     REASONS_MAX_CHARS,
+    VIEW_MAX_BYTES,
     NoiseWatch,
     PauseReasons,
     is_more_reason,
@@ -36,6 +37,7 @@ from station.station import Station, TableRules
 from station.upstream.feed import Feed
 from station.upstream.observe import Snapshot
 from station.upstream.signing import Signer
+from station.web.view import ShoeHistory, Surroundings, build_view, notices_of
 from station.web.words import action_zh, notice_zh, reason_zh
 from tests.tablekit import Table
 
@@ -225,3 +227,28 @@ def test_the_flood_words_in_chinese() -> None:
         "检查读码器的线缆和端口设置")
     assert notice_zh("scanner stopped sending noise: 5000 bad codes in all") == (
         "scanner 已停止发送干扰信号：共5000个无效码")  # noqa: RUF001
+
+
+def test_the_view_stays_under_its_ceiling_with_every_part_at_its_longest() -> None:
+    """Twelve voided rounds (the results the page lists), each after hundreds of the longest
+    bad codes a driver sends, a pause of as many, and long notices: the Chinese view, the
+    larger of the two languages, as the page is sent it."""
+    t = Table()
+    longest = "?too_long:" + "\\x15" * 64 + "..."  # show_bytes' most: 64 bytes as \xNN
+    history, notices = ShoeHistory(), []
+    prompt = t.station.prompt
+    t.new_shoe()
+    for round_no in range(13):
+        t.round("2S")
+        for i in range(150):
+            t.card(f"{longest}{round_no}-{i}", dt=0.1 if i % 2 else 2.0)
+        if round_no < 12:
+            t.cmd("void")
+    for out in (t.outputs, t.card(longest, dt=0.01), t.card(longest, dt=0.01)):
+        notices.extend(notices_of(out))
+        history.add(out)
+        prompt = next((o for o in reversed(out) if isinstance(o, Prompt)), prompt)
+    view = build_view(t.station, prompt, history, notices,
+                      Surroundings("t1", "zh", True, "file", None, ("scanner",)))
+    assert len(history.records) == 12 and view["paused"]
+    assert len(orjson.dumps(view)) <= VIEW_MAX_BYTES, len(orjson.dumps(view))
