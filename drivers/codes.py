@@ -2,7 +2,8 @@
 
 Pure. A card is recognised only by the configured regular expression matching the whole
 payload (surrounding spaces ignored); its ``rank`` and ``suit`` groups are normalised to the
-station's form (``AS``, ``TD``, ``QH``: ``10`` becomes ``T``, letters upper case). Nothing
+station's form (``AS``, ``TD``, ``QH``: ``10`` becomes ``T``, letters upper case). A payload
+with any character outside printable ASCII is ``Unknown`` whatever it looks like. Nothing
 else is ever turned into a card: a payload that does not match is ``Unknown``, and the
 station pauses on it. Cut-card and badge codes are exact strings, compared case-insensitively;
 one that would also match the card format is refused at construction (it would be ambiguous).
@@ -27,6 +28,8 @@ log = logging.getLogger(__name__)
 DEFAULT_CODE_FORMAT: Final = r"(?P<rank>10|[A2-9TJQK])(?P<suit>[SHDC])"
 RANKS: Final = "A23456789TJQK"
 SUITS: Final = "SHDC"
+# Blanks around a payload are ignored: ASCII ones only (str.strip() takes Unicode spaces too).
+_ASCII_BLANKS: Final = " \t\r\n\x0b\x0c"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +104,12 @@ class CodeFormat:
         return rank + suit
 
     def classify(self, payload: str) -> Code:
-        text = payload.strip()
+        text = payload.strip(_ASCII_BLANKS)
+        if not (text.isascii() and text.isprintable()):
+            # Barcodes are printable ASCII. Anything else is never a card, a cut card or a
+            # badge: Unicode case folding and white space would read look-alikes as codes
+            # ("A" and U+017F as AS, "10" and U+017F as TS, a no-break space stripped).
+            return UnknownCode(payload)
         key = text.casefold()
         if key in self._cut:
             return CutCode(payload)

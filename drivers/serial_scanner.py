@@ -20,6 +20,10 @@ What is posted:
   that is not a card and shows it, which is what must happen: the dealer or supervisor sees
   what the scanner sent and decides. The leading ``?`` can never parse as a card, so an
   error is never mistaken for one, whatever the configured code format;
+- past ``drivers.noisegate.PASS_PER_WINDOW`` bad frames (and unknown codes) a second, the
+  rest of that second's are counted and posted as one ``?noise:N bad frames (B bytes)``
+  when the second is over, one such code a second while the flood lasts: the journal then
+  grows by one event a second, however fast the line (issue 18);
 - a supervisor badge: logged only, for now (no event carries it yet);
 - the port failing (I/O error, unplugged, cannot be opened): ``DeviceLost(source, reason)``
   once, then reopen attempts with capped backoff (each distinct error logged once), then
@@ -40,9 +44,10 @@ from typing import Any
 import serial
 
 from drivers.base import EventSource
-from drivers.codes import CodeFormat, code_event
+from drivers.codes import CodeFormat, UnknownCode, code_event
 from drivers.events import CardRead, DeviceLost, DeviceRestored
 from drivers.framing import Frame, FrameError, FrameParser, Parsed, show_bytes
+from drivers.noisegate import NoiseGate
 from drivers.reconnect import Backoff, LogOnce
 
 log = logging.getLogger(__name__)
@@ -86,6 +91,7 @@ class SerialScanner(EventSource):
         self.clock = clock
         self.on_raw = on_raw
         self._errors = LogOnce(log)
+        self._noise = NoiseGate()  # bad frames one by one up to a rate, then counted
         self._last_error = ""  # why the last open failed, for DeviceLost
         self._ser: serial.Serial | None = None
         # Set while the port is open. pyserial discards input already waiting when it opens a
@@ -115,6 +121,9 @@ class SerialScanner(EventSource):
             self.connected.clear()
             self._close()
             self.parser.reset()
+            if not self.stopping.is_set():  # a stop posts nothing more
+                self._post_summary(self._noise.close())
+            self._noise.reset()
             if reason is not None and not self.stopping.is_set():
                 self._errors.warning(f"{self.name}: {self.port}: {reason}")
                 self.post(DeviceLost(self.name, reason, self.clock()))
@@ -138,8 +147,10 @@ class SerialScanner(EventSource):
                 data = ser.read(ser.in_waiting or 1)
             except (serial.SerialException, OSError) as exc:
                 return str(exc) or type(exc).__name__
+            ts = self.clock()
+            # Also on a read that timed out: a flood's last window is summed up when it ends.
+            self._post_summary(self._noise.close_due(ts), ts)
             if data:
-                ts = self.clock()
                 if self.on_raw is not None:
                     self.on_raw(data, ts)
                 for item in self.parser.feed(data):
@@ -148,13 +159,23 @@ class SerialScanner(EventSource):
 
     def _post_parsed(self, item: Parsed, ts: float) -> None:
         if isinstance(item, FrameError):
-            log.warning("%s: bad frame (%s): %s", self.name, item.reason, show_bytes(item.raw))
-            self.post(CardRead(error_code(item.reason, item.raw), self.name, ts))
+            if self._noise.admit(ts, len(item.raw)):
+                log.warning("%s: bad frame (%s): %s", self.name, item.reason,
+                            show_bytes(item.raw))
+                self.post(CardRead(error_code(item.reason, item.raw), self.name, ts))
             return
         assert isinstance(item, Frame)
-        event = code_event(self.codes.classify(item.payload), item.raw, self.name, ts)
+        code = self.codes.classify(item.payload)
+        if isinstance(code, UnknownCode) and not self._noise.admit(ts, len(item.raw)):
+            return
+        event = code_event(code, item.raw, self.name, ts)
         if event is not None:
             self.post(event)
+
+    def _post_summary(self, code: str | None, ts: float | None = None) -> None:
+        if code is not None:
+            log.warning("%s: %s held back, not posted one by one", self.name, code)
+            self.post(CardRead(code, self.name, self.clock() if ts is None else ts))
 
     def _close(self) -> None:
         ser, self._ser = self._ser, None

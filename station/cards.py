@@ -2,7 +2,8 @@
 
 A card code is the rank ``A 2-9 T J Q K`` (``10`` accepted for ``T``) followed by the suit
 ``S H D C``, e.g. ``AS``, ``TD``, ``QH``. Parsing is a dict lookup on interned ``Card``
-objects, because it runs on every read.
+objects, because it runs on every read. A code with any character outside ASCII is never a
+card, whatever it looks like.
 """
 
 from __future__ import annotations
@@ -56,6 +57,19 @@ _BY_CODE: Final[dict[str, Card]] = {c.code: c for c in ALL_CARDS}
 _BY_CODE.update({"10" + s: _BY_CODE["T" + s] for s in SUITS})
 
 
+# ASCII white space only: str.strip() alone also strips the separators 0x1C-0x1F.
+_BLANKS: Final = " \t\r\n\x0b\x0c"
+
+
+def _loose(code: str) -> Card | None:
+    """``code`` with surrounding blanks and lower case forgiven, ASCII only: card barcodes
+    are ASCII, and Unicode case and space rules would turn look-alikes into cards (``"A"``
+    and U+017F upper-cases to ``"AS"``, a no-break space is stripped). Issue 18."""
+    if not code.isascii():
+        return None
+    return _BY_CODE.get(code.strip(_BLANKS).upper())
+
+
 def parse_card(code: str) -> Card:
     """Return the card for ``code``.
 
@@ -64,7 +78,7 @@ def parse_card(code: str) -> Card:
     card = _BY_CODE.get(code)
     if card is not None:
         return card
-    card = _BY_CODE.get(code.strip().upper())
+    card = _loose(code)
     if card is not None:
         return card
     raise CardCodeError(
@@ -77,7 +91,7 @@ def try_parse_card(code: str) -> Card | None:
     """Like ``parse_card`` but returns ``None`` for a code that is not a card."""
     card = _BY_CODE.get(code)
     if card is None:
-        card = _BY_CODE.get(code.strip().upper())
+        card = _loose(code)
     return card
 
 

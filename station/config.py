@@ -406,9 +406,10 @@ def _simulation(sec: _Section, decks: int, dedupe_ms: int, betting: str = "deale
                             "supervisor_s", "reveal_s"))
     d = Pace()
     card_s = pace.float_("card_s", d.card_s, "e.g. 1.5")
-    if card_s * 1000 <= dedupe_ms:
+    if dedupe_ms > 0 and card_s * 1000 <= dedupe_ms:
         # Two identical cards in a row would come faster than the double-read window and
-        # the second would be dropped as a bounce: a dealer never draws that fast.
+        # the second would be dropped as a bounce: a dealer never draws that fast. With the
+        # window off (0) there is no window to fall inside, whatever the pace.
         pace.fail(pace.key("card_s"), f"{card_s:g} s between cards is inside reader.dedupe_ms "
                   f"({dedupe_ms} ms): identical cards in a row would be taken for double "
                   "reads; deal slower, or narrow reader.dedupe_ms")

@@ -68,17 +68,18 @@ class Badge:
 
 def parse_badge(code: str, prefix: str) -> Badge | None:
     """The badge in a scanned ``code``, or None when it does not start with ``prefix`` (or
-    badges are off). White space around the code (a scanner's line ending) is ignored."""
+    badges are off). ASCII white space around the code (a scanner's line ending) is ignored;
+    Unicode spaces are not (a badge is ASCII, as a card is: issue 18)."""
     if not prefix:
         return None
-    text = code.strip()
+    text = code.strip(" \t\r\n\x0b\x0c")
     if not text.startswith(prefix):
         return None
     rest = text[len(prefix):]
     if valid_id(rest):
         return Badge(rest)
     shown = rest if len(rest) <= 40 else rest[:40] + "..."
-    return Badge(None, f"badge {prefix}{shown!r} refused: a dealer id after {prefix} is "
+    return Badge(None, f"badge {prefix}{shown!a} refused: a dealer id after {prefix} is "
                        f"{ID_RULE}; scan a valid dealer badge")
 
 

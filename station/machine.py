@@ -11,6 +11,7 @@ is not due has an explicit transition to ``PAUSED``, so nothing is ever dropped 
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
@@ -21,6 +22,7 @@ from station.bets.model import Paytable, open_bets
 from station.cards import Card
 from station.fsm import LeanMachine
 from station.outcome import ValuesKey, values_key
+from station.pauses import DRAWN_SHOWN, PauseReasons
 from station.results import case_records, round_record, void_record
 from station.rules import BANKER_DRAW, PLAYER_DRAW, banker_draws, player_draws
 from station.settlement import Settler
@@ -196,11 +198,15 @@ class Dealing:
         self.paused_from: Phase | None = None
         # What happened (goes upstream as a void's reason) and, apart, what the people at the
         # table must do about it (the display only): an instruction is never a reason.
+        # Bounded (station.pauses): the first reason, a count, the last few. ``pause_reasons``
+        # is what every message and view repeats, rebuilt after each change.
+        self._reasons = PauseReasons()
         self.pause_reasons: list[str] = []
         self.pause_actions: list[str] = []
         # What the one voiding wrote (set by the station for the void in hand, then cleared).
         self.void_note: str | None = None
-        self.drawn_while_paused: list[str] = []
+        self.drawn_while_paused: deque[str] = deque(maxlen=DRAWN_SHOWN)  # the last ones
+        self.drawn_count = 0
         self.published: list[dict[str, Any]] = []  # drained by the station after each event
         self.notices: list[str] = []
         self.published_keys: set[str] = set()
@@ -470,16 +476,18 @@ class Dealing:
     # --- pauses ---------------------------------------------------------------------------
     def _pause(self, reason: str, action: str = "") -> None:
         self.paused_from = self.phase
-        self.pause_reasons = [reason]
+        self._reasons.start(reason)
+        self.pause_reasons = self._reasons.shown()
         self.pause_actions = [action] if action else []
-        self.drawn_while_paused = []
+        self.drawn_while_paused.clear()
+        self.drawn_count = 0
 
     def pause_for(self, reason: str, action: str = "") -> None:
         self._pause(reason, action)
 
     def add_pause_reason(self, reason: str, action: str = "") -> None:
-        if reason not in self.pause_reasons:
-            self.pause_reasons.append(reason)
+        if self._reasons.add(reason):
+            self.pause_reasons = self._reasons.shown()
         if action and action not in self.pause_actions:
             self.pause_actions.append(action)
 
@@ -525,17 +533,23 @@ class Dealing:
     def set_aside_card_while_paused(self, card: Card) -> None:
         self._set_aside(card)
         self.drawn_while_paused.append(card.code)
-        # One reason listing every such card, so two identical strays read as two.
-        self.pause_reasons = [r for r in self.pause_reasons if not r.startswith(_DRAWN_PAUSED)]
-        n = len(self.drawn_while_paused)
+        self.drawn_count += 1
+        # One reason listing every such card, so two identical strays read as two; past
+        # DRAWN_SHOWN cards, the last ones (a reader repeating a card must not grow it).
+        self._reasons.drop_prefixed(_DRAWN_PAUSED)
+        n = self.drawn_count
         cards = " ".join(self.drawn_while_paused)
+        if n > DRAWN_SHOWN:
+            cards = f"the last {DRAWN_SHOWN}: {cards}"
         self.add_pause_reason(f"{_DRAWN_PAUSED} {n} card{'s' * (n > 1)} ({cards})",
                               "set the cards drawn while paused aside")
+        self.pause_reasons = self._reasons.shown()
 
     def set_strays_aside(self, actor: str) -> None:
         if self.shoe is not None:
             self.shoe.discarded.extend(self.shoe.stray)
             self.shoe.stray.clear()
+        self._reasons.clear()
         self.pause_reasons = []
         self.pause_actions = []
 

@@ -38,6 +38,7 @@ from station.integrity import (
 from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.modes import TableModes, upstream_id
 from station.outputs import Announced, Notice, Output, Prompt, Published, Refused
+from station.pauses import NoiseWatch, noise_reason
 from station.rules import BANKER_DRAWS
 from station.shoe import ShoeCounts
 
@@ -49,6 +50,7 @@ _CHECK_DEVICE = "check its cable and power"
 _CUT_OUT = "CUT CARD OUT: this round is the last"
 _END_ASKED = "END SHOE asked for: this round is the last"  # END SHOE or close_shoe, mid-round
 _CHECK_TABLE = "check the cards on the table against those shown"
+_CHECK_NOISE = "check the reader's cable and its port settings"
 RESTART = "restart"  # the Command a daemon journals after rebuilding the station on start
 
 # What each supervisor action will do, by the phase the pause came from: shown with the
@@ -155,6 +157,7 @@ class Station:
         self._dedupe_s = rules.dedupe_ms / 1000.0
         self._last_read: dict[str, tuple[object, float]] = {}
         self._rescan_wanted = False  # paused on an unreadable card that was due
+        self._noise = NoiseWatch()  # readers flooding the station with bad codes
         self._lost: dict[str, str] = {}
         self._out: list[Output] = []
         self._shown = self._prompt()
@@ -209,6 +212,9 @@ class Station:
     def apply(self, event: InputEvent) -> list[Output]:
         """Apply one event; return the notices, published rounds and prompt change it caused."""
         out = self._out = []
+        if self._noise.sources:
+            for source, n in self._noise.ended(event.ts):
+                out.append(Notice(f"{source} stopped sending noise: {n} bad codes in all"))
         kind = type(event)
         if kind is CardRead:
             self._on_card(event)  # type: ignore[arg-type]
@@ -261,6 +267,16 @@ class Station:
     # --- reads ----------------------------------------------------------------------------
     def _on_card(self, ev: CardRead) -> None:
         card = try_parse_card(ev.code)
+        # A reader flooding the station with codes that are not cards (a bad cable, the wrong
+        # baud rate) is one fault: judged before the double-read window, so a scanner stuck
+        # on one bad code is a flood too, not a notice per frame (station.pauses).
+        if card is None:
+            judged = self._noise.bad(ev.source, ev.ts)
+            if judged == "swallow":
+                return  # inside a flood already reported: nothing to show or publish
+            if judged == "flood":
+                self.dealing.fault(noise_reason(ev.source), _CHECK_NOISE)
+                return
         # A double read is the same card twice, whatever its spelling: '4S' then '4s', '4S\r'
         # or 'TS' then '10S' 50 ms apart are one card. By time, never by value alone: two
         # identical cards in a row are legal in an 8-deck shoe.
@@ -272,7 +288,7 @@ class Station:
         if (last is not None and self._dedupe_s > 0.0 and abs(ev.ts - last[1]) <= self._dedupe_s
                 and last[0] == ident):
             # While cards are face down their values stay in the station (docs/modes.md).
-            what = "a card" if self.dealing.face_down else repr(ev.code)
+            what = "a card" if self.dealing.face_down else ascii(ev.code)
             self._out.append(
                 Notice(
                     f"double read of {what} from {ev.source} within "
@@ -317,7 +333,9 @@ class Station:
         card when the supervisor resumes, so following the display never counts it twice."""
         d = self.dealing
         # On a face-down table a misread may hold part of a hidden card's code: not shown.
-        code = "" if d.face_down else f" {ev.code!r}"
+        # !a, not !r: what is not ASCII is shown escaped, never as a look-alike
+        # (the same as repr() for the ASCII codes every reader sends).
+        code = "" if d.face_down else f" {ev.code!a}"
         reason = f"unreadable code{code} from {ev.source}: not a card"
         due = d.phase in _CARD_DUE or (d.state == "paused" and d.paused_from in _CARD_DUE)
         if not due:

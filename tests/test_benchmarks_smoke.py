@@ -26,6 +26,8 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "bench_analyze.py": (("--repeat", "1"), ("end to end: ok",)),
     "bench_journal.py": (("--appends", "20", "--dir", "{tmp}"), ("append p99",)),
     "bench_serial.py": (("--cards", "5"), ("target p99 < 1.0 ms",)),
+    # A scanner's line noise into the daemon (issue 18).
+    "bench_noise.py": (("--mb", "0.25", "--repeat", "1"), ("resume_s", "journal_kb")),
     "bench_upstream.py": (("--cards", "5", "--outage-s", "60", "--big", "1"),
                           ("card enqueue -> PUBACK", "drain after")),
     # Benchmarks of the camera reader and of the service (issues 9 and 12).

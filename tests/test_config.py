@@ -94,6 +94,17 @@ def test_a_simulated_pace_inside_the_double_read_window_is_refused(tmp_path: Pat
     assert parse_config(tmp_path / "s.yaml", data).simulation.pace.card_s == 0.1
 
 
+def test_a_zero_pace_is_accepted_when_the_double_read_window_is_off(tmp_path: Path) -> None:
+    # Issue 18, defect 7a: 0 ms of window and 0 s between cards were compared as 0 <= 0.
+    data = {"reader": {"dedupe_ms": 0}, "simulation": {"pace": {"card_s": 0}}}
+    cfg = parse_config(tmp_path / "s.yaml", data)
+    assert cfg.rules.dedupe_ms == 0 and cfg.simulation.pace.card_s == 0
+    data["reader"] = {"dedupe_ms": 1}
+    with pytest.raises(ConfigError, match=r"simulation\.pace\.card_s: 0 s between cards is "
+                                          r"inside reader\.dedupe_ms \(1 ms\)"):
+        parse_config(tmp_path / "s.yaml", data)
+
+
 def test_a_serial_reader_needs_a_port_and_a_usable_code_format(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"reader\.port: a serial reader needs its port"):
         parse_config(tmp_path / "s.yaml", {"reader": {"type": "serial"}})

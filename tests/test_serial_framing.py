@@ -148,6 +148,28 @@ def test_default_code_format_normalises_todays_forms() -> None:
         assert f.classify(bad) == UnknownCode(bad), bad
 
 
+# Issue 18, defect 6: Unicode case folding and white space read look-alikes as codes.
+@pytest.mark.parametrize("payload", ["A\u017f", "10\u017f", "\u212aH", "\u00a0AS",
+                                     "AS\u3000", "\u2009QH\u2009", "\uff21\uff33"])
+def test_a_non_ascii_look_alike_is_never_a_card_cut_card_or_badge(payload: str) -> None:
+    assert CodeFormat().classify(payload) == UnknownCode(payload)
+    special = CodeFormat(cut_codes=["CUT"], badge_codes=["SUP-0042"])
+    for near in [payload, "CU\u0162", "\u00a0CUT", "SUP-0042\u00a0", "\u017fUP-0042"]:
+        assert special.classify(near) == UnknownCode(near), near
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.one_of(st.sampled_from("A23456789TJQK10SHDCshdc -CUTcut"),
+                                  st.sampled_from("\u017f\u212a\u0131\u00a0\u3000\u2009"),
+                                  st.characters(min_codepoint=0x80)), max_size=8)
+       .filter(lambda text: not text.isascii()))
+def test_no_payload_with_a_non_ascii_character_is_a_code(payload: str) -> None:
+    f = CodeFormat(cut_codes=["CUT"], badge_codes=["SUP-0042"])
+    assert f.classify(payload) == UnknownCode(payload)
+    loose = CodeFormat(r"(?P<rank>\w+)\W*(?P<suit>\w+)", ignore_case=True)
+    assert loose.classify(payload) == UnknownCode(payload)
+
+
 def test_cut_and_badge_codes_and_a_custom_format() -> None:
     f = CodeFormat(r"CARD-(?P<suit>[SHDC])(?P<rank>[A2-9TJQK])", cut_codes=["CUT"],
                    badge_codes=["SUP-0042"])

@@ -21,6 +21,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 from drivers.events import CardRead, InputEvent
 from station import __version__
 from station.outputs import Output, Published
+from station.pauses import is_more_reason
 from station.station import Station
 from station.upstream.outbox import Outbox, OutboxRow
 
@@ -36,8 +37,9 @@ PAUSE_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("device_lost", re.compile(r" lost \(")),
     ("restart", re.compile(r"^station restarted")),
     ("cut_card", re.compile(r"cut card")),
+    ("noise", re.compile(r" sends noise: ")),
 )
-READER_ERROR_KINDS = ("unreadable", "device_lost")
+READER_ERROR_KINDS = ("unreadable", "device_lost", "noise")
 _LOOP_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                  0.5, 1.0, 2.5)
 _READ_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
@@ -112,7 +114,8 @@ class Metrics:
             return
         reasons = tuple(self._station.dealing.pause_reasons)
         for reason in reasons:
-            if reason not in self._reasons:
+            # The count of reasons no longer shown (station.pauses) is not a reason.
+            if reason not in self._reasons and not is_more_reason(reason):
                 kind = pause_kind(reason)
                 self.pauses.labels(kind).inc()
                 if kind in READER_ERROR_KINDS:
