@@ -238,7 +238,10 @@ def test_the_random_table_deals_real_rounds_and_reaches_every_phase() -> None:
     PHASES_SEEN.clear()
     TALLY.update(dict.fromkeys(TALLY, 0))
     run_state_machine_as_test(
-        RandomTable, settings=settings(max_examples=150, stateful_step_count=60, deadline=None)
+        # Derandomized, as the squeeze table's: the tallies below must not depend on luck (a
+        # random draw once voided only 4 rounds in 806 under the noise watch).
+        RandomTable, settings=settings(max_examples=150, stateful_step_count=60, deadline=None,
+                                       derandomize=True)
     )
     # The properties above only mean something if the random table really deals.
     assert {p.value for p in Phase} - {"reveal"} == PHASES_SEEN, sorted(PHASES_SEEN)
