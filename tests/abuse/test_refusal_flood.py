@@ -24,6 +24,7 @@ from station.web.server import JOURNAL_FULL, JOURNAL_INTERVAL_S, REFUSALS_BURST,
 from tests import webkit
 from tests.abuse.scale import pick
 from tests.test_web_api import journaled_commands
+from tests.test_web_ctl import ctl
 from tests.webkit import state, wait_state
 
 WORKERS = 8
@@ -82,6 +83,27 @@ def test_locked_out_voids_are_answered_and_journaled_as_counts(tmp_path: Path) -
         assert over and all(int(h["Retry-After"]) >= 1 for h in over)
         added = len(refused_records(config)) - before
         assert added <= ceiling(elapsed), (added, elapsed)
+        # `station ctl` is a client of the same API: held to the same budget (kept empty by
+        # more of the flood meanwhile), it says how long to wait and exits 1 (refused).
+        more: list[tuple[int, dict[str, Any], dict[str, str]]] = []
+        ctl_done = threading.Event()
+
+        def keep_empty() -> None:
+            while not ctl_done.is_set():
+                more.extend(flood(port, "void", {"actor": "x", "pin": "0000"}, 16))
+
+        flooder = threading.Thread(target=keep_empty)
+        flooder.start()
+        try:
+            done = ctl("void", "--url", base, env={"STATION_PIN": "0000"})
+        finally:
+            ctl_done.set()
+            flooder.join(120)
+        n += len(more)
+        assert done.returncode == 1, done.stderr
+        assert "too many refused requests from 127.0.0.1" in done.stderr
+        assert re.search(r"wait \d+ s", done.stderr) and "Traceback" not in done.stderr
+        n += 1
 
         # Every refusal is in the journal: in full, or counted in a summary.
         def accounted() -> int:
