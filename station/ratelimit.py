@@ -6,6 +6,7 @@ is never limited and one whose requests are refused is held to ``rate_per_s`` af
 ``burst``. ``Tally`` decides which refusals are journaled in full (the first ``full`` of a
 source in each ``interval_s``) and sums up the rest as one line per source and interval.
 Both keep at most ``max_sources`` sources, so a flood of new sources costs bounded memory.
+``Every`` says when a repeated log line is due: once per interval, with how many were not.
 
 Used by the web API (station/web/server.py); a command path from upstream can take the same
 two objects, keyed by its own idea of a source. Neither is thread-safe: each is owned by one
@@ -63,6 +64,26 @@ class Budget:
         """The work was taken by the station: the token was not spent."""
         b = self._bucket(source, now)
         b.tokens = min(float(self.burst), b.tokens + 1.0)
+
+
+class Every:
+    """A line said at most once per ``interval_s`` for each kind (at most ``max_kinds``)."""
+
+    def __init__(self, interval_s: float, max_kinds: int = 64) -> None:
+        self.interval_s = interval_s
+        self.max_kinds = max_kinds
+        self._said: dict[str, tuple[float, int]] = {}  # kind -> (said at, not said since)
+
+    def due(self, kind: str, now: float) -> int | None:
+        """None: not now (counted). Else say it now, with how many went unsaid before."""
+        at, unsaid = self._said.get(kind, (-float("inf"), 0))
+        if now - at < self.interval_s:
+            self._said[kind] = (at, unsaid + 1)
+            return None
+        if kind not in self._said and len(self._said) >= self.max_kinds:
+            self._said.clear()
+        self._said[kind] = (now, 0)
+        return unsaid
 
 
 def retry_after_s(wait_s: float) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from station.ratelimit import Budget, Tally, retry_after_s
+from station.ratelimit import Budget, Every, Tally, retry_after_s
 
 
 def test_a_budget_allows_a_burst_then_its_rate() -> None:
@@ -82,3 +82,17 @@ def test_a_tally_keeps_a_bounded_number_of_sources_and_counts_the_rest() -> None
     out = dict(t.due(1.0))
     assert out["other sources"].startswith("90 more refused")
     assert sum(int(line.split()[0]) for line in out.values()) == 100
+
+
+def test_a_repeated_line_is_said_once_per_interval_with_the_count() -> None:
+    e = Every(60.0)
+    said = [(t, n) for t in range(0, 200) if (n := e.due("accept", float(t))) is not None]
+    assert said == [(0, 0), (60, 59), (120, 59), (180, 59)]
+    assert e.due("other", 10.0) == 0  # each kind its own
+
+
+def test_every_keeps_a_bounded_number_of_kinds() -> None:
+    e = Every(60.0, max_kinds=8)
+    for i in range(1000):
+        e.due(f"kind {i}", 0.0)
+    assert len(e._said) <= 8

@@ -26,7 +26,7 @@ from aiohttp import web
 from drivers.events import Command
 from station import dealers
 from station.errors import ConfigError
-from station.ratelimit import Budget, Tally, retry_after_s
+from station.ratelimit import Budget, Every, Tally, retry_after_s
 from station.web.backlog import Backlog, Dropped
 from station.web.display import WebControl
 from station.web.hosts import host_allowed, suggestion
@@ -48,6 +48,7 @@ WRITE_TIMEOUT_S = 2.0  # a page that does not take its bytes for this long is dr
 # The ceilings under abuse (docs/operations.md, "The web server"; issue 18).
 IDLE_TIMEOUT_S = 10.0  # a connection with no request (or unfinished headers) is closed
 BODY_TIMEOUT_S = 5.0  # a command's body must arrive whole within this
+LINGER_S = 2.0  # reading on after answering a body not read whole, then closing
 MAX_CONNECTIONS = 256  # open at once; one more closes the one idle longest
 RESERVE_FDS = 128  # descriptors left to the rest of the station whatever the cap
 MAX_STREAMS = 64  # pages following /api/events at once
@@ -118,7 +119,7 @@ class WebServer:
                              log_every_s=LOG_EVERY_S)
         self.budget = Budget(burst=REFUSALS_BURST, rate_per_s=REFUSALS_PER_S)
         self.tally = Tally(full=JOURNAL_FULL, interval_s=JOURNAL_INTERVAL_S)
-        self._loop_errors: dict[str, tuple[float, int]] = {}
+        self._loop_errors = Every(LOG_EVERY_S)
 
     # --- life -------------------------------------------------------------------------------
     def start(self) -> None:
@@ -161,8 +162,10 @@ class WebServer:
         app = self.app()
         # aiohttp's keep-alive timeout also closes a connection whose first request never
         # arrives; the keeper's sweep does the same for every idle connection.
+        # After an answer to a body not read whole (408, 413), aiohttp reads on for a while so
+        # the client sees the answer rather than a reset: 2 s of that, not its 10.
         runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=1.0,
-                               keepalive_timeout=IDLE_TIMEOUT_S)
+                               keepalive_timeout=IDLE_TIMEOUT_S, lingering_time=LINGER_S)
         await runner.setup()
         summaries = asyncio.create_task(self._summaries())
         try:
@@ -181,14 +184,9 @@ class WebServer:
         """The loop's errors, each kind logged once per LOG_EVERY_S with how many more came:
         under a flood the same one can come thousands of times a second."""
         what = str(context.get("message", "?"))
-        now = time.monotonic()
-        at, more = self._loop_errors.get(what, (-float("inf"), 0))
-        if now - at < LOG_EVERY_S:
-            self._loop_errors[what] = (at, more + 1)
+        more = self._loop_errors.due(what, time.monotonic())
+        if more is None:
             return
-        if len(self._loop_errors) > 64:
-            self._loop_errors.clear()
-        self._loop_errors[what] = (now, 0)
         if more:
             context = {**context, "message": f"{what} ({more} more like it not logged)"}
         loop.default_exception_handler(context)

@@ -28,6 +28,8 @@ from typing import Any
 
 from aiohttp import web
 
+from station.ratelimit import Every
+
 log = logging.getLogger(__name__)
 
 EXHAUSTED = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
@@ -85,8 +87,7 @@ class Keeper:
         self.refused = 0  # answered 503: all busy
         self.timed_out = 0  # idle too long
         self.exhausted = 0  # accepts that found no descriptor
-        self._unlogged = 0
-        self._logged_at = -float("inf")
+        self._log = Every(log_every_s)
 
     def __len__(self) -> int:
         return len(self._open)
@@ -146,15 +147,13 @@ class Keeper:
         """An accept found no descriptor: free the idle ones; say so once per interval."""
         self.exhausted += 1
         shed = self._close_idle(len(self._open))
-        now = time.monotonic()
-        if now - self._logged_at < self.log_every_s:
-            self._unlogged += 1
+        unsaid = self._log.due("exhausted", time.monotonic())
+        if unsaid is None:
             return
-        more = f"; {self._unlogged} more since the last line" if self._unlogged else ""
+        more = f"; {unsaid} more since the last line" if unsaid else ""
         log.warning("display: cannot accept a connection (%s); closed %d idle connections, "
                     "%d open%s (said at most once a minute)", exc.strerror or exc, shed,
                     len(self._open), more)
-        self._logged_at, self._unlogged = now, 0
 
 
 def listening_sockets(host: str, port: int, backlog: int) -> list[socket.socket]:
