@@ -24,7 +24,6 @@ import logging
 import socket
 import time
 from collections import OrderedDict
-from typing import Any
 
 from aiohttp import web
 
@@ -251,10 +250,4 @@ def _refuse(conn: socket.socket) -> None:
     with contextlib.suppress(OSError):
         conn.send(FULL_ANSWER)
     conn.close()
-
-
-def stats(keeper: Keeper) -> dict[str, Any]:
-    """The keeper's counts (for tests and logs)."""
-    return {"open": len(keeper), "evicted": keeper.evicted, "refused": keeper.refused,
-            "timed_out": keeper.timed_out, "exhausted": keeper.exhausted}
 

@@ -10,12 +10,13 @@ import contextlib
 import resource
 import socket
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from station.web.server import BODY_TIMEOUT_S, IDLE_TIMEOUT_S, MAX_CONNECTIONS
+from station.web.server import BODY_TIMEOUT_S, IDLE_TIMEOUT_S, MAX_CONNECTIONS, MAX_STREAMS
 from tests import webkit
 from tests.abuse.scale import pick
 from tests.abuse.sockkit import closed_by_peer, connect, fds, server_side, wait_for
@@ -90,6 +91,34 @@ def test_idle_connections_beyond_the_cap_are_closed_and_state_answers(
             s.close()
     wait_for(lambda: fds(pid) <= before + 4, IDLE_TIMEOUT_S + 60,
              "the station's descriptors to come back")
+
+
+def test_pages_beyond_the_stream_cap_are_answered_503(table: tuple[str, int, int]) -> None:
+    base, port, _ = table
+    socks: list[socket.socket] = []
+    got: list[bytes] = []
+
+    def answered() -> bool:  # every page reads, so none is dropped for not reading
+        for i, s in enumerate(socks):
+            with contextlib.suppress(BlockingIOError):
+                got[i] += s.recv(1 << 16)
+        return b"\r\n" in got[-1]
+
+    try:
+        for _ in range(MAX_STREAMS + 5):
+            s = connect(port)
+            s.sendall((f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n").encode())
+            s.setblocking(False)
+            socks.append(s)
+            got.append(b"")
+            wait_for(answered, 30, "an answer")
+        firsts = Counter(g.split(b"\r\n", 1)[0] for g in got)
+        assert firsts == {b"HTTP/1.1 200 OK": MAX_STREAMS,
+                          b"HTTP/1.1 503 Service Unavailable": 5}, firsts
+        assert state(base)["phase"]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def test_an_aborted_slow_post_leaves_no_traceback(table: tuple[str, int, int]) -> None:
