@@ -29,6 +29,7 @@ from tests.webkit import state, wait_state
 
 WORKERS = 8
 SUMMARY = re.compile(r"^127\.0\.0\.1: (\d+) more refused in ")
+FULL_VOID = re.compile(r"^\w+ \(web 127\.0\.0\.1\): void refused \(")
 
 
 def post(port: int, action: str, body: dict[str, Any], source: str = "127.0.0.1",
@@ -108,7 +109,7 @@ def test_locked_out_voids_are_answered_and_journaled_as_counts(tmp_path: Path) -
         # Every refusal is in the journal: in full, or counted in a summary.
         def accounted() -> int:
             records = refused_records(config)
-            full = sum(1 for c in records if c.actor.startswith("x (web 127.0.0.1): void"))
+            full = sum(1 for c in records if FULL_VOID.match(c.actor))
             counted = sum(int(m.group(1)) for c in records if (m := SUMMARY.match(c.actor)))
             return full + counted
 
