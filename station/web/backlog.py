@@ -41,6 +41,7 @@ class Backlog:
         self.max_bytes = max_bytes
         self.max_age_s = max_age_s
         self.written = 0
+        self._newest = 0
         self._marks: deque[tuple[int, float]] = deque()  # (end offset, when written)
 
     def pending(self) -> int:
@@ -49,18 +50,20 @@ class Backlog:
         return buffered + (kernel_unsent(self.fd) if self.fd >= 0 else 0)
 
     def check(self, now: float) -> None:
-        """Raise Dropped if too many bytes are queued, or the oldest message not taken was
-        written more than ``max_age_s`` ago."""
+        """Raise Dropped if more than ``max_bytes`` are queued besides the newest message (a
+        view larger than the ceiling is still delivered to a page that reads), or the oldest
+        message not taken was written more than ``max_age_s`` ago."""
         pending = self.pending()
         taken = self.written - pending
         marks = self._marks
         while marks and marks[0][0] <= taken:
             marks.popleft()
-        if pending > self.max_bytes:
+        if pending - self._newest > self.max_bytes:
             raise Dropped(f"{pending} bytes not taken")
         if marks and now - marks[0][1] > self.max_age_s:
             raise Dropped(f"a message not taken for {now - marks[0][1]:.1f} s")
 
     def sent(self, size: int, now: float) -> None:
         self.written += size
+        self._newest = size
         self._marks.append((self.written, now))
