@@ -134,7 +134,11 @@ class Verdict:
 
 class PinChecker:
     """Checks PINs against the credentials file (re-read when it changes), with a lockout
-    after ``MAX_FAILURES`` wrong PINs in a row. Thread-safe; the lockout lives in memory."""
+    after ``MAX_FAILURES`` wrong PINs in a row. Thread-safe; the lockout lives in memory.
+
+    One check at a time: checks run in worker threads, and two that both hashed before
+    either counted its failure would each be allowed a guess (issue 18: 100 parallel wrong
+    PINs got 10 guesses per lockout). Held in turn, the sixth waits, then finds the lock."""
 
     def __init__(self, path: Path | None, *, max_failures: int = MAX_FAILURES,
                  lockout_s: float = LOCKOUT_S) -> None:
@@ -142,6 +146,7 @@ class PinChecker:
         self.max_failures = max_failures
         self.lockout_s = lockout_s
         self._lock = threading.Lock()
+        self._one_at_a_time = threading.Lock()
         self._entries: list[Entry] = []
         self._stamp: tuple[float, int] | None = None
         self.failures = 0
@@ -161,7 +166,11 @@ class PinChecker:
             self._stamp = stamp
 
     def check(self, pin: str) -> tuple[str, str]:
-        """(verdict, the supervisor's name or why not)."""
+        """(verdict, the supervisor's name or why not). Blocks while another check runs."""
+        with self._one_at_a_time:
+            return self._check(pin)
+
+    def _check(self, pin: str) -> tuple[str, str]:
         now = time.monotonic()
         with self._lock:
             if self.path is None:

@@ -3,8 +3,9 @@
 It never blocks the station: views arrive through the ``Hub`` (latest bytes + a version), and
 commands leave through ``WebControl`` into the daemon's queue. Every answer is JSON with a
 clear ``error`` and ``fix`` for a 4xx; no request that is refused reaches the station, except
-a refused supervisor PIN, which is journaled as ``command_refused`` with who tried what.
-Routes and messages: docs/display.md.
+a refused supervisor PIN, which is journaled as ``command_refused`` with who tried what (the
+first few of a source in full, the rest as one counted line per interval).
+Routes and messages: docs/display.md; its ceilings under abuse: docs/operations.md.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import resource
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -24,12 +26,15 @@ from aiohttp import web
 from drivers.events import Command
 from station import dealers
 from station.errors import ConfigError
+from station.ratelimit import Budget, Every, Tally, retry_after_s
 from station.station import REFUSED_OUTSIDE
+from station.web.backlog import Backlog, Dropped
 from station.web.display import WebControl
 from station.web.hosts import host_allowed, suggestion
 from station.web.hub import Hub
 from station.web.modeview import REVEAL, VIP_ACTIONS
 from station.web.pins import PinChecker, Verdict
+from station.web.site import GuardedSite, Keeper
 from station.web.view import COMMAND_TRIGGERS, SUPERVISOR_ACTIONS, roads_svg
 from station.web.words import notice_zh
 
@@ -41,6 +46,19 @@ MAX_BODY = 1024  # bytes; a command is a few dozen
 # room for several to be late on a loaded PC before a working station looks offline.
 HEARTBEAT_S = 0.25
 WRITE_TIMEOUT_S = 2.0  # a page that does not take its bytes for this long is dropped
+# The ceilings under abuse (docs/operations.md, "The web server"; issue 18).
+IDLE_TIMEOUT_S = 10.0  # a connection with no request (or unfinished headers) is closed
+BODY_TIMEOUT_S = 5.0  # a command's body must arrive whole within this
+LINGER_S = 2.0  # reading on after answering a body not read whole, then closing
+MAX_CONNECTIONS = 256  # open at once; one more closes the one idle longest
+RESERVE_FDS = 128  # descriptors left to the rest of the station whatever the cap
+MAX_STREAMS = 64  # pages following /api/events at once
+MAX_QUEUED_BYTES = 256 * 1024  # a page with more not taken (ours and the kernel's) is dropped
+REFUSALS_BURST = 20  # refused commands a source may make at once ...
+REFUSALS_PER_S = 2.0  # ... and then per second; over it: 429 before the station sees it
+JOURNAL_FULL = 10  # refusals of a source journaled one by one per interval ...
+JOURNAL_INTERVAL_S = 10.0  # ... the rest as one counted command_refused per interval
+LOG_EVERY_S = 60.0  # a repeated server error is logged once a minute with a count
 APPLY_TIMEOUT_S = 5.0
 MIN_GAP_S = 0.016  # one frame at 60 Hz
 ACTOR_MAX = 40
@@ -57,14 +75,28 @@ _TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def problem(status: int, error: str, fix: str, **extra: Any) -> web.Response:
+def problem(status: int, error: str, fix: str, headers: dict[str, str] | None = None,
+            **extra: Any) -> web.Response:
     return web.Response(status=status, body=orjson.dumps({"ok": False, "error": error,
                                                           "fix": fix, **extra}),
-                        content_type="application/json")
+                        content_type="application/json", headers=headers)
 
 
 def answer(body: dict[str, Any], status: int = 200) -> web.Response:
     return web.Response(status=status, body=orjson.dumps(body), content_type="application/json")
+
+
+def connection_cap() -> int:
+    """MAX_CONNECTIONS, or fewer if the process may not open that many descriptors and
+    still keep RESERVE_FDS for its journal, devices and broker."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(16, min(MAX_CONNECTIONS, soft - RESERVE_FDS))
+
+
+def _ignore(notices: list[str], refused: str | None, view: dict[str, Any]) -> None:
+    """A journaled refusal needs no answer from the station."""
 
 
 class WebServer:
@@ -84,6 +116,11 @@ class WebServer:
         self.clients = 0
         self.dropped = 0
         self._svg: tuple[int, bytes] = (-2, b"")
+        self.keeper = Keeper(cap=connection_cap(), idle_s=IDLE_TIMEOUT_S,
+                             log_every_s=LOG_EVERY_S)
+        self.budget = Budget(burst=REFUSALS_BURST, rate_per_s=REFUSALS_PER_S)
+        self.tally = Tally(full=JOURNAL_FULL, interval_s=JOURNAL_INTERVAL_S)
+        self._loop_errors = Every(LOG_EVERY_S)
 
     # --- life -------------------------------------------------------------------------------
     def start(self) -> None:
@@ -120,20 +157,48 @@ class WebServer:
 
     async def _serve(self) -> None:
         self._stop = asyncio.Event()
-        self.hub.attach(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(self._loop_error)
+        self.hub.attach(loop)
         app = self.app()
-        runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=1.0)
+        # aiohttp's keep-alive timeout also closes a connection whose first request never
+        # arrives; the keeper's sweep does the same for every idle connection.
+        # After an answer to a body not read whole (408, 413), aiohttp reads on for a while so
+        # the client sees the answer rather than a reset: 2 s of that, not its 10.
+        runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=1.0,
+                               keepalive_timeout=IDLE_TIMEOUT_S, lingering_time=LINGER_S)
         await runner.setup()
+        summaries = asyncio.create_task(self._summaries())
         try:
-            site = web.TCPSite(runner, self.host, self.port)
+            site = GuardedSite(runner, self.host, self.port, self.keeper)
             await site.start()
             self._ready.set()
             log.info("display: http://%s:%d/", self.host, self.port)
             await self._stop.wait()
         finally:
             self._closing = True
+            summaries.cancel()
             self.hub.wake_all()
             await runner.cleanup()
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """The loop's errors, each kind logged once per LOG_EVERY_S with how many more came:
+        under a flood the same one can come thousands of times a second."""
+        what = str(context.get("message", "?"))
+        more = self._loop_errors.due(what, time.monotonic())
+        if more is None:
+            return
+        if more:
+            context = {**context, "message": f"{what} ({more} more like it not logged)"}
+        loop.default_exception_handler(context)
+
+    async def _summaries(self) -> None:
+        """Journal the refusals counted and not journaled, one line per source and interval."""
+        while True:
+            await asyncio.sleep(1.0)
+            for source, summary in self.tally.due(time.monotonic()):
+                self.control.submit(Command(REFUSED_OUTSIDE, f"{source}: {summary}"[:300],
+                                            time.time()), _ignore)
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
@@ -161,12 +226,15 @@ class WebServer:
             if origin is not None and origin != f"http://{host}":
                 return problem(403, f"a command from {origin[:80]!r} is refused",
                                "commands are taken only from the station's own page")
+        gate = self.keeper.enter(request.transport)
         try:
             return await handler(request)
         except web.HTTPException as exc:
             if exc.status == 413:
                 return problem(413, f"body over {MAX_BODY} bytes", "send a small JSON object")
             return problem(exc.status, exc.reason, "see docs/display.md for the routes")
+        finally:
+            self.keeper.leave(gate)
 
     # --- pages ------------------------------------------------------------------------------
     async def page(self, request: web.Request) -> web.StreamResponse:
@@ -204,24 +272,30 @@ class WebServer:
     async def events(self, request: web.Request) -> web.StreamResponse:
         """Server-Sent Events: ``state`` with the whole view at once and after every change,
         ``ping`` every HEARTBEAT_S when nothing changed. Always the latest view, never a
-        queue: a page that falls behind skips to the present."""
+        queue: a page that falls behind skips to the present, and one that has not taken a
+        message for WRITE_TIMEOUT_S, or leaves too many bytes queued, is disconnected."""
+        if self.clients >= MAX_STREAMS:
+            return problem(503, f"{MAX_STREAMS} pages already follow the station",
+                           "close a page the table does not need, then reload",
+                           headers={"Retry-After": "5"})
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                            "Cache-Control": "no-store",
                                            "X-Accel-Buffering": "no"})
         await resp.prepare(request)
         self.clients += 1
         sent = -1
+        out = Backlog(request.transport, max_bytes=MAX_QUEUED_BYTES, max_age_s=WRITE_TIMEOUT_S)
         try:
-            await self._write(resp, b"retry: 500\n\n")
+            await self._write(resp, out, b"retry: 500\n\n")
             # The server's clock at once, before the first view: a betting countdown is
             # counted against it, and a view's own time may be long past (docs/display.md).
-            await self._write(resp, b'event: ping\ndata: {"ts":%.4f}\n\n' % time.time())
+            await self._write(resp, out, b'event: ping\ndata: {"ts":%.4f}\n\n' % time.time())
             while True:
                 changed = self.hub.changed()
                 version, envelope = self.hub.envelope()
                 if version != sent:
                     sent = version
-                    await self._write(resp, b"event: state\ndata: " + envelope + b"\n\n")
+                    await self._write(resp, out, b"event: state\ndata: " + envelope + b"\n\n")
                     # A burst of events (a fast simulation, a journal catching up) reaches a
                     # page at most once a frame, always ending on the latest view: the
                     # server's work, which shares the interpreter with the station's loop,
@@ -233,15 +307,24 @@ class WebServer:
                 try:
                     await asyncio.wait_for(changed.wait(), HEARTBEAT_S)
                 except TimeoutError:
-                    await self._write(resp, b'event: ping\ndata: {"ts":%.4f}\n\n' % time.time())
-        except (ConnectionError, TimeoutError, asyncio.CancelledError):
+                    await self._write(resp, out, b'event: ping\ndata: {"ts":%.4f}\n\n'
+                                      % time.time())
+        except (ConnectionError, TimeoutError, Dropped):
+            # Closed here, its queued bytes thrown away: returning alone would leave aiohttp
+            # waiting, without end, to finish a response the page never reads.
+            self.dropped += 1
+            if request.transport is not None:
+                request.transport.abort()
+        except asyncio.CancelledError:
             self.dropped += 1
         finally:
             self.clients -= 1
         return resp
 
     @staticmethod
-    async def _write(resp: web.StreamResponse, data: bytes) -> None:
+    async def _write(resp: web.StreamResponse, out: Backlog, data: bytes) -> None:
+        out.check(time.monotonic())  # raises Dropped
+        out.sent(len(data), time.monotonic())
         await asyncio.wait_for(resp.write(data), WRITE_TIMEOUT_S)
 
     # --- commands ---------------------------------------------------------------------------
@@ -255,7 +338,17 @@ class WebServer:
             return problem(415, "the body must be JSON (Content-Type: application/json)",
                            'send {"actor": "NAME"} and, for resume, void and the VIP '
                            'requests, "pin"')
-        raw = await request.read()
+        try:
+            raw = await asyncio.wait_for(request.read(), BODY_TIMEOUT_S)
+        except TimeoutError:
+            resp = problem(408, f"the body did not arrive within {BODY_TIMEOUT_S:.0f} s",
+                           "send the whole request at once")
+            resp.force_close()
+            return resp
+        except ConnectionError as exc:
+            # The client went away mid-body: nobody is left to answer (issue 18, 7b).
+            log.debug("display: a client left before its body arrived (%s)", exc)
+            return problem(400, "the request ended before its body", "send the whole body")
         try:
             body = orjson.loads(raw) if raw.strip() else {}
         except orjson.JSONDecodeError:
@@ -280,18 +373,33 @@ class WebServer:
                 return problem(400, f"dealer must be an id of {dealers.ID_RULE}",
                                'e.g. {"dealer": "D042"}')
             who = dealers.actor_for(dealer, who)  # the id travels in the Command's actor
+        pin = body.get("pin")
         if action in PIN_ACTIONS:
-            pin = body.get("pin")
             if not isinstance(pin, str) or not pin:
                 return problem(400, f"{action} needs a supervisor's PIN", 'send "pin"')
             if len(pin) > 64:
                 return problem(400, "a PIN is at most 64 characters", "check the PIN")
+        # From here the request costs work (a PIN's hash, the station's journal): a source
+        # whose requests keep being refused is held to its budget (docs/display.md).
+        source = request.remote or "?"
+        wait_s = self.budget.take(source, time.monotonic())
+        if wait_s:
+            self.tally.count(source, f"{action} over the refusal budget", time.monotonic())
+            return problem(429, f"too many refused requests from {source}: at most "
+                           f"{REFUSALS_BURST} at once, then {REFUSALS_PER_S:g} a second",
+                           f"wait {retry_after_s(wait_s)} s; do what the display says",
+                           headers={"Retry-After": str(retry_after_s(wait_s))},
+                           retry_after_s=retry_after_s(wait_s))
+        if action in PIN_ACTIONS:
+            assert isinstance(pin, str)
             verdict, detail = await asyncio.to_thread(self.pins.check, pin)
             if verdict != Verdict.OK:
-                # Every refused override is journaled, with who tried and why.
-                await self._apply(Command(REFUSED_OUTSIDE,
-                                           f"{who}: {action} refused ({detail})"[:300],
-                                           time.time()))
+                # Every refused override is journaled, with who tried and why: the first
+                # few of a source in full, the rest counted (docs/display.md).
+                why = {Verdict.LOCKED: "locked out", Verdict.NONE: "no PINs"}.get(verdict,
+                                                                                   "wrong PIN")
+                await self._refused(source, f"{who}: {action} refused ({detail})",
+                                    f"{action} {why}")
                 status = {Verdict.LOCKED: 429, Verdict.NONE: 403}.get(verdict, 403)
                 fix = {Verdict.LOCKED: "wait, then enter the right PIN",
                        Verdict.NONE: "add a PIN with `station pin set NAME` and set "
@@ -300,16 +408,27 @@ class WebServer:
             who = f"{detail} (web {request.remote or '?'})"
         applied = await self._apply(Command(action, who, time.time()))
         if applied is None:
+            self.budget.give_back(source, time.monotonic())
             return answer({"ok": None, "action": action, "queued": True,
                            "detail": "taken but not yet applied (the station is holding "
                            "events); watch the page"}, 202)
         notices, refused, view = applied
+        if refused is None:
+            self.budget.give_back(source, time.monotonic())
         if refused is not None:
-            zh = {"zh": notice_zh(refused)} if view.get("language") == "zh" else {}
+            zh: dict[str, Any] = ({"zh": notice_zh(refused)}
+                                  if view.get("language") == "zh" else {})
             return problem(409, refused, "do what the display says now", action=action,
                            state=view, **zh)
         return answer({"ok": True, "action": action, "by": who, "notices": notices,
                        "state": view})
+
+    async def _refused(self, source: str, line: str, why: str) -> None:
+        """A refusal the server made: journaled as ``line`` while the source is within
+        JOURNAL_FULL per interval (and answered once it is), else counted under ``why`` for
+        the source's summary."""
+        if self.tally.note(source, why, time.monotonic()):
+            await self._apply(Command(REFUSED_OUTSIDE, line[:300], time.time()))
 
     async def _apply(self, event: Command
                      ) -> tuple[list[str], str | None, dict[str, Any]] | None:

@@ -110,7 +110,7 @@ def test_the_unit_keeps_what_the_service_relies_on() -> None:
                  "DeviceAllow=char-ttyUSB rw", "DeviceAllow=char-ttyACM rw",
                  "DeviceAllow=char-ttyS rw", "DeviceAllow=char-video4linux rw",
                  "WatchdogSec=10", "RestartSec=2", "StartLimitBurst=5",
-                 "StartLimitIntervalSec=600"):
+                 "StartLimitIntervalSec=600", "LimitNOFILE=4096"):
         assert line in lines, line
     assert not any(x.startswith("PrivateDevices") for x in lines)  # it hides the scanner
     # Nothing beyond the serial and video devices the docs name.

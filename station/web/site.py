@@ -1,0 +1,253 @@
+"""The web server's door: it accepts connections itself, so it can count and bound them.
+
+aiohttp's own site lets the event loop accept, which holds every idle connection until the
+keep-alive timeout (an hour) and, once the process is out of descriptors, logs each failed
+accept with its traceback, many times a second (issue 18). Here (docs/operations.md,
+"Ceilings under abuse"):
+
+- at most ``cap`` connections are open; one more closes the one idle longest (connected, no
+  request being handled), or, with none idle, is answered 503 and closed;
+- a connection idle for ``idle_s`` (no request, or a request's headers never finished) is
+  closed, so a slow sender of headers holds its socket that long at most;
+- an accept that fails for want of descriptors sheds the idle connections, waits
+  ``retry_s`` and tries again, and is logged once per ``log_every_s`` with a count.
+
+Runs on the server's event loop only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import socket
+import time
+from collections import OrderedDict
+
+from aiohttp import web
+
+from station.ratelimit import Every
+
+log = logging.getLogger(__name__)
+
+EXHAUSTED = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+# Sent, best effort, to a connection over the cap when every other one is busy.
+_FULL_BODY = (b'{"ok":false,"error":"the station has too many connections open",'
+              b'"fix":"close other pages, then try again"}')
+FULL_ANSWER = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+               b"Retry-After: 5\r\nConnection: close\r\nContent-Length: %d\r\n\r\n"
+               % len(_FULL_BODY)) + _FULL_BODY
+
+
+class Gate(asyncio.Protocol):
+    """One connection: forwards everything to aiohttp's protocol; the keeper counts it and
+    the server marks it busy while a request is handled."""
+
+    def __init__(self, keeper: Keeper, inner: asyncio.Protocol) -> None:
+        self.keeper = keeper
+        self.inner = inner
+        self.transport: asyncio.Transport | None = None
+        self.busy = 0
+        self.since = time.monotonic()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.keeper.made(self)
+        self.inner.connection_made(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.keeper.lost(self)
+        self.inner.connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received()
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
+
+
+class Keeper:
+    """The open connections, the one idle longest first."""
+
+    def __init__(self, *, cap: int, idle_s: float, log_every_s: float = 60.0) -> None:
+        self.cap = cap
+        self.idle_s = idle_s
+        self.log_every_s = log_every_s
+        self._open: OrderedDict[asyncio.BaseTransport, Gate] = OrderedDict()
+        self.evicted = 0  # closed to make room
+        self.refused = 0  # answered 503: all busy
+        self.timed_out = 0  # idle too long
+        self.exhausted = 0  # accepts that found no descriptor
+        self._log = Every(log_every_s)
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def made(self, gate: Gate) -> None:
+        assert gate.transport is not None
+        self._open[gate.transport] = gate
+
+    def lost(self, gate: Gate) -> None:
+        if gate.transport is not None:
+            self._open.pop(gate.transport, None)
+
+    def enter(self, transport: asyncio.BaseTransport | None) -> Gate | None:
+        """A request starts on ``transport``: its connection is busy until ``leave``."""
+        if transport is None or (gate := self._open.get(transport)) is None:
+            return None
+        gate.busy += 1
+        self._open.move_to_end(transport)
+        return gate
+
+    def leave(self, gate: Gate | None) -> None:
+        if gate is None:
+            return
+        gate.busy -= 1
+        gate.since = time.monotonic()
+        if gate.transport is not None and gate.transport in self._open:
+            self._open.move_to_end(gate.transport)
+
+    def _close_idle(self, limit: int, older_than: float | None = None) -> int:
+        closed = 0
+        for gate in list(self._open.values()):
+            if closed >= limit:
+                break
+            if gate.busy or gate.transport is None:
+                continue
+            if older_than is not None and gate.since > older_than:
+                continue
+            self._open.pop(gate.transport, None)
+            gate.transport.close()
+            closed += 1
+        return closed
+
+    def room(self) -> bool:
+        """Room for one more connection, closing the one idle longest if need be."""
+        if len(self._open) < self.cap:
+            return True
+        if self._close_idle(1):
+            self.evicted += 1
+            return True
+        return False
+
+    def sweep(self) -> None:
+        """Close the connections idle for ``idle_s`` or more."""
+        self.timed_out += self._close_idle(len(self._open), time.monotonic() - self.idle_s)
+
+    def out_of_descriptors(self, exc: OSError) -> None:
+        """An accept found no descriptor: free the idle ones; say so once per interval."""
+        self.exhausted += 1
+        shed = self._close_idle(len(self._open))
+        unsaid = self._log.due("exhausted", time.monotonic())
+        if unsaid is None:
+            return
+        more = f"; {unsaid} more since the last line" if unsaid else ""
+        log.warning("display: cannot accept a connection (%s); closed %d idle connections, "
+                    "%d open%s (said at most once a minute)", exc.strerror or exc, shed,
+                    len(self._open), more)
+
+
+def listening_sockets(host: str, port: int, backlog: int) -> list[socket.socket]:
+    """Bound, listening, non-blocking sockets for ``host``:``port`` (every address the name
+    has, as the event loop's own server would). Raises OSError."""
+    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                               flags=socket.AI_PASSIVE)
+    socks: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, addr in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            socks.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(addr)
+            sock.listen(backlog)
+            sock.setblocking(False)
+    except OSError:
+        for sock in socks:
+            sock.close()
+        raise
+    return socks
+
+
+class GuardedSite(web.BaseSite):
+    """A TCP site whose connections pass through a ``Keeper``."""
+
+    def __init__(self, runner: web.BaseRunner, host: str, port: int, keeper: Keeper, *,
+                 retry_s: float = 0.25, sweep_s: float = 1.0, backlog: int = 128) -> None:
+        super().__init__(runner, backlog=backlog)
+        self._host = host
+        self._port = port
+        self.keeper = keeper
+        self._retry_s = retry_s
+        self._sweep_s = sweep_s
+        self._socks: list[socket.socket] = []
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def name(self) -> str:
+        return f"http://{self._host}:{self._port}"
+
+    async def start(self) -> None:
+        await super().start()
+        self._socks = listening_sockets(self._host, self._port, self._backlog)
+        self._tasks = [asyncio.create_task(self._accept(s)) for s in self._socks]
+        self._tasks.append(asyncio.create_task(self._sweep()))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for sock in self._socks:
+            sock.close()
+        self._tasks, self._socks = [], []
+        await super().stop()
+
+    def _protocol(self) -> asyncio.Protocol:
+        server = self._runner.server
+        assert server is not None
+        return Gate(self.keeper, server())
+
+    async def _accept(self, sock: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                conn, _ = await loop.sock_accept(sock)
+            except OSError as exc:
+                if exc.errno in EXHAUSTED:
+                    self.keeper.out_of_descriptors(exc)
+                    await asyncio.sleep(self._retry_s)
+                    continue
+                if exc.errno in (errno.ECONNABORTED, errno.EPROTO):
+                    continue  # the client gave up before we took it
+                raise
+            if not self.keeper.room():
+                self.keeper.refused += 1
+                _refuse(conn)
+                continue
+            try:
+                await loop.connect_accepted_socket(self._protocol, conn)
+            except OSError:
+                conn.close()
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(self._sweep_s)
+            self.keeper.sweep()
+
+
+def _refuse(conn: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        conn.send(FULL_ANSWER)
+    conn.close()
+
