@@ -27,6 +27,7 @@ from drivers.base import EventSource
 from drivers.events import Command, DeviceLost, DeviceRestored, InputEvent, TimerExpired
 from station.journal import Journal, JournalWriteError
 from station.outputs import Announced, Output, Prompt, Published
+from station.ratelimit import Tally
 from station.simulation import due_of
 from station.sinks import AppendLog
 from station.station import REFUSED_OUTSIDE, UPSTREAM_ACTIONS, Station
@@ -45,6 +46,12 @@ _UPSTREAM = object()
 JOURNAL = "journal"  # the source name of the journal's own pause
 RETRY_S = 1.0  # how often a journal that failed is tried again
 MAX_HELD = 10_000  # events held in memory while the journal cannot be written
+# Commands the verifier refuses (unsigned, forged, stale, ...) come from whoever can publish on
+# the broker's commands topic: the first few of each interval are journaled and answered one
+# by one, the rest summed up in one ``command_refused`` (reason ``flood``) per interval, so a
+# misconfigured script cannot grow the journal, the outbox or the loop's queue with its rate.
+UPSTREAM_REFUSALS_FULL = 10
+UPSTREAM_REFUSALS_INTERVAL_S = 10.0
 
 class Display(Protocol):
     """What shows the dealer the station (``ConsoleDisplay``, ``station.web.WebDisplay``):
@@ -110,6 +117,9 @@ class Daemon:
         self._quiet = False
         self._next_retry = 0.0
         self.outage_count = 0
+        self._refusals = Tally(full=UPSTREAM_REFUSALS_FULL,
+                               interval_s=UPSTREAM_REFUSALS_INTERVAL_S, max_sources=1)
+        self._refusals_lock = threading.Lock()
         # Service hooks (station/service/), both called on this loop's thread only.
         # heartbeat: called before every wait; returns the longest wait it allows (None: no
         # bound), so systemd's watchdog hears from the loop itself, never from a side thread.
@@ -130,8 +140,26 @@ class Daemon:
         self._queue.put((_ENDED, source, error))
 
     def upstream_command(self, result: Accepted | Refused) -> None:
-        """A verified (or refused) command from upstream, from the publisher's thread."""
+        """A verified (or refused) command from upstream, from the publisher's thread. A
+        verifier's refusal past the interval's first few is counted here, on that thread,
+        before it costs the loop anything (``flush_refusals`` sums them up)."""
+        if isinstance(result, Refused):
+            with self._refusals_lock:
+                if not self._refusals.note("upstream", result.reason, time.monotonic()):
+                    return
         self._queue.put((_UPSTREAM, result))
+
+    def _refusals_pending(self) -> bool:
+        with self._refusals_lock:
+            return self._refusals.pending
+
+    def flush_refusals(self, now_mono: float | None = None) -> None:
+        """Journal and publish the summary of the refusals counted in an interval that is
+        over (loop thread)."""
+        with self._refusals_lock:
+            due = self._refusals.due(time.monotonic() if now_mono is None else now_mono)
+        for _source, summary in due:
+            self._on_upstream(Refused("flood", f"upstream: {summary}"))
 
     # --- the loop -------------------------------------------------------------------------
     def run(self, until: Callable[[], bool] | None = None) -> None:
@@ -151,6 +179,8 @@ class Daemon:
                     beat = self.heartbeat()
                     if beat is not None:
                         wait = beat if wait is None else min(wait, beat)
+                if self._refusals_pending():
+                    wait = 1.0 if wait is None else min(wait, 1.0)
                 due = self._next_deadline()
                 if due is not None:
                     until_due = max(0.0, due - self._clock())
@@ -165,6 +195,8 @@ class Daemon:
                     self._next_retry = time.monotonic() + RETRY_S
                     self._retry_journal()
                 self._fire_timers()
+                if self._refusals_pending():
+                    self.flush_refusals()
                 if item is None:
                     continue
                 if item is _STOP:

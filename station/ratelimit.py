@@ -121,6 +121,11 @@ class Tally:
                 self.overflow += sum(gone.counted.values())
         return w
 
+    @property
+    def pending(self) -> bool:
+        """Some refusal is counted and not yet summed up."""
+        return self.overflow > 0 or any(w.counted for w in self._windows.values())
+
     def note(self, source: str, why: str, now: float) -> bool:
         """Count one refusal of ``source``; True if it is to be journaled in full (``why``,
         a short fixed phrase, is what a summary counts it under)."""

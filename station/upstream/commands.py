@@ -39,6 +39,7 @@ REASONS: Final = (
     "replayed",  # an id already accepted
     "overloaded",  # more live ids than the station remembers: refused, never forgotten
     "not_now",  # taken, but the table's mode or state does not allow it now (the station's)
+    "flood",  # the refusals past the first few of an interval, summed up in one (the daemon's)
 )
 MAX_COMMAND_BYTES: Final = 4096
 MAX_ID = 128
