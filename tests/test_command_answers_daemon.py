@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from drivers.sim_serial import PtyScanner
 from station.upstream.messages import iso_ts
 from station.upstream.schema import validate
-from station.upstream.signing import Signer, public_pem
+from station.upstream.signing import Signer
 from tests import webkit
 from tests.modes_replay import replay
 from tests.stationkit import STATION, first_by_key, write_key
@@ -50,14 +49,9 @@ def _wait(check: Any, what: str, timeout_s: float = 30.0) -> None:
 def test_every_upstream_command_is_applied_or_answered(tmp_path: Path, broker: Broker) -> None:
     key, _ = write_key(tmp_path)
     pit, forger = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
-    (tmp_path / "pit.pub.pem").write_bytes(public_pem(pit.public_key()))
     with PtyScanner(tmp_path / "scanner") as pty:
-        config = webkit.live_config(tmp_path, pty.path)
-        cfg = yaml.safe_load(config.read_text())
-        cfg["upstream"] = {"type": "mqtt", "host": "127.0.0.1", "port": broker.port,
-                           "prefix": "baccarat", "signing_key_file": str(key),
-                           "reconnect_max_s": 1, "command_keys": {"pit": "pit.pub.pem"}}
-        config.write_text(yaml.safe_dump(cfg))
+        config = webkit.mqtt_live_config(tmp_path, pty.path, broker.port, str(key),
+                                         {"pit": pit})
         base = webkit.url_of(config)
         sub = Subscriber(broker.port, "baccarat/t5/#")
         pub = Subscriber(broker.port, "baccarat/t5/nothing", client_id="pit-system")

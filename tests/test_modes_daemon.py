@@ -20,7 +20,7 @@ from drivers.sim_serial import PtyScanner
 from station.journal import read_journal
 from station.upstream.messages import iso_ts
 from station.upstream.schema import validate
-from station.upstream.signing import Signer, public_pem
+from station.upstream.signing import Signer
 from tests import webkit
 from tests.modes_replay import replay
 from tests.stationkit import STATION, finish, first_by_key, start, table_config, write_key
@@ -124,15 +124,10 @@ def test_the_game_server_drives_betting_and_reveals_over_mqtt(tmp_path: Path,
                                                               broker: Broker) -> None:
     key, _ = write_key(tmp_path)
     game = Ed25519PrivateKey.generate()
-    (tmp_path / "game.pub.pem").write_bytes(public_pem(game.public_key()))
     with PtyScanner(tmp_path / "scanner") as pty:
-        config = webkit.live_config(tmp_path, pty.path)
-        cfg = yaml.safe_load(config.read_text())
-        cfg["table"].update({"mode": "squeeze", "betting": "upstream", "reveal_s": 600})
-        cfg["upstream"] = {"type": "mqtt", "host": "127.0.0.1", "port": broker.port,
-                           "prefix": "baccarat", "signing_key_file": str(key),
-                           "reconnect_max_s": 1, "command_keys": {"game": "game.pub.pem"}}
-        config.write_text(yaml.safe_dump(cfg))
+        config = webkit.mqtt_live_config(
+            tmp_path, pty.path, broker.port, str(key), {"game": game},
+            {"mode": "squeeze", "betting": "upstream", "reveal_s": 600})
         base = webkit.url_of(config)
         sub = Subscriber(broker.port, "baccarat/t5/#")
         pub = Subscriber(broker.port, "baccarat/t5/nothing", client_id="game-server")

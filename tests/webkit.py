@@ -22,7 +22,9 @@ from typing import Any
 
 import pytest
 import yaml
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from station.upstream.signing import public_pem
 from station.web import pins
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,6 +80,26 @@ def live_config(tmp: Path, port: str, **kw: Any) -> Path:
     path = tmp / "station.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return path
+
+
+def mqtt_live_config(tmp: Path, port: str, broker_port: int, signer: str,
+                     command_keys: dict[str, Ed25519PrivateKey],
+                     table: dict[str, Any] | None = None) -> Path:
+    """``live_config`` publishing to a real broker (prefix ``baccarat``), signing with the key
+    file ``signer``, taking commands signed by ``command_keys`` (name -> private key; each
+    public key is written beside the config)."""
+    config = live_config(tmp, port)
+    cfg = yaml.safe_load(config.read_text())
+    cfg["table"].update(table or {})
+    files = {}
+    for name, k in command_keys.items():
+        (tmp / f"{name}.pub.pem").write_bytes(public_pem(k.public_key()))
+        files[name] = f"{name}.pub.pem"
+    cfg["upstream"] = {"type": "mqtt", "host": "127.0.0.1", "port": broker_port,
+                       "prefix": "baccarat", "signing_key_file": signer,
+                       "reconnect_max_s": 1, "command_keys": files}
+    config.write_text(yaml.safe_dump(cfg))
+    return config
 
 
 def url_of(config: Path) -> str:

@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from drivers.sim_serial import PtyScanner
 from station.daemon import UPSTREAM_REFUSALS_FULL
 from station.upstream.messages import iso_ts
 from station.upstream.schema import validate
-from station.upstream.signing import Signer, public_pem
+from station.upstream.signing import Signer
 from tests import webkit
 from tests.abuse.scale import pick
 from tests.stationkit import write_key
@@ -47,21 +46,18 @@ def _wait(check: Any, what: str, timeout_s: float = 60.0) -> None:
 
 def _flooded(msgs: list[dict[str, Any]]) -> int:
     """How many refusals the flood summaries count."""
-    return sum(int(re.search(r"(\d+) more refused", m["detail"]).group(1))  # type: ignore[union-attr]
-               for m in msgs if m["reason"] == "flood")
+    counts = [re.search(r"(\d+) more refused", m["detail"]) for m in msgs
+              if m["reason"] == "flood"]
+    assert all(counts), msgs
+    return sum(int(c.group(1)) for c in counts if c)
 
 
 def test_a_flood_of_refused_commands_is_summed_up(tmp_path: Path, broker: Broker) -> None:
     key, _ = write_key(tmp_path)
     pit = Ed25519PrivateKey.generate()
-    (tmp_path / "pit.pub.pem").write_bytes(public_pem(pit.public_key()))
     with PtyScanner(tmp_path / "scanner") as pty:
-        config = webkit.live_config(tmp_path, pty.path)
-        cfg = yaml.safe_load(config.read_text())
-        cfg["upstream"] = {"type": "mqtt", "host": "127.0.0.1", "port": broker.port,
-                           "prefix": "baccarat", "signing_key_file": str(key),
-                           "reconnect_max_s": 1, "command_keys": {"pit": "pit.pub.pem"}}
-        config.write_text(yaml.safe_dump(cfg))
+        config = webkit.mqtt_live_config(tmp_path, pty.path, broker.port, str(key),
+                                         {"pit": pit})
         base = webkit.url_of(config)
         journal = tmp_path / "journal.sqlite3"
         sub = Subscriber(broker.port, "baccarat/t5/#")
