@@ -87,6 +87,9 @@ def test_a_flood_of_refused_commands_is_summed_up(tmp_path: Path, broker: Broker
                 assert len(one_by_one) <= UPSTREAM_REFUSALS_FULL * (intervals + 1)
                 assert after - before <= (UPSTREAM_REFUSALS_FULL + 1) * (intervals + 1) + 5
                 assert len(one_by_one) + _flooded(summaries) == FLOOD + 1
+                # The figures of docs/testing.md (shown with -s).
+                print(f"\nupstream flood: {FLOOD + 1} refused, {len(one_by_one)} answered one "
+                      f"by one, {len(summaries)} summaries, {after - before} journal records")
                 for m in summaries:
                     validate(orjson.dumps(m))
                     assert m["command_id"] is None and m["action"] is None
