@@ -18,7 +18,8 @@ from pathlib import Path
 
 from drivers.base import EventSource
 from drivers.events import Command
-from drivers.simulated import SimulatedDealer, SimulatedTable, random_shoes
+from drivers.sim_table import SimulatedTable
+from drivers.simulated import SimulatedDealer, random_shoes
 from station.config import StationConfig
 from station.daemon import Daemon, Display, Outlet
 from station.display import ConsoleDisplay

@@ -37,7 +37,7 @@ from station.limits import (
     whole_problem,
 )
 from station.paytable import Paytable, load_paytable
-from station.station import CUT_POLICIES, MODE_KEYS, TableRules
+from station.tablerules import CUT_POLICIES, MODE_KEYS, TableRules
 from station.textfile import describe_path
 from station.upstream.settings import TYPES as UPSTREAM_TYPES
 from station.upstream.settings import TlsSettings, UpstreamSettings

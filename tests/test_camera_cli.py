@@ -17,7 +17,8 @@ from drivers.simulated import CUT, SimulatedDealer
 from station.outputs import Published
 from station.shoefile import read_shoe_file
 from station.simulation import DUE
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from tests.conftest import REPO
 
 SHORT = read_shoe_file(REPO / "tests" / "shoes" / "short.txt")
