@@ -108,7 +108,7 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
         else _live_reader(config, raw_base, closers))
     to_stdout = "-" in (config.results_path, config.announcements_path)
     display: Display | None = (ConsoleDisplay(sys.stderr if to_stdout else None, stamp=True)
-                               if config.display_type == "console" else None)
+                               if config.display.type == "console" else None)
     results = _results(config, "path", config.results_path)
     closers.append(results.close)
     announcements = None

@@ -118,9 +118,7 @@ class StationConfig:
     path: Path
     rules: TableRules
     paytable: Paytable | None
-    reader_type: str
     simulation: SimulationConfig
-    display_type: str
     results_path: str
     announcements_path: str | None
     recording_dir: str | None
@@ -251,19 +249,21 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         recording.fail(recording.key("raw"), "raw traffic is kept beside the recording, and "
                        "recording.dir is null; name a directory in recording.dir, or set "
                        "raw: false")
+    paytable = _paytable(table)
+    reader_settings = _reader(reader)
+    cut_card = _cut_card(top.sub("cut_card", ("type", "port", "pin", "debounce_ms")))
+    simulation = _simulation(
+        top.sub("simulation", SIMULATION_KEYS), rules.decks,
+        rules.dedupe_ms if reader.data.get("type", "simulated") == "simulated" else 0,
+        rules.betting)
+    display.choice("type", "console", DISPLAY_TYPES)  # checked here: its errors come in order
     return _with_dealers(top, StationConfig(
         path=path,
         rules=rules,
-        paytable=_paytable(table),
-        reader_type=reader.choice("type", "simulated", READER_TYPES),
-        reader=_reader(reader),
-        cut_card=_cut_card(top.sub("cut_card", ("type", "port", "pin", "debounce_ms"))),
-        simulation=_simulation(top.sub(
-            "simulation", SIMULATION_KEYS
-        ), rules.decks,
-            rules.dedupe_ms if reader.data.get("type", "simulated") == "simulated" else 0,
-            rules.betting),
-        display_type=display.choice("type", "console", DISPLAY_TYPES),
+        paytable=paytable,
+        reader=reader_settings,
+        cut_card=cut_card,
+        simulation=simulation,
         results_path=results.path_("path", "var/results.jsonl", "a file path, or - for stdout")
         or "-",
         announcements_path=results.path_(

@@ -23,6 +23,7 @@ import re
 from typing import Any, Protocol
 
 from drivers.events import Command, TimerExpired
+from station.actions import MODE_ACTIONS
 from station.dealers import DealerDesk
 from station.machine import DEALING, Dealing
 from station.tablerules import TableRules
@@ -48,7 +49,6 @@ class ModesHost(Protocol):
 # An upstream command's actor ends with its id in brackets (station.daemon): that is how the
 # station tells the game server's betting commands from a dealer's button.
 UPSTREAM_ACTOR = re.compile(r"\[([^\]]{1,128})\]$")
-MODE_ACTIONS = ("reveal", "skip", "request_new_shoe", "request_dealer")
 TIMERS = ("betting_opens", "betting", "reveal", "open_cards", "new_shoe")
 _DEALING_STATES = frozenset(p.value for p in DEALING) | {"reveal"}
 

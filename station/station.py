@@ -24,6 +24,7 @@ from drivers.events import (
     TimerExpired,
 )
 from station import dealers as dealer_rules
+from station.actions import COMMAND_TRIGGERS, WIRE_NAMES
 from station.bets.model import Paytable
 from station.cards import Card, try_parse_card
 from station.dealers import DealerDesk
@@ -60,25 +61,10 @@ _SUPERVISOR_CHOICES: dict[Phase | None, str] = {
 
 
 
-# The actions a command from upstream may name (docs/upstream.md), as the station's own:
-# ``close_shoe`` is the dealer's END SHOE (``end_shoe``); every other keeps its name. The daemon
-# maps them in; a refusal answers upstream with the name the command used.
-UPSTREAM_ACTIONS = {"resume": "resume", "void": "void", "close_shoe": "end_shoe",
-                    "open_betting": "open_betting", "close_betting": "close_betting",
-                    "reveal": "reveal", "skip": "skip", "request_new_shoe": "request_new_shoe",
-                    "request_dealer": "request_dealer"}
-_WIRE_NAMES = {ours: wire for wire, ours in UPSTREAM_ACTIONS.items()}
 # A command refused before it reached the station (a bad signature, a stale command, a wrong
 # PIN on the page): journaled with its whole story in its actor, so the station records it.
 REFUSED_OUTSIDE = "command_refused"
 
-_COMMANDS = {
-    "new_shoe": "shoe_started",
-    "open_betting": "betting_opened",
-    "close_betting": "betting_closed",
-    "resume": "resumed",
-    "void": "voided",
-}
 
 
 class Station:
@@ -143,7 +129,7 @@ class Station:
         if command_id is not None:
             self.dealing.announcements.append({
                 "type": "command_refused", "command_id": command_id,
-                "action": _WIRE_NAMES.get(ev.action, ev.action), "reason": reason,
+                "action": WIRE_NAMES.get(ev.action, ev.action), "reason": reason,
                 "detail": detail})
 
     @property
@@ -312,7 +298,7 @@ class Station:
         if ev.action == "end_shoe":
             self._end_shoe(ev)
             return
-        trigger = _COMMANDS.get(ev.action)
+        trigger = COMMAND_TRIGGERS.get(ev.action)
         if trigger in ("betting_opened", "betting_closed"):
             refusal = self.modes.betting_refusal(ev)
             if refusal is not None:
