@@ -34,6 +34,7 @@ from station.station import REFUSED_OUTSIDE, Station
 from station.upstream.commands import Accepted, Refused
 from station.upstream.feed import Feed, Payloads
 from station.upstream.observe import Snapshot
+from station.upstream.outlet import Outlet
 
 log = logging.getLogger(__name__)
 
@@ -59,14 +60,6 @@ class EventCopy(Protocol):
     after its commit, so the copy never holds an event the journal lacks. Must not raise."""
 
     def write(self, event: InputEvent) -> None: ...
-
-
-class Outlet(Protocol):
-    """A publisher draining the journal's outbox (``FileSink``, ``MqttPublisher``)."""
-
-    def start(self) -> None: ...
-    def notify(self) -> None: ...
-    def stop(self, timeout_s: float = 5.0) -> None: ...
 
 
 @dataclass(slots=True)
