@@ -2,7 +2,11 @@
 
 Every error names the file, the key and the fix, because the person reading it is an
 operations engineer at a table that will not open until it is right. Units are in key names
-(``dedupe_ms``, ``card_s``). Secrets never live here (see docs/configuration.md).
+(``dedupe_ms``, ``card_s``). Secrets never live here. Every key is in docs/configuration.md.
+
+The sections of the pluggable kinds (``reader``, ``cut_card``, ``upstream``, ``display``) are
+read by their kinds (``station.kinds.registry.parse_section``): this module does not know
+their inside.
 """
 
 from __future__ import annotations
@@ -143,11 +147,11 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         recording_dir=recording.path_("dir", "var/recordings", "a directory, or null for none"),
         recording_raw=recording.bool_("raw", False, "true to keep each device's raw traffic "
                                       "(bytes, video) beside the recording"),
-        journal_path=top.sub("journal", ("path",)).path_(
+        journal_path=top.sub("journal", SECTIONS["journal"]).path_(
             "path", "var/journal.sqlite3", "a file for the station's journal, e.g. "
             "/var/lib/dealer-station/journal.sqlite3") or "var/journal.sqlite3",
         upstream=parse_section("upstream", top),
-        metrics_port=top.sub("metrics", ("port",)).int_(
+        metrics_port=top.sub("metrics", SECTIONS["metrics"]).int_(
             "port", None, 0, "a TCP port for the Prometheus endpoint on 127.0.0.1 (e.g. 9464; "
             "0 picks a free one), or null for none", 65535),
         display=display,
@@ -157,7 +161,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
 def _with_dealers(top: Section, config: StationConfig) -> StationConfig:
     """``dealers.badge_prefix`` (into the table rules: it decides what a scan means, so a
     recording keeps it) and the simulated dealer's badges (docs/dealers.md)."""
-    sec = top.sub("dealers", ("badge_prefix",))
+    sec = top.sub("dealers", SECTIONS["dealers"])
     prefix = sec.data.get("badge_prefix", dealers.DEFAULT_PREFIX)
     prefix = "" if prefix is None else prefix
     problem = dealers.prefix_problem(prefix)

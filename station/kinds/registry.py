@@ -122,7 +122,8 @@ FAMILIES: dict[str, Family] = {
                      traits=frozenset({SIGNED})),
     }, outlets.parse_common, outlets.finish),
     "display": Family("display", DisplaySettings, displays.COMMON, {
-        "console": Kind("console", "one line per prompt on stderr", build=console.build),
+        "console": Kind("console", "the dealer's prompts as timestamped lines on stdout "
+                         "(stderr when results go to stdout)", build=console.build),
         "web": Kind("web", "the dealer's page and the local control API", web.KEYS,
                     web.parse, web.build, traits=frozenset({BUTTONS})),
         "none": Kind("none", "no display (a service: the table log goes to the journal)"),
@@ -165,3 +166,18 @@ def registered(family: str, entry: Kind) -> Iterator[Kind]:
         yield entry
     finally:
         del kinds[entry.name]
+
+
+def doc_rows(family: str) -> list[str]:
+    """The rows of docs/configuration.md for ``family``'s section, from its entries: the
+    shared keys, then each kind's, marked with the kind (tests/test_config_docs.py holds
+    the document to these)."""
+    fam = FAMILIES[family]
+    kinds = "; ".join(f"`{k.name}`: {k.summary}" for k in fam.kinds.values())
+    first, *rest = fam.common
+    rows = [replace(first, meaning=f"{first.meaning}: {kinds}").row(fam.section)]
+    rows += [k.row(fam.section) for k in rest]
+    for entry in fam.kinds.values():
+        rows += [replace(k, meaning=f"(`{entry.name}`) {k.meaning}").row(fam.section)
+                 for k in entry.keys]
+    return rows

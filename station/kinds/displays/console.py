@@ -1,4 +1,4 @@
-"""``display.type: console``: one line per prompt on stderr (``station.display``); and
+"""``display.type: console``: the dealer's prompts as lines (``station.display``); and
 ``none``: no display (a service whose table log goes to the journal)."""
 
 from __future__ import annotations

@@ -24,9 +24,10 @@ KEYS = (
         "unless the config says otherwise (the API can resume a paused table, with a PIN)"),
     Key("port", "whole number", str(_D.port), "the TCP port of the page and the API"),
     Key("language", "text", _D.language, f"the page's language: {', '.join(LANGUAGES)}"),
-    Key("credentials_file", "file", "null", "the supervisors' hashed PINs, next to the config "
-        "(`station pin set NAME` writes it); null: no supervisor action on the page"),
-    Key("sound", "true or false", "true", "the page's sounds"),
+    Key("credentials_file", "file", "null", "the supervisors' hashed PINs for resume and void "
+        "on the page, next to the config (`station pin set NAME` writes it)"),
+    Key("sound", "true or false", "true", "a sound when a third card is due and when the "
+        "table pauses (the page can mute it)"),
 )
 
 

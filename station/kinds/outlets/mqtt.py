@@ -43,7 +43,7 @@ KEYS = (
     Key("reconnect_max_s", "whole number", str(_D.reconnect_max_s), "the reconnect backoff "
         "doubles from 1 s up to this (1-3600)", "s"),
     Key("command_keys", "{name: file}", "{}", "the public keys (PEM) of whoever may send "
-        "commands, by sender name; none: commands are not taken"),
+        "commands, by sender name; empty: commands from the broker are not taken"),
     Key("command_window_s", "number", f"{_D.command_window_s:g}", "how old a command may be "
         "and still be taken", "s"),
     Key("command_skew_s", "number", f"{_D.command_skew_s:g}", "how far ahead of the "
