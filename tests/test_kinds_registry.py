@@ -35,6 +35,8 @@ from station.kinds.readers import DeviceHooks
 from station.kinds.registry import BUTTONS, FAMILIES, LIVE, Kind, registered
 from station.outputs import Output
 from station.service.check import check
+from station.upstream.filesink import FileSink
+from station.upstream.mqtt import MqttPublisher
 from station.upstream.outbox import Outbox
 from station.upstream.outlet import Outlet
 from station.upstream.settings import UpstreamSettings
@@ -128,6 +130,12 @@ class MemoryOutlet:
     @property
     def connected(self) -> bool | None:
         return True
+
+
+def outlets_conform(file: FileSink, mqtt: MqttPublisher, memory: MemoryOutlet) -> list[Outlet]:
+    """Never called: mypy checks that each outlet has the declared interface (connected and
+    backlog included), so no caller need ask an outlet by name what it can do."""
+    return [file, mqtt, memory]
 
 
 def parse_memory(sec: Section, settings: UpstreamSettings, chosen: bool) -> UpstreamSettings:
