@@ -41,7 +41,7 @@ BUILTIN_IO = frozenset({"open", "print", "input"})
 # each area): these must come out pure from their imports.
 DOCUMENTED_PURE = (
     "station.actions", "station.cards", "station.rules", "station.outcome", "station.shoe",
-    "station.machine", "station.fsm", "station.station", "station.tablerules", "station.modes",
+    "station.machine", "station.fsm", "station.entry", "station.station", "station.tablerules", "station.modes",
     "station.results", "station.outputs", "station.errors", "station.simulation",
     "station.settlement", "station.stats", "station.limits", "station.dealers",
     "station.integrity", "station.bets", "station.analysis", "station.roads",
@@ -237,10 +237,12 @@ def test_documented_pure_modules_are_pure(name: str) -> None:
 
 def test_purity_is_computed_through_imports() -> None:
     """The rule itself: an edge that opens files is impure, and so is a module importing it;
-    the config (YAML files) and the daemon are impure; the paytable reads its file."""
+    the config (YAML files) and the daemon are impure; the paytable reads its file and the
+    machine diagram's script writes one (neither was in the hand-kept lists)."""
     why = impure_paths()
     for name in ("station.config", "station.daemon", "station.yamlload", "station.paytable",
-                 "station.journal.store", "station.web.server", "drivers.serial_scanner"):
+                 "station.journal.store", "station.web.server", "drivers.serial_scanner",
+                 "station.diagram"):
         assert name in why, f"{name} does I/O but came out pure"
     assert why["station.paytable"][-1] in {"pathlib", "yaml", "open()"} or len(
         why["station.paytable"]) > 2
