@@ -41,7 +41,8 @@ BUILTIN_IO = frozenset({"open", "print", "input"})
 # each area): these must come out pure from their imports.
 DOCUMENTED_PURE = (
     "station.actions", "station.cards", "station.rules", "station.outcome", "station.shoe",
-    "station.machine", "station.fsm", "station.entry", "station.station", "station.tablerules", "station.modes",
+    "station.machine", "station.fsm", "station.entry", "station.station", "station.tablerules",
+    "station.modes",
     "station.results", "station.outputs", "station.errors", "station.simulation",
     "station.settlement", "station.stats", "station.limits", "station.dealers",
     "station.integrity", "station.bets", "station.analysis", "station.roads",
