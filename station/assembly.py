@@ -11,14 +11,12 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from drivers.base import EventSource
 from drivers.events import Command
-from drivers.sim_table import SimulatedTable
-from drivers.simulated import SimulatedDealer, random_shoes
 from station.config import StationConfig
 from station.daemon import Daemon
 from station.errors import ConfigError, StationError
@@ -27,9 +25,10 @@ from station.journal.files import companions
 from station.keptrecording import KeptRecording
 from station.kinds.displays import DisplayContext
 from station.kinds.outlets import OutletContext
+from station.kinds.readers import DeviceHooks
 from station.kinds.registry import BUTTONS, LIVE, RAW_BYTES, RAW_VIDEO, SIGNED, kind
 from station.recording import header_line
-from station.recovery import Recovered, recover
+from station.recovery import recover
 from station.sinks import AppendLog
 from station.station import RESTART
 from station.upstream.feed import Feed
@@ -103,9 +102,7 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
                 max(rec.last_message_seq, carried_seq),
                 rec.last_events_seq if rec.last_events_seq is not None else carried_events_seq)
 
-    sources: list[EventSource] = (
-        _live_reader(config, raw_base, closers) if LIVE in reader_kind.traits
-        else [_simulated_table(config, rec, session)])
+    sources = _sources(config, raw_base, closers, session, rec.shoe_position)
     results = _results(config, "path", config.results_path)
     closers.append(results.close)
     announcements = None
@@ -232,42 +229,31 @@ def _signer(config: StationConfig) -> Signer | None:
 
 
 # --- the table and the files --------------------------------------------------------------
-def _simulated_table(config: StationConfig, rec: Recovered, session: str) -> SimulatedTable:
-    sim = config.simulation
-    # A shuffled shoe is a physical shoe: with no seed configured it comes from the journal's
-    # session, so a restart deals on from the same shoe.
-    seed = sim.seed if sim.seed is not None else int(session, 16)
-    dealer = SimulatedDealer(random_shoes(seed, sim.shoes, config.rules.decks), sim.faults,
-                             pace=sim.pace, supervisor=sim.supervisor, start_ts=time.time(),
-                             badges=sim.dealer_badges, change_every=sim.dealer_change_shoes,
-                             player=sim.players)
-    dealer.continue_shoe(*rec.shoe_position)
-    log.info("simulated table seed %d", seed)
-    return SimulatedTable(dealer)
+def _sources(config: StationConfig, raw_base: Path | None, closers: list[Callable[[], None]],
+             session: str, shoe_position: tuple[int, int, bool, int]) -> list[EventSource]:
+    """The table's reader (its kind's device, or the simulated dealer) and, with a live
+    reader, the cut-card sensor; their raw traffic kept beside the recording when
+    ``recording.raw`` asks: the scanner's bytes, the camera's frames, in files of this
+    start's own (``raw_base``: the recording's name and the start's time)."""
+    from station.devices import cut_card_device  # noqa: PLC0415 - drivers only when chosen
 
-
-def _live_reader(config: StationConfig, raw_base: Path | None,
-                 closers: list[Callable[[], None]]) -> list[EventSource]:
-    """The table's real devices (station.devices), with their raw traffic kept beside the
-    recording when ``recording.raw`` asks: the scanner's bytes, the camera's frames, in files
-    of this start's own (``raw_base``: the recording's name and the start's time)."""
-    from station.devices import live_devices  # noqa: PLC0415 - drivers only for a live table
-
-    on_bytes = None
-    record_to = None
-    traits = kind("reader", config.reader.type).traits
+    reader = kind("reader", config.reader.type)
+    hooks = DeviceHooks(session=session, shoe_position=shoe_position)
     if config.recording_raw and raw_base is not None:
-        if RAW_BYTES in traits:
+        if RAW_BYTES in reader.traits:
             from station.rawtraffic import RawTraffic, raw_path  # noqa: PLC0415
 
             raw = RawTraffic.create(raw_path(raw_base, "scanner"), "scanner")
             closers.append(raw.close)
-            on_bytes = raw.write
-        elif RAW_VIDEO in traits:
+            hooks = replace(hooks, on_bytes=raw.write)
+        elif RAW_VIDEO in reader.traits:
             from station.rawtraffic import raw_path  # noqa: PLC0415
 
-            record_to = raw_path(raw_base, "camera", ".avi")
-    return [d for _, d in live_devices(config, on_bytes=on_bytes, record_to=record_to)]
+            hooks = replace(hooks, record_to=raw_path(raw_base, "camera", ".avi"))
+    assert reader.build is not None  # every reader kind builds its source
+    sources: list[EventSource] = [reader.build(config, hooks)]
+    sensor = cut_card_device(config) if LIVE in reader.traits else None
+    return sources if sensor is None else [*sources, sensor]
 
 
 def _results(config: StationConfig, key: str, path: str) -> AppendLog:

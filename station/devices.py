@@ -8,12 +8,11 @@ imported (the ``camera`` extra not installed) is a config error with the fix, no
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from station.configmodel import StationConfig
 from station.kinds.readers import DeviceHooks, RawBytes, RawPayload
-from station.kinds.registry import kind
+from station.kinds.registry import LIVE, kind
 
 if TYPE_CHECKING:
     from drivers.base import EventSource
@@ -40,17 +39,22 @@ def describe(config: StationConfig, family: str, device: EventSource) -> str:
     return device.name if entry.describe is None else entry.describe(config, device)
 
 
+def cut_card_device(config: StationConfig) -> EventSource | None:
+    """The cut-card sensor of ``config``, when its kind has a device."""
+    sensor = kind("cut_card", config.cut_card.type)
+    return None if sensor.build is None else sensor.build(config)
+
+
 def live_devices(config: StationConfig, on_bytes: RawBytes | None = None,
-                 on_payload: RawPayload | None = None, record_to: Path | None = None,
-                 ) -> list[tuple[str, EventSource]]:
-    """The reader (unless it has no device) and the cut-card sensor (if any) of ``config``,
-    each with its family; ``record_to``: a camera's frames as a video (``recording.raw``)."""
-    hooks = DeviceHooks(on_bytes=on_bytes, on_payload=on_payload, record_to=record_to)
+                 on_payload: RawPayload | None = None) -> list[tuple[str, EventSource]]:
+    """What ``station monitor`` watches: the reader (if it is a device: trait ``live``) and
+    the cut-card sensor (if any) of ``config``, each with its family."""
+    hooks = DeviceHooks(on_bytes=on_bytes, on_payload=on_payload)
     found: list[tuple[str, EventSource]] = []
     reader = kind("reader", config.reader.type)
-    if reader.build is not None:
+    if LIVE in reader.traits and reader.build is not None:
         found.append(("reader", reader.build(config, hooks)))
-    sensor = kind("cut_card", config.cut_card.type)
-    if sensor.build is not None:
-        found.append(("cut_card", sensor.build(config)))
+    sensor = cut_card_device(config)
+    if sensor is not None:
+        found.append(("cut_card", sensor))
     return found

@@ -185,6 +185,7 @@ def write_config(tmp: Path, **sections: Any) -> Path:
     (tmp / "codes.txt").write_text(" ".join(SHOE))
     doc: dict[str, Any] = {
         "table": {"id": "plug-1"},
+        "cut_card": {},
         "reader": {"type": "codes_file", "codes_path": "codes.txt"},
         "upstream": {"type": "memory", "limit": 50},
         "display": {"type": "keeper"},
@@ -276,3 +277,19 @@ def test_the_assembly_builds_and_runs_a_table_of_the_extra_kinds(
     assert any(b'"banker_total":8' in m and b'"player_total":9' in m
                for m in outlet.messages), outlet.messages
     assert isinstance(daemon.display, PromptKeeper) and daemon.display.shown
+
+
+def test_a_reader_kind_without_a_device_is_built_and_needs_no_buttons(tmp_path: Path) -> None:
+    """The simulated reader is a kind like any other: a reader kind without trait ``live``
+    (say, one that replays a file) is built by the assembly in its place, with the console
+    display, and no cut-card sensor joins it."""
+    offline = replace(CODES_FILE, name="codes_offline", traits=frozenset())
+    with registered("reader", offline), registered("upstream", MEMORY):
+        path = write_config(tmp_path, reader={"type": "codes_offline"},
+                            display={"type": "console"},
+                            cut_card={"type": "modem_pin", "port": "loop://"})
+        built = build_daemon(load_config(path))
+        try:
+            assert [type(s) for s in built.daemon.sources] == [CodesFileReader]
+        finally:
+            built.close()

@@ -43,7 +43,8 @@ Describe = Callable[[Any, Any], str]
 Build = Callable[..., Any]
 
 # Traits the rest of the station may ask of a kind, instead of its name.
-LIVE = "live"  # a reader with a device: the table needs a display with buttons
+LIVE = "live"  # a reader with a device: monitor reads it, the cut-card sensor goes with it,
+# and the table needs a display with buttons
 CODES = "codes"  # a reader that reads codes: its code format is checked at load
 BUTTONS = "buttons"  # a display with the dealer's buttons (NEW SHOE, OPEN/CLOSE BETTING)
 SIGNED = "signed"  # an outlet that refuses to send unsigned messages
@@ -97,7 +98,7 @@ class Family:
 FAMILIES: dict[str, Family] = {
     "reader": Family("reader", ReaderSettings, readers.COMMON, {
         "simulated": Kind("simulated", "the simulated dealer deals; no device",
-                          probe=simulated.probe),
+                          build=simulated.build, probe=simulated.probe),
         "serial": Kind("serial", "a barcode scanner on a serial line", serial.KEYS,
                        serial.parse, serial.build, serial.probe, serial.describe,
                        frozenset({LIVE, CODES, RAW_BYTES})),

@@ -34,14 +34,17 @@ COMMON = (
 @dataclass(frozen=True, slots=True)
 class DeviceHooks:
     """What the caller of a reader's builder adds: raw traffic taps (``monitor --raw``,
-    ``recording.raw``), a recording of the frames, and for ``replay --video`` another
-    source and the time of its first frame."""
+    ``recording.raw``), a recording of the frames, for ``replay --video`` another source
+    and the time of its first frame, and for ``station run`` the journal's session and
+    where its shoe stands (a simulated shoe is a physical shoe: it deals on from there)."""
 
     on_bytes: RawBytes | None = None
     on_payload: RawPayload | None = None
     record_to: Path | None = None
     source: str | int | None = None
     start_ts: float | None = None
+    session: str = ""
+    shoe_position: tuple[int, int, bool, int] = (0, 0, False, 0)
 
 
 def parse_common(sec: Section, settings: ReaderSettings, chosen: str) -> ReaderSettings:
