@@ -36,7 +36,8 @@ from drivers.simulated import Pace, SimulatedDealer, random_shoes  # noqa: E402
 from station.daemon import Daemon  # noqa: E402
 from station.journal import Journal  # noqa: E402
 from station.simulation import simulate  # noqa: E402
-from station.station import Station, TableRules  # noqa: E402
+from station.station import Station  # noqa: E402
+from station.tablerules import TableRules  # noqa: E402
 from station.upstream.feed import Feed  # noqa: E402
 from station.web.display import WebControl, WebDisplay  # noqa: E402
 from station.web.hub import Hub  # noqa: E402

@@ -41,7 +41,8 @@ from station.integrity import (
 from station.outputs import Output
 from station.shoe import ShoeCounts
 from station.simulation import simulate
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 
 
 class _NoWatch:

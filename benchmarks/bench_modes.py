@@ -30,7 +30,8 @@ from drivers.events import CardRead, InputEvent
 from drivers.simulated import Player, SimulatedDealer, random_shoes
 from station.outputs import Output
 from station.simulation import simulate
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,8 @@ from station.machine import DEALING  # noqa: E402
 from station.recording import header_line  # noqa: E402
 from station.recovery import last_message_seq, recover  # noqa: E402
 from station.simulation import DUE  # noqa: E402
-from station.station import Station, TableRules  # noqa: E402
+from station.station import Station  # noqa: E402
+from station.tablerules import TableRules  # noqa: E402
 from station.web.display import WebDisplay  # noqa: E402
 from station.web.hub import Hub  # noqa: E402
 from station.web.view import Surroundings  # noqa: E402

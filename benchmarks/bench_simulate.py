@@ -31,7 +31,8 @@ from station.cards import parse_card
 from station.outputs import Output
 from station.rules import banker_draws, player_draws
 from station.simulation import simulate
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 
 
 def cli_rounds_per_s(shoes: int, repeat: int, *extra: str) -> tuple[float, float, int]:

@@ -162,7 +162,8 @@ def apply_per_card(shoes: int, prompts: bool) -> tuple[float, float, int, float]
     from station.outputs import Output  # noqa: PLC0415
     from station.paytable import load_paytable  # noqa: PLC0415
     from station.simulation import simulate  # noqa: PLC0415
-    from station.station import Station, TableRules  # noqa: PLC0415
+    from station.station import Station  # noqa: PLC0415
+    from station.tablerules import TableRules  # noqa: PLC0415
 
     paytable = load_paytable(TREE[0] / "config" / "paytables" / "seed000.yaml")
     station = Station(TableRules(), paytable, prompts=prompts)

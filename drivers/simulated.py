@@ -3,8 +3,9 @@
 The dealer does what a person at the table does when the display asks for it (``Due``):
 press NEW SHOE, open and close betting, draw the next card. It yields ``(delay_s, event)``
 steps; a fast simulation only advances its virtual clock by ``delay_s``, the realistic driver
-(``SimulatedTable``) sleeps it. Events carry the dealer's virtual timestamps, so a seeded run
-is reproducible to the byte.
+(``drivers.sim_table.SimulatedTable``) sleeps it. This module is pure (no clock, no thread,
+no log), so the station's fast simulation imports it without any I/O. Events carry the
+dealer's virtual timestamps, so a seeded run is reproducible to the byte.
 
 A shoe is a list of tokens in draw order from the burn indicator on: card codes and ``CUT``,
 the cut card, which the dealer meets when drawing the card after it. Faults are attached to
@@ -13,20 +14,13 @@ the draw number of a card in the shoe (1 = the burn indicator) or to a finished 
 
 from __future__ import annotations
 
-import logging
 import random
-import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
-from drivers.base import EventSource
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
-
-log = logging.getLogger(__name__)
 
 CUT = "CUT"
 RANKS = "A23456789TJQK"
@@ -388,76 +382,3 @@ def random_shoes(seed: int, count: int | None, decks: int = 8) -> Iterator[list[
     while count is None or n < count:
         n += 1
         yield shuffled_shoe(rng, decks)
-
-
-class SimulatedTable(EventSource):
-    """The simulated dealer at realistic pace, on its own thread (``station run``).
-
-    The station tells it what is due after every event; it takes the latest, waits the
-    dealer's delay, posts an event stamped with the wall clock, and waits until the station
-    has applied it before looking at what is due next, so it never acts on a stale prompt.
-    """
-
-    name = "sim-shoe"
-
-    def __init__(self, dealer: SimulatedDealer, clock: Callable[[], float] = time.time) -> None:
-        super().__init__()
-        self.dealer = dealer
-        self._clock = clock
-        self._cond = threading.Condition()
-        self._due: Due | None = None
-        self._round = 0
-        self._acked = False
-
-    def station_changed(self, due: Any) -> None:
-        with self._cond:
-            self._due = due
-            self._cond.notify_all()
-
-    def round_changed(self, round_no: int) -> None:
-        with self._cond:
-            self._round = round_no
-
-    def applied(self) -> None:
-        with self._cond:
-            self._acked = True
-            self._cond.notify_all()
-
-    def _wake(self) -> None:
-        with self._cond:
-            self._cond.notify_all()
-
-    def _run(self) -> None:
-        while not self.stopping.is_set():
-            with self._cond:
-                while self._due is None and not self.stopping.is_set():
-                    self._cond.wait()
-                due, self._due = self._due, None
-            if due is None:
-                return
-            with self._cond:
-                self.dealer.round_no = self._round
-            steps = self.dealer.steps(due)
-            if not steps and not self.dealer.finished:
-                continue  # paused, waiting for someone else's supervisor: look again later
-            if not steps and self.dealer.finished:
-                # Nothing more will ever happen at this table: end the thread, so the owner
-                # hears of it (drivers.base) instead of waiting on a frozen display.
-                log.info("simulated table: nothing more to deal (%s)",
-                         "the shoes are played" if due is Due.NEW_SHOE else f"station {due.value}")
-                for f in self.dealer.unused_faults():
-                    where = f"card {f.card}" if f.card is not None else f"round {f.after_round}"
-                    log.warning("simulated table: fault %s at %s of shoe %d never happened",
-                                f.kind, where, f.shoe)
-                return
-            for delay, event in steps:
-                if self.stopping.wait(delay):
-                    return
-                with self._cond:
-                    self._acked = False
-                # Frozen events: the same event, stamped with the wall clock of the post.
-                self.post(replace(event, ts=self._clock()))
-                with self._cond:
-                    while not self._acked and not self.stopping.is_set():
-                        self._cond.wait()
-

@@ -9,32 +9,31 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
-import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from drivers.base import EventSource
 from drivers.events import Command
-from drivers.simulated import SimulatedDealer, SimulatedTable, random_shoes
 from station.config import StationConfig
-from station.daemon import Daemon, Display, Outlet
-from station.display import ConsoleDisplay
+from station.daemon import Daemon
 from station.errors import ConfigError, StationError
 from station.journal import Journal, JournalError
 from station.journal.files import companions
 from station.keptrecording import KeptRecording
+from station.kinds.displays import DisplayContext
+from station.kinds.outlets import OutletContext
+from station.kinds.readers import DeviceHooks
+from station.kinds.registry import BUTTONS, LIVE, RAW_BYTES, RAW_VIDEO, SIGNED, kind
 from station.recording import header_line
-from station.recovery import Recovered, recover
+from station.recovery import recover
 from station.sinks import AppendLog
 from station.station import RESTART
-from station.upstream.commands import CommandPolicy, CommandVerifier
 from station.upstream.feed import Feed
-from station.upstream.filesink import FileSink
 from station.upstream.outbox import Outbox
-from station.upstream.signing import Signer, load_public_key, load_signer
+from station.upstream.signing import Signer, load_signer
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +67,8 @@ def build_daemon(config: StationConfig, *,
 
 def _build(config: StationConfig, closers: list[Callable[[], None]],
            wrap: Callable[[Outbox], Outbox] | None = None) -> Assembled:
-    if config.reader.type != "simulated" and config.display.type != "web":
+    reader_kind = kind("reader", config.reader.type)
+    if LIVE in reader_kind.traits and BUTTONS not in kind("display", config.display.type).traits:
         # A live table needs the dealer's NEW SHOE / OPEN / CLOSE BETTING controls, which
         # only the web display gives.
         raise ConfigError(
@@ -102,12 +102,7 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
                 max(rec.last_message_seq, carried_seq),
                 rec.last_events_seq if rec.last_events_seq is not None else carried_events_seq)
 
-    sources: list[EventSource] = (
-        [_simulated_table(config, rec, session)] if config.reader.type == "simulated"
-        else _live_reader(config, raw_base, closers))
-    to_stdout = "-" in (config.results_path, config.announcements_path)
-    display: Display | None = (ConsoleDisplay(sys.stderr if to_stdout else None, stamp=True)
-                               if config.display_type == "console" else None)
+    sources = _sources(config, raw_base, closers, session, rec.shoe_position)
     results = _results(config, "path", config.results_path)
     closers.append(results.close)
     announcements = None
@@ -119,14 +114,17 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
                 "give announcements a file of their own, or null")
         announcements = _results(config, "announcements_path", config.announcements_path)
         closers.append(announcements.close)
-    daemon = Daemon(station, sources, journal, feed, display=display, results=results,
+    daemon = Daemon(station, sources, journal, feed, results=results,
                     announcements=announcements, recorder=recorder)
-    daemon.outlet = _outlet(config, journal, signer, daemon, rec, wrap=wrap)
-    if config.display.type == "web":
-        from station.web.serve import web_display  # noqa: PLC0415 - only a web table needs aiohttp
-
-        daemon.display = web_display(config, daemon, [s.name for s in sources], closers,
-                                     rec.shoe_rounds)
+    box: Outbox = journal if wrap is None else wrap(journal)
+    publish = kind("upstream", config.upstream.type).build
+    assert publish is not None  # every outlet kind builds one
+    daemon.outlet = publish(OutletContext(config, box, signer, daemon.upstream_command,
+                                          rec.command_ids))
+    show = kind("display", config.display.type).build
+    if show is not None:  # after the outlet: the web display asks it whether it is connected
+        daemon.display = show(DisplayContext(config, daemon, tuple(s.name for s in sources),
+                                             closers, rec.shoe_rounds))
     if rec.events:
         # Journaled like any input, so a replay shows the restart and what it paused.
         daemon.submit(Command(RESTART, "station", time.time()))
@@ -223,70 +221,39 @@ def _signer(config: StationConfig) -> Signer | None:
     try:
         return load_signer(up.signing_key_file)
     except ConfigError as exc:
-        if up.type == "mqtt" or up.signing_key_file is not None:
+        if SIGNED in kind("upstream", up.type).traits or up.signing_key_file is not None:
             raise ConfigError(f"{config.path}: {exc}") from exc
-        log.warning("upstream: no signing key, so the file upstream's messages are unsigned "
-                    "(set upstream.signing_key_file; `station keygen DIR` makes one)")
+        log.warning("upstream: no signing key, so the %s upstream's messages are unsigned "
+                    "(set upstream.signing_key_file; `station keygen DIR` makes one)", up.type)
         return None
 
 
-def _outlet(config: StationConfig, journal: Journal, signer: Signer | None, daemon: Daemon,
-            rec: Recovered, *, wrap: Callable[[Outbox], Outbox] | None = None) -> Outlet:
-    up = config.upstream
-    box: Outbox = journal if wrap is None else wrap(journal)
-    if up.type == "file":
-        return FileSink(box, up.path)
-    from station.upstream.mqtt import MqttPublisher  # noqa: PLC0415 - only an MQTT table needs paho
-
-    assert signer is not None  # _signer refuses mqtt without a key
-    verifier = None
-    if up.command_keys:
-        keys = {name: load_public_key(p) for name, p in up.command_keys.items()}
-        verifier = CommandVerifier(CommandPolicy(config.rules.table, keys, up.command_window_s,
-                                                 up.command_skew_s))
-        for cid, ts in rec.command_ids:  # a command accepted before the restart stays used
-            verifier.seen.add(cid, ts + up.command_window_s + 1.0)
-    return MqttPublisher(box, up, table=config.rules.table, signer=signer,
-                         verifier=verifier,
-                         on_command=daemon.upstream_command if verifier else None)
-
-
 # --- the table and the files --------------------------------------------------------------
-def _simulated_table(config: StationConfig, rec: Recovered, session: str) -> SimulatedTable:
-    sim = config.simulation
-    # A shuffled shoe is a physical shoe: with no seed configured it comes from the journal's
-    # session, so a restart deals on from the same shoe.
-    seed = sim.seed if sim.seed is not None else int(session, 16)
-    dealer = SimulatedDealer(random_shoes(seed, sim.shoes, config.rules.decks), sim.faults,
-                             pace=sim.pace, supervisor=sim.supervisor, start_ts=time.time(),
-                             badges=sim.dealer_badges, change_every=sim.dealer_change_shoes,
-                             player=sim.players)
-    dealer.continue_shoe(*rec.shoe_position)
-    log.info("simulated table seed %d", seed)
-    return SimulatedTable(dealer)
+def _sources(config: StationConfig, raw_base: Path | None, closers: list[Callable[[], None]],
+             session: str, shoe_position: tuple[int, int, bool, int]) -> list[EventSource]:
+    """The table's reader (its kind's device, or the simulated dealer) and, with a live
+    reader, the cut-card sensor; their raw traffic kept beside the recording when
+    ``recording.raw`` asks: the scanner's bytes, the camera's frames, in files of this
+    start's own (``raw_base``: the recording's name and the start's time)."""
+    from station.devices import cut_card_device  # noqa: PLC0415 - drivers only when chosen
 
-
-def _live_reader(config: StationConfig, raw_base: Path | None,
-                 closers: list[Callable[[], None]]) -> list[EventSource]:
-    """The table's real devices (station.devices), with their raw traffic kept beside the
-    recording when ``recording.raw`` asks: the scanner's bytes, the camera's frames, in files
-    of this start's own (``raw_base``: the recording's name and the start's time)."""
-    from station.devices import live_devices  # noqa: PLC0415 - drivers only for a live table
-
-    on_bytes = None
-    record_to = None
+    reader = kind("reader", config.reader.type)
+    hooks = DeviceHooks(session=session, shoe_position=shoe_position)
     if config.recording_raw and raw_base is not None:
-        if config.reader.type == "serial":
+        if RAW_BYTES in reader.traits:
             from station.rawtraffic import RawTraffic, raw_path  # noqa: PLC0415
 
             raw = RawTraffic.create(raw_path(raw_base, "scanner"), "scanner")
             closers.append(raw.close)
-            on_bytes = raw.write
-        elif config.reader.type == "camera":
+            hooks = replace(hooks, on_bytes=raw.write)
+        elif RAW_VIDEO in reader.traits:
             from station.rawtraffic import raw_path  # noqa: PLC0415
 
-            record_to = raw_path(raw_base, "camera", ".avi")
-    return live_devices(config, on_bytes=on_bytes, record_to=record_to)
+            hooks = replace(hooks, record_to=raw_path(raw_base, "camera", ".avi"))
+    assert reader.build is not None  # every reader kind builds its source
+    sources: list[EventSource] = [reader.build(config, hooks)]
+    sensor = cut_card_device(config) if LIVE in reader.traits else None
+    return sources if sensor is None else [*sources, sensor]
 
 
 def _results(config: StationConfig, key: str, path: str) -> AppendLog:

@@ -25,15 +25,17 @@ from typing import Any, Protocol
 
 from drivers.base import EventSource
 from drivers.events import Command, DeviceLost, DeviceRestored, InputEvent, TimerExpired
+from station.actions import UPSTREAM_ACTIONS
 from station.journal import Journal, JournalWriteError
 from station.outputs import Announced, Output, Prompt, Published
 from station.ratelimit import Tally
 from station.simulation import due_of
 from station.sinks import AppendLog
-from station.station import REFUSED_OUTSIDE, UPSTREAM_ACTIONS, Station
+from station.station import REFUSED_OUTSIDE, Station
 from station.upstream.commands import Accepted, Refused
 from station.upstream.feed import Feed, Payloads
 from station.upstream.observe import Snapshot
+from station.upstream.outlet import Outlet
 
 log = logging.getLogger(__name__)
 
@@ -65,14 +67,6 @@ class EventCopy(Protocol):
     after its commit, so the copy never holds an event the journal lacks. Must not raise."""
 
     def write(self, event: InputEvent) -> None: ...
-
-
-class Outlet(Protocol):
-    """A publisher draining the journal's outbox (``FileSink``, ``MqttPublisher``)."""
-
-    def start(self) -> None: ...
-    def notify(self) -> None: ...
-    def stop(self, timeout_s: float = 5.0) -> None: ...
 
 
 @dataclass(slots=True)
@@ -371,10 +365,6 @@ class Daemon:
         verifier is journaled with its ``command_refused``. Either way every command is
         answered (docs/upstream.md)."""
         now = self._clock()
-        if isinstance(result, Accepted) and result.action not in UPSTREAM_ACTIONS:
-            # The verifier takes only these actions; kept in step by a test.
-            result = Refused("unknown_action", f"{result.action} is not an action this "
-                             "station takes", result.id, result.action)
         if isinstance(result, Accepted):
             actor = f"{result.sent_by} [{result.id}]"
             # Its reason (at most 500 characters, the verifier's bound) is journaled with it;

@@ -20,18 +20,35 @@ reproduces every output with no clock at all.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from drivers.events import Command, TimerExpired
+from station.actions import MODE_ACTIONS
+from station.dealers import DealerDesk
 from station.machine import DEALING, Dealing
+from station.tablerules import TableRules
 
-if TYPE_CHECKING:
-    from station.station import Station, TableRules
+
+class ModesHost(Protocol):
+    """What the modes may do to their station: read its round and its dealers, add a notice
+    or refuse a command among the outputs of the event being applied. Nothing more, so the
+    modes never import the station (``station.station.Station`` is one)."""
+
+    @property
+    def dealing(self) -> Dealing: ...
+
+    @property
+    def dealers(self) -> DealerDesk: ...
+
+    def note(self, text: str) -> None: ...
+
+    def refuse(self, ev: Command, detail: str, *, text: str | None = None,
+               reason: str = "not_now") -> None: ...
+
 
 # An upstream command's actor ends with its id in brackets (station.daemon): that is how the
 # station tells the game server's betting commands from a dealer's button.
 UPSTREAM_ACTOR = re.compile(r"\[([^\]]{1,128})\]$")
-MODE_ACTIONS = ("reveal", "skip", "request_new_shoe", "request_dealer")
 TIMERS = ("betting_opens", "betting", "reveal", "open_cards", "new_shoe")
 _DEALING_STATES = frozenset(p.value for p in DEALING) | {"reveal"}
 
@@ -45,7 +62,7 @@ def upstream_id(actor: str) -> str | None:
 class TableModes:
     """Timers, betting control, reveals and the VIP requests of one station."""
 
-    def __init__(self, station: Station, rules: TableRules) -> None:
+    def __init__(self, station: ModesHost, rules: TableRules) -> None:
         self.station = station
         self.rules = rules
         self.vip = rules.mode == "vip"

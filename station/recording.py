@@ -40,7 +40,8 @@ from station.limits import (
     table_id_problem,
 )
 from station.paytable import Paytable, parse_paytable
-from station.station import CUT_POLICIES, MODE_KEYS, Station, TableRules
+from station.station import Station
+from station.tablerules import CUT_POLICIES, MODE_KEYS, TableRules
 from station.textfile import bounded_lines, decode, describe_path, parse_json
 
 FORMAT = "dealer-station-recording"

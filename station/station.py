@@ -9,7 +9,6 @@ the dedupe window (by time, never by value: two identical cards in a row are leg
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,24 +24,18 @@ from drivers.events import (
     TimerExpired,
 )
 from station import dealers as dealer_rules
+from station.actions import COMMAND_TRIGGERS, WIRE_NAMES
 from station.bets.model import Paytable
 from station.cards import Card, try_parse_card
-from station.dealers import DEFAULT_PREFIX, DealerDesk
-from station.integrity import (
-    CARD_STATES,
-    REPEAT_CARDS,
-    REPEAT_HISTORY,
-    REPEAT_THRESHOLD,
-    ShoeIntegrity,
-)
+from station.dealers import DealerDesk
+from station.integrity import CARD_STATES, ShoeIntegrity
 from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.modes import TableModes, upstream_id
 from station.outputs import Announced, Notice, Output, Prompt, Published, Refused
 from station.pauses import NoiseWatch, noise_reason
 from station.rules import BANKER_DRAWS
 from station.shoe import ShoeCounts
-
-CUT_POLICIES = ("next_round_last", "close_shoe")
+from station.tablerules import TableRules
 
 _CARD_DUE = (*BURN, *DEALING)
 _RESCAN = "show the card face up and scan it again"
@@ -68,74 +61,12 @@ _SUPERVISOR_CHOICES: dict[Phase | None, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class TableRules:
-    """The parts of the configuration that decide outputs; recorded with every session."""
-
-    table: str = "table-1"
-    decks: int = 8
-    dedupe_ms: int = 150
-    cut_card_between_rounds: str = "next_round_last"
-    # A scanned code starting with this is a dealer's badge (station.dealers); "" for none.
-    badge_prefix: str = DEFAULT_PREFIX
-    # The table modes (docs/modes.md). Written to a recording only when not the default, so
-    # a standard table's recordings are what they always were.
-    mode: str = "standard"
-    betting: str = "dealer"
-    betting_s: float = 15.0  # the station's betting countdown (betting: timer)
-    result_s: float = 0.0  # betting: timer; the result shows this long before betting opens
-    reveal_s: float = 30.0  # squeeze: each reveal's deadline
-    open_cards_s: float = 60.0  # VIP: after betting closes, the system opens the cards
-    new_shoe_s: float = 300.0  # VIP: a requested new shoe is late after this
-    max_skips: int = 5  # VIP: rounds skipped in a row at most
-    new_shoe_after: int = 30  # VIP: rounds played before a new shoe may be asked for
-    # Shoe integrity (station.integrity): the repeated-shoe alarm's N, threshold and H.
-    repeat_cards: int = REPEAT_CARDS
-    repeat_threshold: int = REPEAT_THRESHOLD
-    repeat_history: int = REPEAT_HISTORY
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "table": self.table,
-            "decks": self.decks,
-            "dedupe_ms": self.dedupe_ms,
-            "cut_card_between_rounds": self.cut_card_between_rounds,
-            "badge_prefix": self.badge_prefix,
-        }
-        for key in OPTIONAL_KEYS:
-            value = getattr(self, key)
-            if value != getattr(_DEFAULT_RULES, key):
-                out[key] = value
-        return out
 
 
-# Written to a recording only when not the default (a recording made before them stays
-# byte-identical): the table modes' keys and shoe integrity's.
-MODE_KEYS = ("mode", "betting", "betting_s", "result_s", "reveal_s", "open_cards_s",
-             "new_shoe_s", "max_skips", "new_shoe_after")
-OPTIONAL_KEYS = (*MODE_KEYS, "repeat_cards", "repeat_threshold", "repeat_history")
-_DEFAULT_RULES = TableRules()
-
-
-# The actions a command from upstream may name (docs/upstream.md), as the station's own:
-# ``close_shoe`` is the dealer's END SHOE (``end_shoe``); every other keeps its name. The daemon
-# maps them in; a refusal answers upstream with the name the command used.
-UPSTREAM_ACTIONS = {"resume": "resume", "void": "void", "close_shoe": "end_shoe",
-                    "open_betting": "open_betting", "close_betting": "close_betting",
-                    "reveal": "reveal", "skip": "skip", "request_new_shoe": "request_new_shoe",
-                    "request_dealer": "request_dealer"}
-_WIRE_NAMES = {ours: wire for wire, ours in UPSTREAM_ACTIONS.items()}
 # A command refused before it reached the station (a bad signature, a stale command, a wrong
 # PIN on the page): journaled with its whole story in its actor, so the station records it.
 REFUSED_OUTSIDE = "command_refused"
 
-_COMMANDS = {
-    "new_shoe": "shoe_started",
-    "open_betting": "betting_opened",
-    "close_betting": "betting_closed",
-    "resume": "resumed",
-    "void": "voided",
-}
 
 
 class Station:
@@ -201,7 +132,7 @@ class Station:
         if command_id is not None:
             self.dealing.announcements.append({
                 "type": "command_refused", "command_id": command_id,
-                "action": _WIRE_NAMES.get(ev.action, ev.action), "reason": reason,
+                "action": WIRE_NAMES.get(ev.action, ev.action), "reason": reason,
                 "detail": detail})
 
     @property
@@ -385,7 +316,7 @@ class Station:
         if ev.action == "end_shoe":
             self._end_shoe(ev)
             return
-        trigger = _COMMANDS.get(ev.action)
+        trigger = COMMAND_TRIGGERS.get(ev.action)
         if trigger in ("betting_opened", "betting_closed"):
             refusal = self.modes.betting_refusal(ev)
             if refusal is not None:

@@ -22,7 +22,8 @@ from station.display import format_output
 from station.outputs import Output, Prompt, Published
 from station.service.metrics import Metrics
 from station.service.tablelog import TableLog
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from station.upstream.feed import Feed
 from station.upstream.observe import Snapshot
 from station.web.view import ShoeHistory, Surroundings, build_view, notices_of

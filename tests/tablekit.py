@@ -6,7 +6,8 @@ from typing import Any
 
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
 from station.outputs import Notice, Output, Prompt, Published
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 
 
 class Table:

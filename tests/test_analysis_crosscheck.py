@@ -25,8 +25,9 @@ from station.paytable import load_paytable
 from station.rules import banker_draws, player_draws
 from station.settlement import settle
 from station.simulation import simulate
-from station.station import Station, TableRules
+from station.station import Station
 from station.stats import BetStats, format_summary
+from station.tablerules import TableRules
 
 PAYTABLES = Path(__file__).resolve().parents[1] / "config" / "paytables"
 # CI deals fewer rounds (the hand-worked oracles in tests/test_oracle_*.py pin the rules);

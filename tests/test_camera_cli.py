@@ -17,7 +17,8 @@ from drivers.simulated import CUT, SimulatedDealer
 from station.outputs import Published
 from station.shoefile import read_shoe_file
 from station.simulation import DUE
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from tests.conftest import REPO
 
 SHORT = read_shoe_file(REPO / "tests" / "shoes" / "short.txt")
@@ -138,3 +139,32 @@ def test_replay_of_a_file_that_is_no_video_is_a_clear_error(tmp_path: Path) -> N
     assert f"{bogus}: " in done.stderr and "name a video file of a shoe" in done.stderr
     assert "Traceback" not in done.stderr
     assert out.read_text() == "previous\n"  # a replay that fails keeps the previous output
+
+
+def test_check_config_opens_the_camera_and_reads_a_frame(
+        shoe_video: tuple[Path, Path, ShoeVideo], tmp_path: Path) -> None:
+    """The camera is opened through its kind's probe, as the reader would open it (it used
+    to be reported as "simulated (no device)" without being opened)."""
+    path, cfg, video = shoe_video
+    done = station("check-config", "-c", str(cfg))
+    assert done.returncode == 0, done.stdout + done.stderr
+    width, height = video.size
+    line = next(ln for ln in done.stdout.splitlines() if ln.startswith("ok   reader.source:"))
+    assert line.startswith(f"ok   reader.source: {path}: {width}x{height} frames at "), line
+    assert line.endswith("fps, zxing ready"), line
+    assert "simulated" not in done.stdout
+    gone = tmp_path / "station.yaml"
+    data = yaml.safe_load(cfg.read_text())
+    data["reader"]["source"] = str(tmp_path / "gone.avi")
+    gone.write_text(yaml.safe_dump(data))
+    done = station("check-config", "-c", str(gone))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert (f"FAIL reader.source: {tmp_path / 'gone.avi'} cannot be read (no video file "
+            f"{tmp_path / 'gone.avi'}); check") in done.stdout
+    not_video = tmp_path / "notes.avi"
+    not_video.write_text("not a video\n")
+    data["reader"]["source"] = str(not_video)
+    gone.write_text(yaml.safe_dump(data))
+    done = station("check-config", "-c", str(gone))
+    assert done.returncode == 1 and f"FAIL reader.source: {not_video} cannot be read" \
+        in done.stdout, done.stdout

@@ -21,9 +21,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
+from station.actions import UPSTREAM_ACTIONS
 from station.display import format_output
 from station.outputs import Notice, Output, Refused
-from station.station import REFUSED_OUTSIDE, UPSTREAM_ACTIONS, Station, TableRules
+from station.station import REFUSED_OUTSIDE, Station
+from station.tablerules import TableRules
 from station.upstream.commands import ACTIONS
 from station.upstream.observe import SHOE_ENDED_REASONS, Snapshot
 from station.upstream.schema import load_schema

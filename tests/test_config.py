@@ -12,7 +12,7 @@ from tests.conftest import REPO
 
 def test_the_shipped_config_is_the_simulated_table() -> None:
     cfg = load_config(REPO / "config" / "station.yaml")
-    assert cfg.reader_type == "simulated" and cfg.rules.decks == 8
+    assert cfg.reader.type == "simulated" and cfg.rules.decks == 8
     assert cfg.simulation.supervisor == "resume" and cfg.simulation.seed is None
 
 

@@ -31,7 +31,8 @@ from drivers.urlhandler.protocol_contact import CONTACTS, Contact
 from station.outputs import Published
 from station.shoefile import read_shoe_file
 from station.simulation import DUE
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 
 CUT_CODE = "CUTCARD"
 Transport = Callable[[InputEvent], InputEvent]

@@ -23,7 +23,8 @@ from station.errors import ConfigError, InputFileError
 from station.outputs import Announced, Notice, Output, Prompt, Published
 from station.recording import read_recording
 from station.simulation import simulate
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from station.upstream import messages as m
 from station.upstream.observe import Snapshot, build, changes
 from station.upstream.schema import validate

@@ -38,7 +38,8 @@ from station.recording import Recorder, read_recording
 from station.recovery import recover
 from station.shoe import ShoeCounts
 from station.simulation import simulate
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from station.upstream import messages as m
 from station.upstream.observe import Snapshot, build, changes
 from tests.tablekit import Table

@@ -16,7 +16,8 @@ from drivers.simulated import SimulatedDealer, random_shoes
 from station.paytable import load_paytable
 from station.settlement import Settler
 from station.simulation import simulate
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from tests.conftest import REPO
 
 EARLY, LATE = 20, 120

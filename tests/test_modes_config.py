@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
+from station.actions import MODE_ACTIONS
 from station.config import parse_config
 from station.errors import ConfigError, InputFileError
-from station.modes import MODE_ACTIONS, TIMERS
+from station.modes import TIMERS
 from station.recording import read_recording
-from station.station import MODE_KEYS
+from station.tablerules import MODE_KEYS
 from tests.conftest import REPO
 
 BAD: list[tuple[str, object, str]] = [

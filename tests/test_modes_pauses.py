@@ -12,7 +12,8 @@ from drivers.events import CardRead, Command, InputEvent, TimerExpired
 from drivers.simulated import Player, SimulatedDealer, random_shoes
 from station.outputs import Announced, Output, Published
 from station.simulation import simulate
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 
 
 @pytest.mark.parametrize(("mode", "betting"), [("squeeze", "timer"), ("vip", "dealer")])

@@ -29,7 +29,8 @@ from drivers.events import Command, InputEvent, TimerExpired
 from station.cards import Card, hand_total, parse_card
 from station.outputs import Output
 from station.paytable import load_paytable
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from tests.modeskit import Table, face_down_rules
 
 PAYTABLE = load_paytable(Path(__file__).resolve().parents[1] / "config" / "paytables" /

@@ -13,7 +13,8 @@ import pytest
 from drivers.events import CardRead, Command, DeviceLost, DeviceRestored, InputEvent, TimerExpired
 from station.outputs import Notice, Output, Published
 from station.paytable import load_paytable
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from station.upstream.messages import iso_ts
 from tests.modeskit import START, Exits
 

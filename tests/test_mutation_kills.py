@@ -29,7 +29,8 @@ from station.roads.bead import bead_cell
 from station.roads.layout import draw
 from station.roads.scoreboard import roads_json
 from station.settlement import Settler, settle
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from tests.conftest import mixed_paytable
 from tests.tablekit import Table
 

@@ -18,7 +18,8 @@ from drivers.events import CardRead, Command, InputEvent
 from station.cards import parse_card
 from station.outputs import Announced, Prompt, Published
 from station.paytable import load_paytable
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from tests.tablekit import Table
 
 

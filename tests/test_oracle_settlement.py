@@ -23,7 +23,8 @@ from station.outcome import decide
 from station.outputs import Published
 from station.paytable import Paytable, load_paytable
 from station.settlement import settle
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 
 PAYTABLES = Path(__file__).resolve().parents[1] / "config" / "paytables"
 

@@ -33,7 +33,8 @@ from station.pauses import (
     noise_reason,
 )
 from station.service.metrics import Metrics
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from station.upstream.feed import Feed
 from station.upstream.observe import Snapshot
 from station.upstream.signing import Signer

@@ -26,7 +26,8 @@ from station.cards import parse_card
 from station.machine import Phase
 from station.outputs import Published
 from station.simulation import simulate
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from tests.test_tableau import banker_should_draw, player_should_draw
 
 FULL_SHOE = [c for c in CODES for _ in range(8)]

@@ -172,7 +172,8 @@ def test_no_round_of_a_simulation_builds_a_values_case(
     microseconds on its last card) fails here, and every round still settles as ``settle``."""
     from drivers.simulated import SimulatedDealer, random_shoes  # noqa: PLC0415
     from station.simulation import simulate  # noqa: PLC0415
-    from station.station import Station, TableRules  # noqa: PLC0415
+    from station.station import Station  # noqa: PLC0415
+    from station.tablerules import TableRules  # noqa: PLC0415
 
     table = load_paytable(REPO / "config" / "paytables" / name)
     station = Station(TableRules(), table, prompts=False)

@@ -7,7 +7,8 @@ import re
 
 from drivers.events import CardRead, Command
 from station.outputs import Notice, Output, Prompt
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 
 
 def dealt_to_player_2(mode: str) -> tuple[Station, list[Output]]:

@@ -13,7 +13,8 @@ from drivers.events import Command
 from station.paytable import load_paytable
 from station.recording import event_from_json, event_to_json
 from station.results import VOID_NOTE_MAX, printable_note
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from station.upstream.schema import validate
 from tests.conftest import REPO
 from tests.tablekit import Table

@@ -19,7 +19,7 @@ from tests import webkit
 def test_defaults_keep_the_console() -> None:
     config = parse_config(Path("/x/station.yaml"), {})
     assert config.display == DisplaySettings()
-    assert config.display_type == "console"
+    assert config.display.type == "console"
 
 
 def test_every_key_is_read_and_the_pin_file_is_next_to_the_config() -> None:

@@ -29,7 +29,8 @@ from station.cards import parse_card
 from station.machine import Phase
 from station.outputs import Output, Prompt
 from station.simulation import simulate
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from station.web import modeview
 from station.web.modeview import VIP_ACTIONS, mode_actions, vip_refusal
 from station.web.view import ShoeHistory, Surroundings, actions_for, build_view, notices_of

@@ -14,7 +14,8 @@ from drivers.simulated import Fault, Pace, SimulatedDealer, random_shoes
 from station.machine import Phase
 from station.outputs import Output, Prompt
 from station.simulation import simulate
-from station.station import Station, TableRules
+from station.station import Station
+from station.tablerules import TableRules
 from station.web.view import (
     ShoeHistory,
     Surroundings,

@@ -33,7 +33,8 @@ from station.journal import JournalWriteError, read_journal
 from station.machine import DEALING, Phase
 from station.outputs import Output, Prompt
 from station.simulation import simulate
-from station.station import RESTART, Station, TableRules
+from station.station import RESTART, Station
+from station.tablerules import TableRules
 from station.web import words
 from station.web.display import WebDisplay
 from station.web.hub import Hub

@@ -10,12 +10,7 @@ with the fix rather than somewhere deep in a thread.
 
 from __future__ import annotations
 
-
-class CameraUnavailable(ImportError):
-    """The camera extra (OpenCV, a decoder, or Debian's libzbar0 for pyzbar) is missing."""
-
-
-INSTALL_HINT = "install the camera extra: pip install 'dealer-station[camera]'"
+from drivers.camera.errors import INSTALL_HINT, CameraUnavailable
 
 try:
     import cv2  # checked here so every module below may import it plainly

@@ -23,7 +23,7 @@ from typing import Any, Final, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from drivers.camera import INSTALL_HINT, CameraUnavailable
+from drivers.camera.errors import INSTALL_HINT, CameraUnavailable
 
 SYMBOLOGIES: Final = ("code128", "datamatrix", "qr")
 DECODERS: Final = ("zxing", "pyzbar")

@@ -62,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
               "payload": show_bytes(payload.encode("utf-8", "replace"), 256),
               "confidence": round(confidence, 3)})
 
-    devices = live_devices(config, raw_bytes if args.raw else None,
+    found = live_devices(config, raw_bytes if args.raw else None,
                            raw_payload if args.raw else None)
+    devices = [d for _, d in found]
     if not devices:
         raise ConfigError(f"{path}: reader.type is {config.reader.type} and cut_card.type is "
                           f"{config.cut_card.type}: there is no device to monitor; set "
@@ -93,11 +94,11 @@ def run(args: argparse.Namespace) -> int:
         stop.set()
 
     old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    watching = ", ".join(describe(config, d) for d in devices)
+    watching = ", ".join(describe(config, family, d) for family, d in found)
     print(f"station monitor: {watching}; Ctrl-C stops", file=sys.stderr, flush=True)
     for d in devices:
         d.start(show, ended)
-    reader = devices[0] if config.reader.type != "simulated" else None
+    reader = found[0][1] if found[0][0] == "reader" else None
     connected: threading.Event | None = getattr(reader, "connected", None)
     was_open = False
     try:
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             # what a scanner sends before its port is open is lost.
             if connected is not None and connected.is_set() != was_open:
                 was_open = not was_open
-                print(f"station monitor: {describe(config, devices[0]).split(' (')[0]} "
+                print(f"station monitor: {describe(config, *found[0]).split(' (')[0]} "
                       f"{'open' if was_open else 'closed'}", file=sys.stderr, flush=True)
     finally:
         for d in devices:

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
             daemon = built.daemon
             serve_metrics(service, config)
             # One line per card and state change when nobody reads the console display.
-            service.wire(daemon, table_log=journald or config.display_type == "none")
+            service.wire(daemon, table_log=journald or config.display.type == "none")
             install_stop_handlers(daemon, service)
             what = (f"{built.recovered_events} events recovered from the journal"
                     if built.recovered_events else "a new journal")

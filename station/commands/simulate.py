@@ -23,8 +23,9 @@ from station.recording import Recorder
 from station.shoefile import read_shoe_file
 from station.simulation import SimulationEnd, simulate
 from station.sinks import ResultsWriter
-from station.station import Station, TableRules
+from station.station import Station
 from station.stats import BetStats, format_summary
+from station.tablerules import TableRules
 
 if TYPE_CHECKING:
     from station.upstream.signing import Signer

@@ -20,7 +20,7 @@ from drivers.events import InputEvent
 from station import __version__, recording
 from station.errors import ConfigError
 from station.paytable import Paytable, parse_paytable
-from station.station import TableRules
+from station.tablerules import TableRules
 
 FORMAT = "dealer-station-journal"
 VERSION = 1

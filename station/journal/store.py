@@ -28,7 +28,7 @@ from station.journal.schema import connect, create_schema
 from station.journal.verify import READ_ERRORS, Record, sqlite_failure, verify_journal, walk
 from station.journal.witness import WitnessWriter
 from station.paytable import Paytable
-from station.station import TableRules
+from station.tablerules import TableRules
 from station.upstream.outbox import OutboxRow
 
 log = logging.getLogger(__name__)

@@ -23,11 +23,10 @@ from typing import Any, Final
 import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from station.actions import UPSTREAM_ACTIONS
 from station.upstream.signing import SignatureError, verify
 
-ACTIONS: Final = ("open_betting", "close_betting", "resume", "void", "close_shoe",
-                  # table modes (docs/modes.md): the squeezing or VIP player's client
-                  "reveal", "skip", "request_new_shoe", "request_dealer")
+ACTIONS: Final = tuple(UPSTREAM_ACTIONS)  # station.actions: the one list
 REASONS: Final = (
     "malformed",  # not a JSON object, too big, or a field missing or of the wrong type
     "unsigned",  # no sig field

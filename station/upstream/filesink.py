@@ -91,6 +91,11 @@ class FileSink:
     def backlog(self) -> int:
         return self._outbox.backlog()
 
+    @property
+    def connected(self) -> None:
+        """A file has no link to lose (``station.upstream.outlet``)."""
+        return None
+
     def stop(self, timeout_s: float = 5.0) -> None:
         """Write what is pending (within ``timeout_s``), then close."""
         self._stop.set()

@@ -8,12 +8,12 @@ Secrets are never values here, only the files that hold them.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal
+from typing import Any, Final
 
-TYPES: Final = ("file", "mqtt")
+TYPES: Final = ("file", "mqtt")  # the built-in outlets (station.kinds.registry has them all)
 _TOPIC_WORD = re.compile(r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$")
 KEY_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 MAX_INFLIGHT_LIMIT: Final = 1000
@@ -30,7 +30,7 @@ class TlsSettings:
 
 @dataclass(frozen=True, slots=True)
 class UpstreamSettings:
-    type: Literal["file", "mqtt"] = "file"
+    type: str = "file"  # an outlet kind of station.kinds.registry
     # type: file
     path: str = "var/upstream.jsonl"  # JSON Lines, one signed message per line; "-" stdout
     # type: mqtt
@@ -50,6 +50,8 @@ class UpstreamSettings:
     command_keys: Mapping[str, Path] = field(default_factory=dict)  # name -> public key PEM
     command_window_s: float = 30.0
     command_skew_s: float = 5.0
+    # The settings of an outlet kind registered beside the built-in ones, by kind name.
+    own: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def effective_port(self) -> int:
@@ -63,11 +65,12 @@ class UpstreamSettings:
     def base_topic(self, table: str) -> str:
         return f"{self.prefix}/{table}"
 
-    def problems(self) -> list[tuple[str, str]]:
-        """``(key, message)`` for every invalid value; empty when all is well."""
+    def problems(self, types: Collection[str] = TYPES) -> list[tuple[str, str]]:
+        """``(key, message)`` for every invalid value; empty when all is well. ``types``: the
+        outlet kinds there are (the config's parser passes the registered ones)."""
         out: list[tuple[str, str]] = []
-        if self.type not in TYPES:
-            out.append(("type", f"{self.type!r} is not one of {', '.join(TYPES)}"))
+        if self.type not in types:
+            out.append(("type", f"{self.type!r} is not one of {', '.join(types)}"))
         if not self.path:
             out.append(("path", "must name a file, or '-' for stdout"))
         if not self.host:

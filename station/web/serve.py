@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from station.config import StationConfig
+from station.configmodel import StationConfig
 from station.daemon import Daemon
 from station.web.display import WebControl, WebDisplay
 from station.web.hub import Hub
@@ -23,9 +23,10 @@ def web_display(config: StationConfig, daemon: Daemon, devices: list[str],
     settings = config.display
     outlet = daemon.outlet
     connected: Callable[[], bool | None] | None = None
-    if config.upstream.type == "mqtt" and outlet is not None and hasattr(outlet, "connected"):
+    if outlet is not None:
+        # Part of every outlet's interface (station.upstream.outlet): None for a file.
         def connected() -> bool | None:
-            return bool(getattr(outlet, "connected", None))
+            return outlet.connected
     hub = Hub()
     around = Surroundings(config.rules.table, settings.language, settings.sound,
                           config.upstream.type, None, tuple(devices))

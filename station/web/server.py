@@ -25,6 +25,7 @@ from aiohttp import web
 
 from drivers.events import Command
 from station import dealers
+from station.actions import COMMAND_TRIGGERS, SUPERVISOR_ACTIONS
 from station.errors import ConfigError
 from station.ratelimit import Budget, Every, Tally, retry_after_s
 from station.station import REFUSED_OUTSIDE
@@ -35,7 +36,7 @@ from station.web.hub import Hub
 from station.web.modeview import REVEAL, VIP_ACTIONS
 from station.web.pins import PinChecker, Verdict
 from station.web.site import GuardedSite, Keeper
-from station.web.view import COMMAND_TRIGGERS, SUPERVISOR_ACTIONS, roads_svg
+from station.web.view import roads_svg
 from station.web.words import notice_zh
 
 log = logging.getLogger(__name__)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from station import dealers
+from station.actions import COMMAND_TRIGGERS, SUPERVISOR_ACTIONS
 from station.cards import hand_total
 from station.machine import TRANSITIONS, Phase
 from station.outputs import Notice, Output, Prompt, Published
@@ -26,17 +27,6 @@ from station.web.words import action_zh, dealer_zh, detail_zh, notice_zh, prompt
 VIEW_VERSION = 1
 LAST_RESULTS = 12  # results listed beside the roads
 LAST_NOTICES = 5
-
-# Page and API commands, as ``drivers.events.Command`` actions, and the machine trigger each
-# becomes (``station.station._COMMANDS``).
-COMMAND_TRIGGERS: dict[str, str] = {
-    "new_shoe": "shoe_started",
-    "open_betting": "betting_opened",
-    "close_betting": "betting_closed",
-    "resume": "resumed",
-    "void": "voided",
-}
-SUPERVISOR_ACTIONS = ("resume", "void")
 
 
 def _sources(trigger: str) -> frozenset[str]:

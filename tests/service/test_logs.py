@@ -126,7 +126,8 @@ def test_a_squeeze_table_logs_no_card_value_at_info_before_its_reveal(
     its value is at debug level only until the reveal (the round's line then has it)."""
     from drivers.events import CardRead, Command, InputEvent  # noqa: PLC0415
     from station.service.tablelog import TableLog  # noqa: PLC0415
-    from station.station import Station, TableRules  # noqa: PLC0415
+    from station.station import Station  # noqa: PLC0415
+    from station.tablerules import TableRules  # noqa: PLC0415
 
     station = Station(TableRules(mode="squeeze"))
     table_log = TableLog(station)

@@ -1,0 +1,177 @@
+"""``upstream.type: mqtt``: the messages to an MQTT 5 broker, and the game server's signed
+commands from it (``station.upstream.mqtt``; paho is imported only when chosen)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from station.configmodel import StationConfig
+from station.configsection import Section, secret_path
+from station.errors import ConfigError
+from station.kinds.keys import Key
+from station.kinds.outlets import OutletContext, secret_file
+from station.kinds.probes import Finding
+from station.upstream.settings import MAX_INFLIGHT_LIMIT, TlsSettings, UpstreamSettings
+
+if TYPE_CHECKING:
+    from station.upstream.mqtt import MqttPublisher
+
+BROKER_TIMEOUT_S = 5.0
+_D = UpstreamSettings()
+
+KEYS = (
+    Key("host", "text", _D.host, "the broker's host name or address"),
+    Key("port", "whole number", "null", "the broker's TCP port; null: 1883, or 8883 with tls"),
+    Key("prefix", "text", _D.prefix, "the topics' first levels: PREFIX/TABLE/..."),
+    Key("client_id", "text", "null", "the MQTT client id (1-64 characters); null: "
+        "station-TABLE"),
+    Key("credentials_file", "file", "null", "the broker's username (line 1) and password "
+        "(line 2), next to the config or ${CREDENTIALS_DIRECTORY}/ID"),
+    Key("tls", "true, false or {ca_file, cert_file, key_file}", "false", "TLS to the broker: "
+        "true for the system's CAs, or the PEM files (a client certificate needs its key)"),
+    Key("keepalive_s", "whole number", str(_D.keepalive_s), "MQTT keep-alive (5-3600)", "s"),
+    Key("session_expiry_s", "whole number", str(_D.session_expiry_s), "how long the broker "
+        "keeps the session while the station is offline (0-604800)", "s"),
+    Key("max_inflight", "whole number", str(_D.max_inflight), "messages sent and not yet "
+        f"acknowledged (1-{MAX_INFLIGHT_LIMIT})"),
+    Key("reconnect_max_s", "whole number", str(_D.reconnect_max_s), "the reconnect backoff "
+        "doubles from 1 s up to this (1-3600)", "s"),
+    Key("command_keys", "{name: file}", "{}", "the public keys (PEM) of whoever may send "
+        "commands, by sender name; empty: commands from the broker are not taken"),
+    Key("command_window_s", "number", f"{_D.command_window_s:g}", "how old a command may be "
+        "and still be taken", "s"),
+    Key("command_skew_s", "number", f"{_D.command_skew_s:g}", "how far ahead of the "
+        "station's clock a command may be dated", "s"),
+)
+
+
+def parse(sec: Section, settings: UpstreamSettings, chosen: bool) -> UpstreamSettings:
+    d = _D
+
+    def whole(name: str, default: int, maximum: int) -> int:
+        return sec.int_(name, default, 0, "a whole number", maximum) or 0
+
+    tls_raw = sec.data.get("tls", False)
+    tls: TlsSettings | None
+    if tls_raw is True:
+        tls = TlsSettings()
+    elif tls_raw is False or tls_raw is None:
+        tls = None
+    else:
+        t = sec.sub("tls", ("ca_file", "cert_file", "key_file"))
+        tls = TlsSettings(*(None if (v := t.path_(k, None, "a PEM file")) is None
+                            else secret_path(t, k, v)
+                            for k in ("ca_file", "cert_file", "key_file")))
+    keys_sec = sec.data.get("command_keys") or {}
+    if not isinstance(keys_sec, dict):
+        sec.fail(sec.key("command_keys"), "expected a mapping of sender name to public key "
+                 "file, e.g. {pit: keys/pit.pub.pem}")
+    if not all(isinstance(k, str) for k in keys_sec):
+        sec.fail(sec.key("command_keys"), "each sender name must be text")
+    command_keys = {}
+    ks = Section(sec.path, sec.key("command_keys"), keys_sec, tuple(keys_sec))
+    for name in keys_sec:
+        value = ks.path_(name, None, "a public key PEM file")
+        if value is not None:
+            command_keys[str(name)] = sec.path.parent / value
+    port = sec.data.get("port")
+    return replace(
+        settings,
+        host=sec.str_("host", d.host, "the broker's host name or address") or d.host,
+        port=None if port is None else sec.int_("port", None, 1, "a TCP port", 65535),
+        prefix=sec.str_("prefix", d.prefix, "e.g. baccarat") or d.prefix,
+        client_id=sec.str_("client_id", None, "1-64 characters, or null"),
+        credentials_file=secret_file(sec, "credentials_file"),
+        tls=tls,
+        keepalive_s=whole("keepalive_s", d.keepalive_s, 3600),
+        session_expiry_s=whole("session_expiry_s", d.session_expiry_s, 7 * 86400),
+        max_inflight=whole("max_inflight", d.max_inflight, 1000),
+        reconnect_max_s=whole("reconnect_max_s", d.reconnect_max_s, 3600),
+        command_keys=command_keys,
+        command_window_s=sec.float_("command_window_s", d.command_window_s, "e.g. 30"),
+        command_skew_s=sec.float_("command_skew_s", d.command_skew_s, "e.g. 5"),
+    )
+
+
+def build(ctx: OutletContext) -> MqttPublisher:
+    from station.upstream.commands import CommandPolicy, CommandVerifier  # noqa: PLC0415
+    from station.upstream.mqtt import MqttPublisher  # noqa: PLC0415 - paho only when chosen
+    from station.upstream.signing import load_public_key  # noqa: PLC0415
+
+    config, up = ctx.config, ctx.config.upstream
+    assert ctx.signer is not None  # the assembly refuses a signed outlet without a key
+    verifier = None
+    if up.command_keys:
+        keys = {name: load_public_key(p) for name, p in up.command_keys.items()}
+        verifier = CommandVerifier(CommandPolicy(config.rules.table, keys, up.command_window_s,
+                                                 up.command_skew_s))
+        for cid, ts in ctx.command_ids:  # a command accepted before the restart stays used
+            verifier.seen.add(cid, ts + up.command_window_s + 1.0)
+    return MqttPublisher(ctx.box, up, table=config.rules.table, signer=ctx.signer,
+                         verifier=verifier, on_command=ctx.on_command if verifier else None)
+
+
+def probe(config: StationConfig) -> Iterator[Finding]:
+    """One MQTT connect under a client id of its own (so a running station's session is
+    never taken over), then a clean disconnect."""
+    yield _broker(config)
+
+
+def _broker(config: StationConfig) -> Finding:
+    import paho.mqtt.client as paho  # noqa: PLC0415
+    from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion  # noqa: PLC0415
+
+    from station.upstream.mqtt import CREDENTIAL_NAME, read_credentials  # noqa: PLC0415
+
+    up = config.upstream
+    where = f"{up.host}:{up.effective_port}"
+    client = paho.Client(CallbackAPIVersion.VERSION2,
+                         client_id=f"{up.client_id_for(config.rules.table)}-check"[:64],
+                         protocol=MQTTProtocolVersion.MQTTv5)
+    try:
+        creds = up.credentials_file
+        folder = os.environ.get("CREDENTIALS_DIRECTORY")
+        if creds is None and folder and (Path(folder) / CREDENTIAL_NAME).exists():
+            creds = Path(folder) / CREDENTIAL_NAME
+        if creds is not None:
+            client.username_pw_set(*read_credentials(creds))
+        if up.tls is not None:
+            t = up.tls
+            client.tls_set(ca_certs=str(t.ca_file) if t.ca_file else None,
+                           certfile=str(t.cert_file) if t.cert_file else None,
+                           keyfile=str(t.key_file) if t.key_file else None)
+    except (ConfigError, OSError, ValueError) as exc:
+        return Finding(False, "upstream", f"{where}: {exc}")
+    answered = threading.Event()
+    reason: list[str] = []
+
+    def on_connect(client: Any, userdata: Any, flags: Any, code: Any, props: Any) -> None:
+        if code.is_failure:
+            reason.append(str(code))
+        answered.set()
+
+    client.on_connect = on_connect
+    try:
+        client.connect(up.host, up.effective_port, keepalive=10)
+        client.loop_start()
+        try:
+            if not answered.wait(BROKER_TIMEOUT_S):
+                return Finding(False, "upstream", f"{where}: no answer to CONNECT in "
+                               f"{BROKER_TIMEOUT_S:g} s; check upstream.host/port and tls")
+        finally:
+            with contextlib.suppress(Exception):
+                client.disconnect()
+            client.loop_stop()
+    except (OSError, ValueError) as exc:
+        return Finding(False, "upstream", f"{where}: cannot connect ({exc}); check "
+                       "upstream.host and upstream.port, and that the broker runs")
+    if reason:
+        return Finding(False, "upstream", f"{where}: the broker refused the connection "
+                       f"({reason[0]}); check the credentials (mqtt-credentials) and tls")
+    return Finding(True, "upstream", f"{where}: the broker accepted an MQTT connection")

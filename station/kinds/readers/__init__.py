@@ -1,0 +1,74 @@
+"""``reader:``: the card reader kinds (``simulated``, ``serial``, ``camera``), one module each.
+
+The keys every reader shares are here: ``type``, ``dedupe_ms`` (a table rule: the config
+puts it in ``TableRules``) and the code format, which the kinds that read codes check when
+chosen (trait ``codes``), so a bad pattern is a config error at start, not a surprise at
+the first card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from drivers.codes import CodeFormat
+from station.configmodel import ReaderSettings
+from station.configsection import Section
+from station.kinds.keys import Key
+from station.limits import DEDUPE_MS_MAX
+
+RawBytes = Callable[[bytes, float], None]
+RawPayload = Callable[[str, float, float], None]
+
+COMMON = (
+    Key("type", "text", "simulated", "the card reader kind"),
+    Key("dedupe_ms", "whole number", "150", "a second identical read from the same reader "
+        f"inside this window is a double read, dropped (0-{DEDUPE_MS_MAX})", "ms"),
+    Key("code_format", "regular expression", "null", "the scanner's code form, with groups "
+        "(?P<rank>...) and (?P<suit>...); null: the station's own forms (AS, TD, 10H, QH)"),
+    Key("cut_code", "text", "null", "the code the scanner sends for the cut card"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceHooks:
+    """What the caller of a reader's builder adds: raw traffic taps (``monitor --raw``,
+    ``recording.raw``), a recording of the frames, for ``replay --video`` another source
+    and the time of its first frame, and for ``station run`` the journal's session and
+    where its shoe stands (a simulated shoe is a physical shoe: it deals on from there)."""
+
+    on_bytes: RawBytes | None = None
+    on_payload: RawPayload | None = None
+    record_to: Path | None = None
+    source: str | int | None = None
+    start_ts: float | None = None
+    session: str = ""
+    shoe_position: tuple[int, int, bool, int] = (0, 0, False, 0)
+
+
+def parse_common(sec: Section, settings: ReaderSettings, chosen: str) -> ReaderSettings:
+    return replace(
+        settings,
+        code_format=sec.str_("code_format", None, "a regular expression with groups "
+                             "(?P<rank>...) and (?P<suit>...)"),
+        cut_code=sec.str_("cut_code", None, "the code the scanner sends for the cut card"))
+
+
+def finish(sec: Section, settings: ReaderSettings, traits: frozenset[str]) -> None:
+    """The chosen kind's ``traits``: one that reads codes has its code format checked."""
+    if "codes" in traits:
+        try:
+            reader_codes(settings)
+        except ValueError as exc:
+            sec.fail(sec.key("code_format" if settings.code_format else "cut_code"), str(exc))
+
+
+def reader_codes(settings: ReaderSettings) -> CodeFormat:
+    """The scanner's code format; raises ValueError naming what is wrong. A dealer's badge
+    (``dealers.badge_prefix``) goes to the station as read."""
+    cut = [settings.cut_code] if settings.cut_code else []
+    passed = [settings.badge_prefix] if settings.badge_prefix else []
+    if settings.code_format is None:
+        return CodeFormat(cut_codes=cut, passed_prefixes=passed)
+    return CodeFormat(settings.code_format, cut_codes=cut, passed_prefixes=passed)

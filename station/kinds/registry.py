@@ -1,0 +1,184 @@
+"""The pluggable kinds of a station, each declared once: readers, cut-card sensors, upstream
+outlets and displays.
+
+Shaped like the bets' registry (``station.bets.registry``): a family is a config section
+(``reader:``, ``cut_card:``, ``upstream:``, ``display:``) whose ``type`` names one of its
+kinds; a kind is one ``Kind`` line below, pointing at the functions of its own module under
+``station/kinds/``: the keys it reads (documented), its parser, its builder, its
+``check-config`` probe and what ``station monitor`` says of its device. ``station.config``
+reads a section through ``parse_section`` without knowing its inside, and a test checks
+docs/configuration.md against these entries.
+
+Adding a kind: write its module (and its driver under ``drivers/``), add one line to its
+family's ``kinds`` below. A test or a site plugin may add one for a while with
+``registered``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from station.configmodel import CutCardSettings, DisplaySettings, ReaderSettings
+from station.configsection import Section
+from station.kinds import cut_cards, displays, outlets, readers
+from station.kinds.cut_cards import modem_pin, passive
+from station.kinds.displays import console, web
+from station.kinds.keys import Key
+from station.kinds.outlets import file, mqtt
+from station.kinds.probes import Finding
+from station.kinds.readers import camera, serial, simulated
+from station.upstream.settings import UpstreamSettings
+
+# What a kind's functions take. Parse: (section, the settings so far, whether this kind is
+# the chosen one) -> the settings with its keys. Probe: (StationConfig) -> findings.
+# Describe: (StationConfig, its device) -> words for a technician. Build: per family,
+# (StationConfig, readers.DeviceHooks), (StationConfig), (outlets.OutletContext) or
+# (displays.DisplayContext).
+Parse = Callable[[Section, Any, bool], Any]
+Probe = Callable[[Any], Iterator[Finding]]
+Describe = Callable[[Any, Any], str]
+Build = Callable[..., Any]
+
+# Traits the rest of the station may ask of a kind, instead of its name.
+LIVE = "live"  # a reader with a device: monitor reads it, the cut-card sensor goes with it,
+# and the table needs a display with buttons
+CODES = "codes"  # a reader that reads codes: its code format is checked at load
+BUTTONS = "buttons"  # a display with the dealer's buttons (NEW SHOE, OPEN/CLOSE BETTING)
+SIGNED = "signed"  # an outlet that refuses to send unsigned messages
+RAW_BYTES = "raw_bytes"  # recording.raw keeps the device's bytes (drivers' on_raw: bytes)
+RAW_VIDEO = "raw_video"  # recording.raw keeps the device's frames as a video
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One kind of one family. ``keys``: the keys of the section it reads; ``parse``:
+    validates them (every registered kind's keys are validated whichever is chosen, as a
+    typo in a key of another kind is a typo all the same; ``chosen`` is for what only the
+    chosen kind requires); ``build``: its device, outlet or display (None: it has none);
+    ``probe``: what ``check-config`` opens and says (None: nothing to open); ``describe``:
+    what ``monitor`` shows of its device."""
+
+    name: str
+    summary: str
+    keys: tuple[Key, ...] = ()
+    parse: Parse | None = None
+    build: Build | None = None
+    probe: Probe | None = None
+    describe: Describe | None = None
+    traits: frozenset[str] = frozenset()
+
+
+@dataclass(slots=True)
+class Family:
+    """A section whose ``type`` chooses a kind. ``settings``: the section's value with its
+    defaults; ``common``: the keys every kind of it shares, ``type`` first (``parse_common``
+    reads them); ``finish``: a check over the whole section with the chosen kind's traits."""
+
+    section: str
+    settings: Callable[[], Any]
+    common: tuple[Key, ...]
+    kinds: dict[str, Kind]
+    parse_common: Callable[[Section, Any, str], Any] | None = None
+    finish: Callable[[Section, Any, frozenset[str]], None] | None = None
+
+    @property
+    def default(self) -> str:
+        return self.common[0].default
+
+    def allowed(self) -> tuple[str, ...]:
+        names = [k.name for k in self.common]
+        for entry in self.kinds.values():
+            names += [k.name for k in entry.keys if k.name not in names]
+        return tuple(names)
+
+
+FAMILIES: dict[str, Family] = {
+    "reader": Family("reader", ReaderSettings, readers.COMMON, {
+        "simulated": Kind("simulated", "the simulated dealer deals; no device",
+                          build=simulated.build, probe=simulated.probe),
+        "serial": Kind("serial", "a barcode scanner on a serial line", serial.KEYS,
+                       serial.parse, serial.build, serial.probe, serial.describe,
+                       frozenset({LIVE, CODES, RAW_BYTES})),
+        "camera": Kind("camera", "barcodes read from a camera, a stream or a video file",
+                       camera.KEYS, camera.parse, camera.build, camera.probe, camera.describe,
+                       frozenset({LIVE, CODES, RAW_VIDEO})),
+    }, readers.parse_common, readers.finish),
+    "cut_card": Family("cut_card", CutCardSettings, cut_cards.COMMON, {
+        "reader_code": Kind("reader_code", "the card reader reads the cut card "
+                            "(reader.cut_code); the simulated shoe deals it",
+                            probe=passive.probe),
+        "modem_pin": Kind("modem_pin", "a contact on a USB-serial adapter's status pin",
+                          modem_pin.KEYS, modem_pin.parse, modem_pin.build, modem_pin.probe,
+                          modem_pin.describe),
+        "none": Kind("none", "no sensor", probe=passive.probe),
+    }),
+    "upstream": Family("upstream", UpstreamSettings, outlets.COMMON, {
+        "file": Kind("file", "JSON Lines in a file, or on stdout", file.KEYS, file.parse,
+                     file.build, file.probe),
+        "mqtt": Kind("mqtt", "an MQTT 5 broker; commands from the game server too",
+                     mqtt.KEYS, mqtt.parse, mqtt.build, mqtt.probe,
+                     traits=frozenset({SIGNED})),
+    }, outlets.parse_common, outlets.finish),
+    "display": Family("display", DisplaySettings, displays.COMMON, {
+        "console": Kind("console", "the dealer's prompts as timestamped lines on stdout "
+                         "(stderr when results go to stdout)", build=console.build),
+        "web": Kind("web", "the dealer's page and the local control API", web.KEYS,
+                    web.parse, web.build, traits=frozenset({BUTTONS})),
+        "none": Kind("none", "no display (a service: the table log goes to the journal)"),
+    }),
+}
+
+
+def kind(family: str, name: str) -> Kind:
+    """The registered kind ``name`` of ``family`` (a loaded config names only these)."""
+    return FAMILIES[family].kinds[name]
+
+
+def parse_section(family: str, parent: Section) -> Any:
+    """The ``family`` section of ``parent``, read: unknown keys refused, the type one of the
+    registered kinds, each kind's keys validated by the kind."""
+    fam = FAMILIES[family]
+    sec = parent.sub(fam.section, fam.allowed())
+    chosen = sec.choice("type", fam.default, tuple(fam.kinds))
+    settings = fam.settings()
+    if "type" in {f.name for f in fields(settings)}:
+        settings = replace(settings, type=chosen)
+    if fam.parse_common is not None:
+        settings = fam.parse_common(sec, settings, chosen)
+    for entry in fam.kinds.values():
+        if entry.parse is not None:
+            settings = entry.parse(sec, settings, entry.name == chosen)
+    if fam.finish is not None:
+        fam.finish(sec, settings, fam.kinds[chosen].traits)
+    return settings
+
+
+@contextmanager
+def registered(family: str, entry: Kind) -> Iterator[Kind]:
+    """``entry`` is a kind of ``family`` for the ``with`` block (tests, site plugins)."""
+    kinds = FAMILIES[family].kinds
+    if entry.name in kinds:
+        raise ValueError(f"{family} kind {entry.name!r} is already registered")
+    kinds[entry.name] = entry
+    try:
+        yield entry
+    finally:
+        del kinds[entry.name]
+
+
+def doc_rows(family: str) -> list[str]:
+    """The rows of docs/configuration.md for ``family``'s section, from its entries: the
+    shared keys, then each kind's, marked with the kind (tests/test_config_docs.py holds
+    the document to these)."""
+    fam = FAMILIES[family]
+    kinds = "; ".join(f"`{k.name}`: {k.summary}" for k in fam.kinds.values())
+    first, *rest = fam.common
+    rows = [replace(first, meaning=f"{first.meaning}: {kinds}").row(fam.section)]
+    rows += [k.row(fam.section) for k in rest]
+    for entry in fam.kinds.values():
+        rows += [replace(k, meaning=f"(`{entry.name}`) {k.meaning}").row(fam.section)
+                 for k in entry.keys]
+    return rows
