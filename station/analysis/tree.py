@@ -57,8 +57,15 @@ def round_weights(decks: int) -> list[int]:
     ``falling(52 * decks, 6)``. Raises ``ValueError`` unless ``decks`` >= 1."""
     if decks < 1:
         raise ValueError(f"a shoe needs at least one deck, got {decks}")
-    c = value_counts(decks)
-    n = CARDS_PER_DECK * decks
+    return weights_for_values(value_counts(decks))
+
+
+def weights_for_values(counts: list[int]) -> list[int]:
+    """``round_weights`` for any shoe given as its cards of each value 0-9 (at least six
+    cards): the tree walked for that shoe. ``station.analysis.composition`` computes the same
+    faster; this plain walk is what its test holds it to."""
+    c = list(counts)
+    n = sum(c)
     pad5 = n - 5  # ways to draw the unused sixth card
     pad4 = (n - 4) * pad5
     acc = [0] * KEYS
