@@ -40,7 +40,7 @@ from typing import Any, Final
 import numpy as np
 
 from station.analysis.exact import BetAnalysis, PaytableAnalysis, _tally, _value_round
-from station.analysis.tree import falling, key_index
+from station.analysis.tree import ROUND_CARDS, falling, key_index
 from station.bets.model import LOSE, PUSH, Bet, Paytable, Settled
 from station.bets.registry import reads, settle_bet
 from station.cards import ALL_CARDS, DECK_SIZE, RANKS, Card, parse_card
@@ -53,7 +53,6 @@ from station.rules import banker_draws, player_draws
 # holds every kind of the registry to it); until then the analyzer refuses it by name.
 ONE_HAND_KINDS: Final = frozenset({"pair", "four_fortune_pair", "colour"})
 PAIR_KINDS: Final = frozenset({"either_pair", "perfect_pair", "tiger_pair"})
-ROUND_CARDS: Final = 6  # at most six cards a round; fewer left cannot be analysed
 _LIMB: Final = 27  # bits of the low limb: weights < 2**53 split into two
 _VALUES: Final = range(10)
 _RANK_OF: Final = tuple(RANKS.index(c.rank) for c in ALL_CARDS)

@@ -18,6 +18,7 @@ from station.rules import banker_draws, player_draws
 VALUES: Final = range(10)
 CARDS_PER_DECK: Final = 52
 KEYS: Final = 400  # player total x banker total x 2 or 3 player cards x 2 or 3 banker cards
+ROUND_CARDS: Final = 6  # at most six cards a round (RULES.md 2)
 
 
 class ValueKey(NamedTuple):
