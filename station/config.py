@@ -27,6 +27,7 @@ from station.limits import (
     ROUND_MAX,
     SEED_MAX,
     SHOES_MAX,
+    guard_value_problem,
     mode_value_problem,
     repeat_cards_problem,
     repeat_history_problem,
@@ -221,7 +222,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
     )
     table = top.sub(
         "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants",
-                  *MODE_KEYS)
+                  *MODE_KEYS, *GUARD_KEYS)
     )
     reader = top.sub("reader", ("type", "dedupe_ms", "port", "baud", "framing", "code_format",
                                 "cut_code", "source", "decoder", "roi", "agree_frames"))
@@ -240,6 +241,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "cut_card_between_rounds", "next_round_last", CUT_POLICIES
         ),
         **_modes(table),
+        **_bet_guard(table),
     )
     rules = _integrity(top.sub("integrity", INTEGRITY_KEYS), rules)
     display = top.sub("display", DISPLAY_KEYS)
@@ -352,6 +354,23 @@ def _modes(table: _Section) -> dict[str, Any]:
         if problem is not None:
             table.fail(table.key(key), f"{problem}; {_MODE_FIXES[key]}")
         out[key] = float(value) if key.endswith("_s") else value
+    return out
+
+
+GUARD_KEYS = ("bet_guard", "bet_guard_max_rtp")
+GUARD_DEFAULTS = {"bet_guard": "observe", "bet_guard_max_rtp": 1.0}
+
+
+def _bet_guard(table: _Section) -> dict[str, Any]:
+    """``table.bet_guard`` (off, observe, close; default observe) and
+    ``table.bet_guard_max_rtp`` (default 1.0): the bet guard of issue 25."""
+    out: dict[str, Any] = {}
+    for key in GUARD_KEYS:
+        value = table.data.get(key, GUARD_DEFAULTS[key])
+        problem = guard_value_problem(key, value)
+        if problem is not None:
+            table.fail(table.key(key), problem)
+        out[key] = value if key == "bet_guard" else float(value)
     return out
 
 

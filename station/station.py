@@ -25,6 +25,7 @@ from drivers.events import (
     TimerExpired,
 )
 from station import dealers as dealer_rules
+from station.betguard import BetGuard
 from station.bets.model import Paytable
 from station.cards import Card, try_parse_card
 from station.dealers import DEFAULT_PREFIX, DealerDesk
@@ -91,6 +92,10 @@ class TableRules:
     repeat_cards: int = REPEAT_CARDS
     repeat_threshold: int = REPEAT_THRESHOLD
     repeat_history: int = REPEAT_HISTORY
+    # The bet guard (station.betguard). "off" here, so a recording made before the guard
+    # (its rules have no such key) replays byte for byte; a config's default is "observe".
+    bet_guard: str = "off"
+    bet_guard_max_rtp: float = 1.0
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -111,7 +116,8 @@ class TableRules:
 # byte-identical): the table modes' keys and shoe integrity's.
 MODE_KEYS = ("mode", "betting", "betting_s", "result_s", "reveal_s", "open_cards_s",
              "new_shoe_s", "max_skips", "new_shoe_after")
-OPTIONAL_KEYS = (*MODE_KEYS, "repeat_cards", "repeat_threshold", "repeat_history")
+OPTIONAL_KEYS = (*MODE_KEYS, "repeat_cards", "repeat_threshold", "repeat_history",
+                 "bet_guard", "bet_guard_max_rtp")
 _DEFAULT_RULES = TableRules()
 
 
@@ -136,6 +142,14 @@ _COMMANDS = {
 }
 
 
+def _guard(rules: TableRules, paytable: Paytable | None) -> BetGuard | None:
+    """The table's bet guard, or None when it is off or there are no bets to guard.
+    ``ConfigError`` for a paytable with a bet the guard cannot value."""
+    if rules.bet_guard == "off" or paytable is None:
+        return None
+    return BetGuard(paytable, rules.bet_guard, rules.bet_guard_max_rtp)
+
+
 class Station:
     """One table's source of truth. Call ``apply`` from one thread only."""
 
@@ -150,7 +164,8 @@ class Station:
         self._prompts = prompts
         self.paytable = paytable
         self.dealing = Dealing(rules.table, rules.decks, rules.cut_card_between_rounds,
-                               paytable, face_down=rules.mode in ("squeeze", "vip"))
+                               paytable, face_down=rules.mode in ("squeeze", "vip"),
+                               guard=_guard(rules, paytable))
         self.modes = TableModes(self, rules)
         self._dedupe_s = rules.dedupe_ms / 1000.0
         self._last_read: dict[str, tuple[object, float]] = {}
