@@ -367,6 +367,8 @@ def _bet_guard(table: _Section) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key in GUARD_KEYS:
         value = table.data.get(key, GUARD_DEFAULTS[key])
+        if key == "bet_guard" and value is False:
+            value = "off"  # YAML reads a bare `off` as false
         problem = guard_value_problem(key, value)
         if problem is not None:
             table.fail(table.key(key), problem)

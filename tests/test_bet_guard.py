@@ -1,0 +1,199 @@
+"""The bet guard (issue 25) at a table: a stacked one-deck shoe where Player pair turns
+positive at a known round; ``observe`` alerts then and not before, ``close`` takes it out of
+the next ``open_bets``, a replay reproduces both, and ``off`` adds nothing."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from station.analysis.composition import CompositionAnalyzer
+from station.betguard import BetGuard, limit_of, published
+from station.cards import RANKS, parse_card
+from station.cli import main
+from station.outputs import Announced
+from station.paytable import load_paytable
+from station.recording import read_recording
+from station.upstream.feed import Feed
+from station.upstream.messages import STATION_VERSION
+from station.upstream.observe import Snapshot
+from station.upstream.schema import validate
+
+PAYTABLES = Path(__file__).resolve().parents[1] / "config" / "paytables"
+BURN = ["AS", "AH"]  # the ace shown burns one more card
+# One deck: the small ranks and the faces first, 7 8 9 K last, so that pairs grow likely as
+# the shoe empties. Player pair (11 to 1) returns 12 * P(pair); over 1 from round 4 on.
+STACKED = BURN + [r + s for r in "A23456TJQ" for s in "SHDC" if r + s not in BURN] + [
+    r + s for r in "789K" for s in "SHDC"]
+TURNS = 4  # the round at whose betting opening Player pair first returns more than 1
+
+
+def _shoe(tmp: Path) -> Path:
+    cards = [*STACKED[:46], "CUT", *STACKED[46:]]
+    path = tmp / "stacked.txt"
+    path.write_text("\n".join(" ".join(cards[i:i + 8]) for i in range(0, len(cards), 8)) + "\n")
+    return path
+
+
+def _run(tmp: Path, guard: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
+                                               Path]:
+    """(announcements, round records, recording) of the stacked shoe with ``guard``."""
+    key = "" if guard is None else f", bet_guard: {guard}"
+    config = tmp / f"{guard}.yaml"
+    config.write_text(f"table: {{id: t-1, decks: 1, paytable: {PAYTABLES / 'seed000.yaml'}"
+                      f"{key}}}\n")
+    ann, out, rec = (tmp / f"{guard}.{n}" for n in ("ann.jsonl", "out.jsonl", "rec.jsonl"))
+    assert main(["simulate", "-c", str(config), "--shoe-file", str(_shoe(tmp)), "--out",
+                 str(out), "--announcements", str(ann), "--record", str(rec)]) == 0
+    return ([json.loads(line) for line in ann.read_text().splitlines()],
+            [json.loads(line) for line in out.read_text().splitlines()], rec)
+
+
+def _pair_rtp(records: list[dict[str, Any]], round_no: int) -> Fraction:
+    """Player pair's return at round ``round_no``'s opening, worked out apart from the
+    analyzer: 12 * sum over ranks of R (R - 1) / (n (n - 1)) for the cards not yet out."""
+    out = list(BURN)
+    for r in records:
+        if r["round"] < round_no:
+            out += r["player"] + r["banker"]
+    left = {rank: 4 for rank in RANKS}
+    for code in out:
+        left[parse_card(code).rank] -= 1
+    n = sum(left.values())
+    return 12 * Fraction(sum(k * (k - 1) for k in left.values()), n * (n - 1))
+
+
+def _opens(announcements: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    return {a["round"]: a for a in announcements if a["type"] == "betting_open"}
+
+
+def _alerts(announcements: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [a for a in announcements if a["type"] == "alert"]
+
+
+def test_observe_alerts_at_the_round_the_bet_turns_and_not_before(tmp_path: Path) -> None:
+    announcements, records, _ = _run(tmp_path, "observe")
+    opens = _opens(announcements)
+    for round_no, opened in opens.items():
+        exact = _pair_rtp(records, round_no)
+        assert opened["rtp"]["player_pair"] == published(exact)
+        assert (exact > 1) == (round_no >= TURNS)
+        assert "player_pair" in opened["open_bets"]  # observe closes nothing
+        assert set(opened["rtp"]) == set(opened["open_bets"])
+        assert "closed_by_guard" not in opened
+    pair = [a for a in _alerts(announcements) if a["bet"] == "player_pair"]
+    assert len(pair) == 1  # once per bet and shoe, though it stays positive
+    assert pair[0]["round"] == TURNS and pair[0]["rtp"] == opens[TURNS]["rtp"]["player_pair"]
+    assert pair[0]["alert"] == "bet_positive" and pair[0]["by"] == "bet_guard"
+    # The alert follows its betting_open.
+    at = announcements.index(opens[TURNS])
+    assert pair[0] in announcements[at + 1:at + 12]
+
+
+def test_close_takes_the_bet_out_of_the_next_open_bets(tmp_path: Path) -> None:
+    announcements, records, _ = _run(tmp_path, "close")
+    opens = _opens(announcements)
+    for round_no, opened in opens.items():
+        closed = round_no >= TURNS
+        assert ("player_pair" in opened["open_bets"]) is not closed
+        assert ("player_pair" in opened["closed_by_guard"]) is closed
+        assert set(opened["rtp"]) == set(opened["open_bets"])
+    by_round = {r["round"]: r for r in records}
+    assert "player_pair" in by_round[TURNS - 1]["open_bets"]
+    assert "player_pair" not in by_round[TURNS]["open_bets"]  # the round record agrees
+    assert [a["round"] for a in _alerts(announcements) if a["bet"] == "player_pair"] == [TURNS]
+    # Every bet it closed was over the limit when it did, and the cut-offs still apply.
+    for alert in _alerts(announcements):
+        assert alert["rtp"] > 1
+        assert alert["bet"] not in opens[alert["round"]]["open_bets"]
+
+
+@pytest.mark.parametrize("guard", ["observe", "close"])
+def test_a_replay_reproduces_every_figure_and_closure(tmp_path: Path, guard: str) -> None:
+    announcements, _, rec = _run(tmp_path, guard)
+    opened = read_recording(rec)
+    assert opened.rules.bet_guard == guard
+    station = opened.station()
+    feed = Feed(station.rules.table, station.rules.decks, None)
+    again: list[dict[str, Any]] = []
+    for event in opened.events:
+        before = Snapshot.of(station)
+        outputs = station.apply(event)
+        for _, payload in feed.messages(before, Snapshot.of(station), event, outputs):
+            message = orjson.loads(payload)
+            message.pop(STATION_VERSION, None)
+            if message["kind"] in ("betting_open", "alert"):
+                # The upstream contract's schemas, with the new fields (unsigned here).
+                validate(message | {"sig": "A" * 86 + "=="})
+        again += [o.message for o in outputs if isinstance(o, Announced)]
+    assert again == announcements
+
+
+def test_off_adds_nothing(tmp_path: Path) -> None:
+    """A config that says off publishes what a table published before the guard; its
+    recording's rules do not mention the guard."""
+    announcements, _, rec = _run(tmp_path, "off")
+    assert not _alerts(announcements)
+    assert all(set(a) == {"type", "shoe", "round", "key", "open_bets"}
+               for a in announcements if a["type"] == "betting_open")
+    assert "bet_guard" not in json.loads(rec.read_text().splitlines()[0])["rules"]
+
+
+def test_a_config_defaults_to_observe(tmp_path: Path) -> None:
+    announcements, _, rec = _run(tmp_path, None)
+    assert all("rtp" in a for a in announcements if a["type"] == "betting_open")
+    assert json.loads(rec.read_text().splitlines()[0])["rules"]["bet_guard"] == "observe"
+
+
+@pytest.mark.parametrize("value, why", [
+    ("shut", "'shut' is not one of: off, observe, close"),
+    ("0.3", "0.3 is not a return from 0.5 to 2.0"),
+    ("true", "True is not a return"),
+])
+def test_bad_guard_keys_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    value: str, why: str) -> None:
+    key = "bet_guard" if value == "shut" else "bet_guard_max_rtp"
+    config = tmp_path / "c.yaml"
+    config.write_text(f"table: {{id: t-1, {key}: {value}}}\n")
+    assert main(["simulate", "-c", str(config), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert f"table.{key}: {why}" in err, err
+
+
+def test_the_limit_is_the_decimal_written() -> None:
+    assert limit_of(1.005) == Fraction(201, 200)
+    assert published(Fraction(1234565, 10**6) + Fraction(1, 10**7) / 2) == 1.234565
+
+
+@cache
+def _guards() -> tuple[CompositionAnalyzer, BetGuard]:
+    table = load_paytable(PAYTABLES / "seed003.yaml")
+    return CompositionAnalyzer(table), BetGuard(table, "close", 0.97)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 51), min_size=0, max_size=300))
+def test_the_guard_never_closes_a_bet_under_the_limit(out: list[int]) -> None:
+    """Random shoes (8 decks less a random draw): every bet the guard closes returns more
+    than the limit by the full analysis, and every open bet over it is closed."""
+    analyzer, guard = _guards()
+    drawn = [0] * 52
+    for i in out:
+        if drawn[i] < 8:
+            drawn[i] += 1
+    guard.new_shoe()
+    keys = list(analyzer.paytable.keys)
+    found = guard.opening(keys, drawn, 8)
+    full = {b.key: b.rtp for b in analyzer.analyze([8 - n for n in drawn]).bets}
+    for key in found.closed:
+        assert full[key] > Fraction(97, 100)
+    for key in keys:
+        assert full[key] <= Fraction(97, 100)
