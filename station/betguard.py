@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the analyzer brings numpy: imported when a guard is made, n
 # Published returns are rounded half to even to this many decimals (0.989421 is 98.9421%),
 # the precision of ``station analyze --json``; the decision uses the exact value.
 RTP_DECIMALS: Final = 6
+_SCALE: Final = 10**RTP_DECIMALS
 ALERT: Final = "bet_positive"
 BY: Final = "bet_guard"
 
@@ -34,9 +35,13 @@ def limit_of(max_rtp: float) -> Fraction:
 
 
 def published(rtp: Fraction) -> float:
-    """A return as published: rounded half to even to ``RTP_DECIMALS`` decimals, exactly,
-    then written as the shortest double that reads back to it."""
-    return float(round(rtp, RTP_DECIMALS))
+    """A return as published: rounded half to even to ``RTP_DECIMALS`` decimals, exactly
+    (``round(rtp, RTP_DECIMALS)``, in integers: 42 of them at every opening), then the
+    double nearest to that decimal (JSON writes it shortest: 0.989421)."""
+    q, r = divmod(rtp.numerator * _SCALE, rtp.denominator)
+    if 2 * r > rtp.denominator or (2 * r == rtp.denominator and q % 2):
+        q += 1
+    return q / _SCALE  # true division of integers: correctly rounded
 
 
 @dataclass(slots=True)
