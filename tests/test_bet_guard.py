@@ -197,3 +197,40 @@ def test_the_guard_never_closes_a_bet_under_the_limit(out: list[int]) -> None:
         assert full[key] > Fraction(97, 100)
     for key in keys:
         assert full[key] <= Fraction(97, 100)
+
+
+@given(st.fractions(min_value=0, max_value=3))
+def test_published_is_round_half_even_to_six_decimals(x: Fraction) -> None:
+    assert published(x) == float(round(x, 6))
+
+
+def _stats(tmp: Path, capsys: pytest.CaptureFixture[str], guard: str) -> str:
+    assert main(["simulate", "--shoe-file", str(_shoe(tmp)), "-c", str(_config(tmp)),
+                 "--bet-guard", guard, "--stats", "--out", str(tmp / "o.jsonl")]) == 0
+    return capsys.readouterr().err
+
+
+def _config(tmp: Path) -> Path:
+    path = tmp / "plain.yaml"
+    path.write_text(f"table: {{id: t-1, decks: 1, paytable: {PAYTABLES / 'seed000.yaml'}}}\n")
+    return path
+
+
+def test_simulate_stats_counts_the_closures_and_the_return_saved(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--bet-guard`` overrides the config's; ``--stats`` counts one closure per alert and,
+    with observe, sums rtp - 1 over each closed bet's openings from its alert on."""
+    announcements, _, _ = _run(tmp_path, "observe")
+    alerts = _alerts(announcements)
+    opens = _opens(announcements)
+    saved = sum(opens[r]["rtp"][a["bet"]] - 1 for a in alerts for r in opens
+                if r >= a["round"] and a["bet"] in opens[r]["rtp"])
+    rounds = sum(1 for a in alerts for r in opens
+                 if r >= a["round"] and a["bet"] in opens[r]["rtp"])
+    err = _stats(tmp_path, capsys, "observe")
+    assert (f"bet guard observe: would have closed {len(alerts)} bets over 1 shoes "
+            f"({len(alerts)}.00 a shoe, at most {len(alerts)} in one)") in err
+    assert f"return saved: {saved:+.4f} units per unit staked, summed over {rounds} " in err
+    err = _stats(tmp_path, capsys, "close")
+    assert "bet guard close: closed " in err and "return saved: not known with close" in err
+    assert "bet guard off: nothing valued" in _stats(tmp_path, capsys, "off")

@@ -11,7 +11,7 @@ from tests.conftest import REPO
 
 PURE = ["cards", "rules", "outcome", "shoe", "machine", "fsm", "station", "results", "outputs",
         "errors", "simulation", "settlement", "stats", "limits", "dealers",
-        "integrity", "modes"]
+        "integrity", "modes", "betguard", "guardstats"]
 PURE_PACKAGES = ["bets", "analysis", "roads"]
 IO_MODULES = {"os", "sys", "io", "socket", "serial", "sqlite3", "subprocess", "pathlib",
               "threading", "time", "shutil", "tempfile", "logging", "yaml", "json"}
