@@ -26,6 +26,7 @@ from station.upstream.feed import Feed
 from station.upstream.messages import STATION_VERSION
 from station.upstream.observe import Snapshot
 from station.upstream.schema import validate
+from station.web.view import ShoeHistory, Surroundings, build_view, notices_of
 
 PAYTABLES = Path(__file__).resolve().parents[1] / "config" / "paytables"
 BURN = ["AS", "AH"]  # the ace shown burns one more card
@@ -234,3 +235,24 @@ def test_simulate_stats_counts_the_closures_and_the_return_saved(
     err = _stats(tmp_path, capsys, "close")
     assert "bet guard close: closed " in err and "return saved: not known with close" in err
     assert "bet guard off: nothing valued" in _stats(tmp_path, capsys, "off")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_dealer_page_shows_nothing_of_it(tmp_path: Path, language: str) -> None:
+    """The page's view at every event of the closing session holds no return, alert or
+    closure: a dealer does not need them (the pit and the game server get them upstream)."""
+    _, _, rec = _run(tmp_path, "close")
+    opened = read_recording(rec)
+    station = opened.station()
+    history = ShoeHistory()
+    notices: list[str] = []
+    around = Surroundings(table="t-1", language=language)
+    for event in opened.events:
+        outputs = station.apply(event)
+        history.add(outputs)
+        notices += notices_of(outputs)
+        text = json.dumps(build_view(station, station.prompt, history, notices, around),
+                          ensure_ascii=False)
+        for word in ("rtp", "bet_positive", "closed_by_guard", "bet_guard", "player_pair",
+                     "return"):
+            assert word not in text, (word, text)
