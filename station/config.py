@@ -18,6 +18,7 @@ from drivers.codes import CodeFormat
 from drivers.framing import FRAMINGS
 from drivers.simulated import FAULT_KINDS, SUPERVISOR_POLICIES, Fault, Pace, Player
 from station import dealers
+from station.analysis.groups import unvalued
 from station.cards import DECK_SIZE
 from station.errors import ConfigError
 from station.limits import (
@@ -256,7 +257,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
     return _with_dealers(top, StationConfig(
         path=path,
         rules=rules,
-        paytable=_paytable(table),
+        paytable=_guarded(table, rules, _paytable(table)),
         reader_type=reader.choice("type", "simulated", READER_TYPES),
         reader=_reader(reader),
         cut_card=_cut_card(top.sub("cut_card", ("type", "port", "pin", "debounce_ms"))),
@@ -374,6 +375,16 @@ def _bet_guard(table: _Section) -> dict[str, Any]:
             table.fail(table.key(key), problem)
         out[key] = value if key == "bet_guard" else float(value)
     return out
+
+
+def _guarded(table: _Section, rules: TableRules, paytable: Paytable | None) -> Paytable | None:
+    """``paytable``, once the bet guard (if on) is known to value every bet of it."""
+    bad = unvalued(paytable) if paytable is not None and rules.bet_guard != "off" else []
+    if bad:
+        table.fail(table.key("bet_guard"), f"the guard cannot value bet(s) {', '.join(bad)} "
+                   "of the paytable (a combined bet over pair or colour bets); set bet_guard: "
+                   "off, or list those bets apart")
+    return paytable
 
 
 def _paytable(table: _Section) -> Paytable | None:

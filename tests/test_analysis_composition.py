@@ -16,8 +16,6 @@ import pytest
 from station.analysis import analyze
 from station.analysis.composition import (
     _PAIR_CLASSES,
-    ONE_HAND_KINDS,
-    PAIR_KINDS,
     CompositionAnalyzer,
     check_counts,
     counts_from_codes,
@@ -26,6 +24,7 @@ from station.analysis.composition import (
     pair_class_weights,
     value_counts,
 )
+from station.analysis.groups import ONE_HAND_KINDS, PAIR_KINDS
 from station.analysis.tree import weights_for_values
 from station.bets.model import LOSE, PUSH, Paytable
 from station.bets.registry import KINDS, settle_bet

@@ -256,3 +256,20 @@ def test_the_dealer_page_shows_nothing_of_it(tmp_path: Path, language: str) -> N
         for word in ("rtp", "bet_positive", "closed_by_guard", "bet_guard", "player_pair",
                      "return"):
             assert word not in text, (word, text)
+
+
+def test_a_paytable_the_guard_cannot_value_is_refused_unless_it_is_off(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A combined bet over pair bets has no composition analysis: the config says so at
+    load, naming the bet, instead of the station failing when it starts."""
+    text = (PAYTABLES / "seed000.yaml").read_text().replace("\nbets:\n", (
+        "\nbets:\n  - {key: any_pair, label: x, kind: any_of, bets: [player_pair, "
+        "banker_pair], pays: {win: 5}, push: [], cutoff_round: null}\n"), 1)
+    (tmp_path / "p.yaml").write_text(text)
+    config = tmp_path / "c.yaml"
+    config.write_text("table: {id: t-1, paytable: p.yaml}\n")
+    assert main(["simulate", "-c", str(config), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "table.bet_guard: the guard cannot value bet(s) any_pair of the paytable" in err
+    config.write_text("table: {id: t-1, paytable: p.yaml, bet_guard: off}\n")
+    assert main(["simulate", "-c", str(config), "--out", str(tmp_path / "o")]) == 0

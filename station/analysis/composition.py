@@ -40,19 +40,16 @@ from typing import Any, Final
 import numpy as np
 
 from station.analysis.exact import BetAnalysis, PaytableAnalysis, _tally, _value_round
+from station.analysis.groups import group_of
 from station.analysis.tree import ROUND_CARDS, falling, key_index
 from station.bets.model import LOSE, PUSH, Bet, Paytable, Settled
-from station.bets.registry import reads, settle_bet
+from station.bets.registry import settle_bet
 from station.cards import ALL_CARDS, DECK_SIZE, RANKS, Card, parse_card
 from station.errors import ConfigError
 from station.limits import DECKS_MAX
 from station.outcome import RoundOutcome, decide
 from station.rules import banker_draws, player_draws
 
-# The kinds of the two card groups. A new first-two kind must be put in one of them (a test
-# holds every kind of the registry to it); until then the analyzer refuses it by name.
-ONE_HAND_KINDS: Final = frozenset({"pair", "four_fortune_pair", "colour"})
-PAIR_KINDS: Final = frozenset({"either_pair", "perfect_pair", "tiger_pair"})
 _LIMB: Final = 27  # bits of the low limb: weights < 2**53 split into two
 _VALUES: Final = range(10)
 _RANK_OF: Final = tuple(RANKS.index(c.rank) for c in ALL_CARDS)
@@ -254,13 +251,9 @@ def _returns(bet: Bet, outcomes: Sequence[RoundOutcome]) -> tuple[list[int], int
 
 
 def _group(paytable: Paytable, bet: Bet) -> str:
-    kinds = set(reads(bet))
-    if kinds == {"values"}:
-        return "values"
-    if bet.kind in ONE_HAND_KINDS:
-        return "hand"
-    if bet.kind in PAIR_KINDS:
-        return "pairs"
+    group = group_of(bet)
+    if group is not None:
+        return group
     raise ConfigError(
         f"{paytable.path}: bet {bet.key!r}: kind {bet.kind!r}: the shoe-composition analysis "
         "cannot value it; set table.bet_guard: off for this paytable"
