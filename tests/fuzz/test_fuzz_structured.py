@@ -139,7 +139,9 @@ def test_structured_remaining_cards(doc: dict[str, Any]) -> None:
 
 
 HEADER_RULES = {"table": "table-1", "decks": 8, "dedupe_ms": 150,
-                "cut_card_between_rounds": "next_round_last"}
+                "cut_card_between_rounds": "next_round_last",
+                # The bet guard's keys (issue 25): checked as a config's are.
+                "bet_guard": "close", "bet_guard_max_rtp": 1.0}
 EVENT_KINDS = ["card", "cut", "lost", "restored", "cmd", "timer", "x"]
 
 
