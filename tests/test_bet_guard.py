@@ -27,21 +27,19 @@ from station.upstream.messages import STATION_VERSION
 from station.upstream.observe import Snapshot
 from station.upstream.schema import validate
 from station.web.view import ShoeHistory, Surroundings, build_view, notices_of
+from tests.conftest import REPO
 
 PAYTABLES = Path(__file__).resolve().parents[1] / "config" / "paytables"
 BURN = ["AS", "AH"]  # the ace shown burns one more card
 # One deck: the small ranks and the faces first, 7 8 9 K last, so that pairs grow likely as
 # the shoe empties. Player pair (11 to 1) returns 12 * P(pair); over 1 from round 4 on.
-STACKED = BURN + [r + s for r in "A23456TJQ" for s in "SHDC" if r + s not in BURN] + [
-    r + s for r in "789K" for s in "SHDC"]
+# tests/recordings/bet_guard_closes_player_pair.jsonl was made from it with close.
+STACKED = REPO / "tests" / "shoes" / "bet_guard_stacked.txt"
 TURNS = 4  # the round at whose betting opening Player pair first returns more than 1
 
 
 def _shoe(tmp: Path) -> Path:
-    cards = [*STACKED[:46], "CUT", *STACKED[46:]]
-    path = tmp / "stacked.txt"
-    path.write_text("\n".join(" ".join(cards[i:i + 8]) for i in range(0, len(cards), 8)) + "\n")
-    return path
+    return STACKED
 
 
 def _run(tmp: Path, guard: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
