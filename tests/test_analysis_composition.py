@@ -249,3 +249,19 @@ def test_pair_class_weights_equal_every_first_four(shoe: str) -> None:
     names = [name for name, _, _ in _PAIR_CLASSES]
     assert dict(zip(names, weights, strict=True)) == {k: want.get(k, 0) for k in names}
     assert total == sum(want.values())
+
+
+def test_payouts_of_many_decimals_are_summed_exactly_too(tmp_path: Path) -> None:
+    """Returns over a denominator of 10**12 or 10**13 may overflow an int64 sum: the analyzer
+    sums them in Python integers instead, and still equals today's full-shoe figures."""
+    text = (PAYTABLES / "seed000.yaml").read_text()
+    text = text.replace("pays: {win: 0.95}", "pays: {win: 0.950000000001}", 1)
+    text = text.replace("pays: {win: 11}", "pays: {win: 11.0000000000007}", 1)
+    path = tmp_path / "odd.yaml"
+    path.write_text(text)
+    odd = load_paytable(path)
+    fast = CompositionAnalyzer(odd)
+    assert not fast._v_exact_int64 and not fast._h_exact_int64  # the fallback is what is tested
+    assert fast.rtp(full_shoe(8)) == {b.key: b.rtp for b in analyze(odd, 8).bets}
+    counts = _small(*SMALL_SHOES["two decks, 7 kinds"])
+    assert fast.rtp(counts) == _brute(odd, counts)

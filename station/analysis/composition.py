@@ -23,8 +23,9 @@ once on a representative round by the station's own settlement code:
 
 Weights are exact integers in numpy ``int64``: every sum is bounded by the shoe's ordered
 six-card draws, under 2**53 for 8 decks. A bet's numerator (weights x returns) may not be,
-so the values group multiplies in two 27-bit limbs. Nothing is rounded: returns are
-``Fraction``.
+so the values group multiplies in two 27-bit limbs; a paytable whose returns are too large
+even for that (payouts of ten and more decimals) is summed in Python integers. Nothing is
+rounded: returns are ``Fraction``.
 """
 
 from __future__ import annotations
@@ -282,8 +283,9 @@ class CompositionAnalyzer:
         self._p_coef, self._p_den = self._matrix(self._pairs, self._pair_outcomes)
         # Two 27-bit limbs of a weight times a return, summed over 400 keys, stay in int64
         # while every return is under 2**27 (a payout of 10,000 over a denominator of 13,000).
-        biggest = max((int(x) for x in self._v_coef.ravel()), default=0)
-        self._v_exact_int64 = biggest * len(tree.keys) < 2 ** (63 - _LIMB)
+        self._v_exact_int64 = _biggest(self._v_coef) * len(tree.keys) < 2 ** (63 - _LIMB)
+        # A two-card hand weighs at most DECKS_MAX ** 2; 2,704 of them.
+        self._h_exact_int64 = _biggest(self._h_coef) * DECKS_MAX**2 * len(_HANDS) < 2**63
 
     @staticmethod
     def _matrix(bets: Sequence[Bet], outcomes: Sequence[RoundOutcome]) -> tuple[Any, list[int]]:
@@ -309,18 +311,20 @@ class CompositionAnalyzer:
                 hi = kw >> _LIMB
                 nums = [(int(h) << _LIMB) + int(lo_)
                         for h, lo_ in zip(hi @ self._v_coef, lo @ self._v_coef, strict=True)]
-            else:  # an exotic payout: Python integers, slower but exact
-                weights = [int(x) for x in kw]
-                nums = [sum(w * int(c) for w, c in zip(weights, col, strict=True))
-                        for col in self._v_coef.T]
+            else:  # an exotic payout (many decimals): Python integers, slower but exact
+                nums = _python_dot(kw, self._v_coef)
             for bet, num, den in zip(self._values, nums, self._v_den, strict=True):
                 out[bet.key] = Fraction(num, den * total)
         if self._hand:
             cards = np.array(counts, dtype=np.int64)
             hands = (np.outer(cards, cards) - np.diag(cards)).ravel()
             total = falling(int(cards.sum()), 2)
-            for bet, num, den in zip(self._hand, hands @ self._h_coef, self._h_den, strict=True):
-                out[bet.key] = Fraction(int(num), den * total)
+            if self._h_exact_int64:
+                nums = [int(x) for x in hands @ self._h_coef]
+            else:  # an exotic payout: Python integers
+                nums = _python_dot(hands, self._h_coef)
+            for bet, num, den in zip(self._hand, nums, self._h_den, strict=True):
+                out[bet.key] = Fraction(num, den * total)
         if self._pairs:
             weights, total = pair_class_weights(counts)
             for bet, col, den in zip(self._pairs, self._p_coef.T, self._p_den, strict=True):
@@ -349,6 +353,16 @@ class CompositionAnalyzer:
             found.update(_tally(self._pairs, classes, total))
         return PaytableAnalysis(self.paytable.name, decks,
                                 tuple(found[b.key] for b in self.paytable.bets))
+
+
+def _biggest(coef: Any) -> int:
+    return max((int(x) for x in coef.ravel()), default=0)
+
+
+def _python_dot(weights: Any, coef: Any) -> list[int]:
+    """``weights @ coef`` in Python integers, for returns too large for int64 sums."""
+    ws = [int(x) for x in weights]
+    return [sum(w * int(c) for w, c in zip(ws, col, strict=True) if w) for col in coef.T]
 
 
 def counts_from_codes(remaining: Mapping[str, int]) -> list[int]:
