@@ -271,3 +271,41 @@ def test_a_paytable_the_guard_cannot_value_is_refused_unless_it_is_off(
     assert "table.bet_guard: the guard cannot value bet(s) any_pair of the paytable" in err
     config.write_text("table: {id: t-1, paytable: p.yaml, bet_guard: off}\n")
     assert main(["simulate", "-c", str(config), "--out", str(tmp_path / "o")]) == 0
+
+
+def test_a_vip_round_skipped_at_once_has_no_returns_either() -> None:
+    """A skipped round has no bets (seed 003 飞牌): its betting_open carries an empty ``rtp``
+    as it carries empty ``open_bets``; the next round is valued again."""
+    from tests.test_modes_vip import Desk  # noqa: PLC0415 - the VIP table's own test desk
+
+    t = Desk(bet_guard="observe")
+    t.start()
+    t.client("skip")
+    while t.d.state != "between_rounds":
+        t.card()
+    t.play()
+    skipped, played = t.messages("betting_open")
+    assert skipped["skipped"] is True and skipped["open_bets"] == [] and skipped["rtp"] == {}
+    assert set(played["rtp"]) == set(played["open_bets"]) and played["open_bets"]
+
+
+def test_with_fewer_than_six_cards_left_nothing_is_valued() -> None:
+    """A round may need six cards: with five left the guard publishes ``{}`` and closes
+    nothing, keeping the closures it made before."""
+    table = load_paytable(PAYTABLES / "seed000.yaml")
+    guard = BetGuard(table, "close", 1.0)
+    keys = list(table.keys)
+    drawn = [1] * 52
+    for i in range(4):  # four aces left, and a 2: pairs of aces all but certain
+        drawn[i * 13] = 0
+    drawn[1] = 0
+    found = guard.opening(keys, drawn, 1)
+    assert found.rtp == {} and found.closed == [] and found.alerts == []
+    assert keys == list(table.keys)
+    drawn[2] = drawn[3] = 0  # seven cards: valued, and the pairs are closed
+    found = guard.opening(keys, drawn, 1)
+    assert "player_pair" in found.closed and "player_pair" not in keys
+    drawn[2] = drawn[3] = 1
+    keys = list(table.keys)
+    found = guard.opening(keys, drawn, 1)  # five again: the earlier closures still hold
+    assert found.rtp == {} and "player_pair" in found.closed and "player_pair" not in keys
