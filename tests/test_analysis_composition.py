@@ -12,6 +12,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from station.analysis import analyze
 from station.analysis.composition import (
@@ -265,3 +267,14 @@ def test_payouts_of_many_decimals_are_summed_exactly_too(tmp_path: Path) -> None
     assert fast.rtp(full_shoe(8)) == {b.key: b.rtp for b in analyze(odd, 8).bets}
     counts = _small(*SMALL_SHOES["two decks, 7 kinds"])
     assert fast.rtp(counts) == _brute(odd, counts)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.dictionaries(st.integers(0, 51), st.integers(1, 3), min_size=2, max_size=5)
+       .filter(lambda d: sum(d.values()) >= 6))
+def test_sampled_small_shoes_equal_brute_force(cards: dict[int, int]) -> None:
+    """A sample of small shoes of up to three decks (a few card kinds, so the brute force
+    stays cheap), both paytables."""
+    counts = [cards.get(i, 0) for i in range(52)]
+    for name in NAMES:
+        assert analyzer(name).rtp(counts) == _brute(table(name), counts)
