@@ -80,7 +80,7 @@ def check_counts(counts: Sequence[int]) -> None:
 class _Tree:
     # For each multiset, where its factors are in the flattened (10 values x 7) table of
     # falling factorials: value * 7 + copies, padded with 0 (falling(c, 0) = 1), six a row.
-    factors: Any  # (groups, 6) int64
+    factors: Any  # (6, groups) int64, one row per factor: six contiguous products
     cards: Any  # (groups,) int64: cards the multiset holds (4, 5 or 6)
     entry_group: Any  # (entries,) int64, entries sorted by key
     entry_count: Any  # (entries,) int64: ordered value sequences of the group giving the key
@@ -133,7 +133,7 @@ def _tree() -> _Tree:
     for i, (key, _, _) in enumerate(entries):
         first.setdefault(key, i)
     return _Tree(
-        factors=np.array(factors, dtype=np.int64),
+        factors=np.ascontiguousarray(np.array(factors, dtype=np.int64).T),
         cards=np.array([sum(m) for m in multisets], dtype=np.int64),
         entry_group=np.array([g for _, g, _ in entries], dtype=np.int64),
         entry_count=np.array([n for _, _, n in entries], dtype=np.int64),
@@ -169,7 +169,12 @@ def key_weights(counts: Sequence[int]) -> tuple[tuple[int, ...], Any, int]:
     fall = np.ones((10, _FALLS), dtype=np.int64)
     np.cumprod(np.maximum(c[:, None] - _STEPS, 0), axis=1, out=fall[:, 1:])
     pad = np.array([falling(n - k, ROUND_CARDS - k) for k in range(_FALLS)], dtype=np.int64)
-    w = fall.ravel()[tree.factors].prod(axis=1) * pad[tree.cards]
+    f = fall.ravel()[tree.factors]
+    # Six row products (a reduction along the short axis of (groups, 6) was twice as slow).
+    w = f[0] * f[1]
+    for row in f[2:]:
+        w *= row
+    w *= pad[tree.cards]
     sums = np.add.reduceat(w[tree.entry_group] * tree.entry_count, tree.starts)
     return tree.keys, sums, falling(n, ROUND_CARDS)
 
