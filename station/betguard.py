@@ -34,12 +34,14 @@ def limit_of(max_rtp: float) -> Fraction:
     return Fraction(repr(max_rtp))
 
 
-def published(rtp: Fraction) -> float:
-    """A return as published: rounded half to even to ``RTP_DECIMALS`` decimals, exactly
-    (``round(rtp, RTP_DECIMALS)``, in integers: 42 of them at every opening), then the
-    double nearest to that decimal (JSON writes it shortest: 0.989421)."""
-    q, r = divmod(rtp.numerator * _SCALE, rtp.denominator)
-    if 2 * r > rtp.denominator or (2 * r == rtp.denominator and q % 2):
+def published(rtp: Fraction | tuple[int, int]) -> float:
+    """A return (a ``Fraction`` or (numerator, denominator)) as published: rounded half to
+    even to ``RTP_DECIMALS`` decimals, exactly (``round(rtp, RTP_DECIMALS)``, in integers:
+    42 of them at every opening), then the double nearest to that decimal (JSON writes it
+    shortest: 0.989421)."""
+    num, den = (rtp.numerator, rtp.denominator) if isinstance(rtp, Fraction) else rtp
+    q, r = divmod(num * _SCALE, den)
+    if 2 * r > den or (2 * r == den and q % 2):
         q += 1
     return q / _SCALE  # true division of integers: correctly rounded
 
@@ -83,11 +85,13 @@ class BetGuard:
         left = [decks - n for n in drawn]
         if sum(left) < ROUND_CARDS:
             return Opening({}, list(self._closed))
-        exact = self.analyzer.rtp(left)
+        exact = self.analyzer.rtp_ratios(left)
+        top, bottom = self.limit.numerator, self.limit.denominator
         alerts = []
         for key in open_bets:
             rtp = exact[key]
-            if rtp > self.limit and key not in self._alerted:
+            # rtp > limit, exactly, in integers (denominators are positive).
+            if rtp[0] * bottom > top * rtp[1] and key not in self._alerted:
                 self._alerted.add(key)
                 alerts.append({"bet": key, "rtp": published(rtp)})
                 if self.mode == "close":

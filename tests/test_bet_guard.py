@@ -309,3 +309,18 @@ def test_with_fewer_than_six_cards_left_nothing_is_valued() -> None:
     keys = list(table.keys)
     found = guard.opening(keys, drawn, 1)  # five again: the earlier closures still hold
     assert found.rtp == {} and "player_pair" in found.closed and "player_pair" not in keys
+
+
+def test_a_return_exactly_at_the_limit_is_not_over_it() -> None:
+    """Nine cards, three aces and six other ranks: a Player pair is 6 / 72 = 1/12 likely,
+    so at 11 to 1 it returns exactly 1. Strictly over the limit alerts; at it, not."""
+    table = load_paytable(PAYTABLES / "seed000.yaml")
+    left = ["AS", "AH", "AD", "2C", "3C", "4C", "5C", "6C", "7C"]
+    drawn = [1] * 52
+    for code in left:
+        drawn[parse_card(code).index] = 0
+    assert CompositionAnalyzer(table).rtp([1 - n for n in drawn])["player_pair"] == 1
+    at = BetGuard(table, "close", 1.0).opening(list(table.keys), drawn, 1)
+    assert "player_pair" not in [a["bet"] for a in at.alerts] and at.rtp["player_pair"] == 1.0
+    under = BetGuard(table, "close", 0.999999).opening(list(table.keys), drawn, 1)
+    assert "player_pair" in under.closed

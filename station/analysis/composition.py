@@ -307,8 +307,13 @@ class CompositionAnalyzer:
         """Every bet's exact return to player (1 + expected net per unit staked) on the next
         round dealt from ``counts``, in paytable order. ``ValueError`` for a composition
         ``check_counts`` refuses."""
+        return {k: Fraction(num, den) for k, (num, den) in self.rtp_ratios(counts).items()}
+
+    def rtp_ratios(self, counts: Sequence[int]) -> dict[str, tuple[int, int]]:
+        """``rtp`` as (numerator, denominator), not reduced: what the bet guard compares and
+        rounds, without building 42 ``Fraction``s at every betting opening."""
         check_counts(counts)
-        out: dict[str, Fraction] = {}
+        out: dict[str, tuple[int, int]] = {}
         if self._values:
             _, kw, total = key_weights(counts)
             if self._v_exact_int64:
@@ -319,7 +324,7 @@ class CompositionAnalyzer:
             else:  # an exotic payout (many decimals): Python integers, slower but exact
                 nums = _python_dot(kw, self._v_coef)
             for bet, num, den in zip(self._values, nums, self._v_den, strict=True):
-                out[bet.key] = Fraction(num, den * total)
+                out[bet.key] = (num, den * total)
         if self._hand:
             cards = np.array(counts, dtype=np.int64)
             hands = (np.outer(cards, cards) - np.diag(cards)).ravel()
@@ -329,12 +334,12 @@ class CompositionAnalyzer:
             else:  # an exotic payout: Python integers
                 nums = _python_dot(hands, self._h_coef)
             for bet, num, den in zip(self._hand, nums, self._h_den, strict=True):
-                out[bet.key] = Fraction(num, den * total)
+                out[bet.key] = (num, den * total)
         if self._pairs:
             weights, total = pair_class_weights(counts)
             for bet, col, den in zip(self._pairs, self._p_coef.T, self._p_den, strict=True):
                 num = sum(w * int(c) for w, c in zip(weights, col, strict=True))
-                out[bet.key] = Fraction(num, den * total)
+                out[bet.key] = (num, den * total)
         return {b.key: out[b.key] for b in self.paytable.bets}
 
     def analyze(self, counts: Sequence[int], decks: int = 0) -> PaytableAnalysis:
