@@ -309,7 +309,7 @@ class Dealing:
     def _guard(self, opened: dict[str, Any]) -> None:
         """The bet guard at this opening (station.betguard): ``rtp`` of every open bet for
         the cards left, the bets it closed this shoe, and an alert for each bet newly over
-        its limit. Computed here, in ``Station.apply``: about 0.3 ms (docs/paytables.md)."""
+        its limit. Computed here, in ``Station.apply``: about 0.4 ms (docs/paytables.md)."""
         guard = self.guard
         shoe = self.shoe
         assert guard is not None and shoe is not None
