@@ -42,9 +42,14 @@ def check(config: StationConfig) -> list[Finding]:
 def _all(config: StationConfig) -> Iterator[Finding]:
     rules = config.rules
     pt = config.paytable
+    # The bet guard (docs/paytables.md) is said only where it acts: a table with bets.
+    guard = "" if pt is None else (
+        f", bet guard {rules.bet_guard}" + ("" if rules.bet_guard == "off"
+                                            else f" (limit {rules.bet_guard_max_rtp!r})"))
     yield Finding(True, "table", f"{rules.table}, {rules.decks} decks, paytable "
                   f"{'none' if pt is None else pt.path.name}"
-                  f"{' ' + ','.join(pt.variants) if pt is not None and pt.variants else ''}")
+                  f"{' ' + ','.join(pt.variants) if pt is not None and pt.variants else ''}"
+                  f"{guard}")
     reader = config.reader
     if reader.type == "serial" and reader.port is not None:
         yield _serial("reader.port", reader.port, reader.baud, None)
