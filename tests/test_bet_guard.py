@@ -324,3 +324,14 @@ def test_a_return_exactly_at_the_limit_is_not_over_it() -> None:
     assert "player_pair" not in [a["bet"] for a in at.alerts] and at.rtp["player_pair"] == 1.0
     under = BetGuard(table, "close", 0.999999).opening(list(table.keys), drawn, 1)
     assert "player_pair" in under.closed
+
+
+def test_check_config_names_the_guard(tmp_path: Path) -> None:
+    from station.config import load_config  # noqa: PLC0415
+    from station.service.check import check  # noqa: PLC0415
+
+    config = tmp_path / "c.yaml"
+    config.write_text(f"table: {{id: t-1, paytable: {PAYTABLES / 'seed000.yaml'}, "
+                      "bet_guard: close, bet_guard_max_rtp: 1.02}\n")
+    table = next(f for f in check(load_config(config)) if f.what == "table")
+    assert table.detail.endswith("paytable seed000.yaml, bet guard close (limit 1.02)")
