@@ -38,10 +38,6 @@ STACKED = REPO / "tests" / "shoes" / "bet_guard_stacked.txt"
 TURNS = 4  # the round at whose betting opening Player pair first returns more than 1
 
 
-def _shoe(tmp: Path) -> Path:
-    return STACKED
-
-
 def _run(tmp: Path, guard: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
                                                Path]:
     """(announcements, round records, recording) of the stacked shoe with ``guard``."""
@@ -50,7 +46,7 @@ def _run(tmp: Path, guard: str | None) -> tuple[list[dict[str, Any]], list[dict[
     config.write_text(f"table: {{id: t-1, decks: 1, paytable: {PAYTABLES / 'seed000.yaml'}"
                       f"{key}}}\n")
     ann, out, rec = (tmp / f"{guard}.{n}" for n in ("ann.jsonl", "out.jsonl", "rec.jsonl"))
-    assert main(["simulate", "-c", str(config), "--shoe-file", str(_shoe(tmp)), "--out",
+    assert main(["simulate", "-c", str(config), "--shoe-file", str(STACKED), "--out",
                  str(out), "--announcements", str(ann), "--record", str(rec)]) == 0
     return ([json.loads(line) for line in ann.read_text().splitlines()],
             [json.loads(line) for line in out.read_text().splitlines()], rec)
@@ -204,7 +200,7 @@ def test_published_is_round_half_even_to_six_decimals(x: Fraction) -> None:
 
 
 def _stats(tmp: Path, capsys: pytest.CaptureFixture[str], guard: str) -> str:
-    assert main(["simulate", "--shoe-file", str(_shoe(tmp)), "-c", str(_config(tmp)),
+    assert main(["simulate", "--shoe-file", str(STACKED), "-c", str(_config(tmp)),
                  "--bet-guard", guard, "--stats", "--out", str(tmp / "o.jsonl")]) == 0
     return capsys.readouterr().err
 
