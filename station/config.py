@@ -17,6 +17,7 @@ from typing import Any
 
 from drivers.simulated import FAULT_KINDS, SUPERVISOR_POLICIES, Fault, Pace, Player
 from station import dealers
+from station.analysis.groups import unvalued
 from station.cards import DECK_SIZE
 from station.configmodel import (
     CutCardSettings,
@@ -36,6 +37,7 @@ from station.limits import (
     ROUND_MAX,
     SEED_MAX,
     SHOES_MAX,
+    guard_value_problem,
     mode_value_problem,
     repeat_cards_problem,
     repeat_history_problem,
@@ -70,9 +72,12 @@ __all__ = [
 SIMULATION_KEYS = ("seed", "shoes", "supervisor", "pace", "faults", "dealer_badge",
                    "relief_badge", "dealer_change_shoes", "players")
 INTEGRITY_KEYS = ("repeat_cards", "repeat_threshold", "repeat_history")
+# The bet guard of issue 25 (station.betguard); a config's default is observe.
+GUARD_KEYS = ("bet_guard", "bet_guard_max_rtp")
+GUARD_DEFAULTS = {"bet_guard": "observe", "bet_guard_max_rtp": 1.0}
 SECTIONS: dict[str, tuple[str, ...]] = {
     "table": ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants",
-              *MODE_KEYS),
+              *MODE_KEYS, *GUARD_KEYS),
     "simulation": SIMULATION_KEYS,
     "simulation.pace": ("card_s", "open_betting_s", "betting_s", "new_shoe_s", "supervisor_s",
                         "reveal_s"),
@@ -113,6 +118,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "cut_card_between_rounds", "next_round_last", CUT_POLICIES
         ),
         **_modes(table),
+        **_bet_guard(table),
     )
     rules = _integrity(top.sub("integrity", INTEGRITY_KEYS), rules)
     results = top.sub("results", SECTIONS["results"])
@@ -135,7 +141,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
     return _with_dealers(top, StationConfig(
         path=path,
         rules=rules,
-        paytable=paytable,
+        paytable=_guarded(table, rules, paytable),
         reader=reader_settings,
         cut_card=cut_card,
         simulation=simulation,
@@ -224,6 +230,31 @@ def _modes(table: Section) -> dict[str, Any]:
             table.fail(table.key(key), f"{problem}; {_MODE_FIXES[key]}")
         out[key] = float(value) if key.endswith("_s") else value
     return out
+
+
+def _bet_guard(table: Section) -> dict[str, Any]:
+    """``table.bet_guard`` (off, observe, close; default observe) and
+    ``table.bet_guard_max_rtp`` (default 1.0): the bet guard of issue 25."""
+    out: dict[str, Any] = {}
+    for key in GUARD_KEYS:
+        value = table.data.get(key, GUARD_DEFAULTS[key])
+        if key == "bet_guard" and value is False:
+            value = "off"  # YAML reads a bare `off` as false
+        problem = guard_value_problem(key, value)
+        if problem is not None:
+            table.fail(table.key(key), problem)
+        out[key] = value if key == "bet_guard" else float(value)
+    return out
+
+
+def _guarded(table: Section, rules: TableRules, paytable: Paytable | None) -> Paytable | None:
+    """``paytable``, once the bet guard (if on) is known to value every bet of it."""
+    bad = unvalued(paytable) if paytable is not None and rules.bet_guard != "off" else []
+    if bad:
+        table.fail(table.key("bet_guard"), f"the guard cannot value bet(s) {', '.join(bad)} "
+                   "of the paytable (a combined bet over pair or colour bets); set bet_guard: "
+                   "off, or list those bets apart")
+    return paytable
 
 
 def _paytable(table: Section) -> Paytable | None:

@@ -164,3 +164,22 @@ def repeat_threshold_problem(value: object, cards: int) -> str | None:
 
 def repeat_history_problem(value: object) -> str | None:
     return whole_problem(value, 1, REPEAT_HISTORY_MAX)
+
+
+GUARD_MODES: Final = ("off", "observe", "close")  # station.betguard
+GUARD_RTP_MIN: Final = 0.5
+GUARD_RTP_MAX: Final = 2.0
+
+
+def guard_value_problem(key: str, value: object) -> str | None:
+    """The bounds of ``bet_guard`` and ``bet_guard_max_rtp`` (issue 25), shared by config and
+    recordings. The limit is a return as a fraction (1.0 is 100%): one below 0.5 would close
+    every bet of a table, one above 2 none."""
+    if key == "bet_guard":
+        return None if isinstance(value, str) and value in GUARD_MODES else (
+            f"{short(value)} is not one of: {', '.join(GUARD_MODES)}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (
+            GUARD_RTP_MIN <= value <= GUARD_RTP_MAX):
+        return (f"{short(value)} is not a return from {GUARD_RTP_MIN} to {GUARD_RTP_MAX} "
+                "(a fraction: 1.0 is 100%)")
+    return None

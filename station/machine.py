@@ -18,6 +18,8 @@ from typing import Any
 
 from transitions import Machine
 
+from station.betguard import ALERT, BetGuard
+from station.betguard import BY as GUARD_BY
 from station.bets.model import Paytable, open_bets
 from station.cards import Card
 from station.fsm import LeanMachine
@@ -175,8 +177,11 @@ class Dealing:
     revealed: Callable[[str], bool]
 
     def __init__(self, table: str, decks: int, cut_card_between_rounds: str,
-                 paytable: Paytable | None = None, *, face_down: bool = False) -> None:
-        """``face_down``: a squeeze or VIP table, where cards wait for their reveal."""
+                 paytable: Paytable | None = None, *, face_down: bool = False,
+                 guard: BetGuard | None = None) -> None:
+        """``face_down``: a squeeze or VIP table, where cards wait for their reveal.
+        ``guard``: the bet guard (station.betguard), None when ``off``."""
+        self.guard = guard
         self.table = table
         self.face_down = face_down
         self.to_reveal: list[str] = []  # the hands whose cards wait for a reveal, in order
@@ -240,6 +245,8 @@ class Dealing:
         self.published_keys = set()
         self.shoe = ShoeCounts(shoe_id, self.decks)
         self._reset_shoe_state()
+        if self.guard is not None:
+            self.guard.new_shoe()
 
     def _reset_shoe_state(self) -> None:
         """What every new shoe starts from: one place, so a new field cannot be missed."""
@@ -297,10 +304,33 @@ class Dealing:
                 cached = self._open_by_round[self.round_no] = open_bets(self.paytable,
                                                                         self.round_no)
             self.open_bets = list(cached)
-        self.announcements.append({
+        opened: dict[str, Any] = {
             "type": "betting_open", "shoe": self.shoe.shoe_id, "round": self.round_no,
             "key": f"{self.shoe.shoe_id}:{self.round_no}", "open_bets": self.open_bets,
-        })
+        }
+        self.announcements.append(opened)
+        if self.guard is not None and self.paytable is not None:
+            self._guard(opened)
+
+    def _guard(self, opened: dict[str, Any]) -> None:
+        """The bet guard at this opening (station.betguard): ``rtp`` of every open bet for
+        the cards left, the bets it closed this shoe, and an alert for each bet newly over
+        its limit. Computed here, in ``Station.apply``: about 0.4 ms (docs/paytables.md)."""
+        guard = self.guard
+        shoe = self.shoe
+        assert guard is not None and shoe is not None
+        found = guard.opening(self.open_bets, shoe.counts, self.decks)
+        opened["rtp"] = found.rtp
+        if guard.mode == "close":
+            opened["closed_by_guard"] = found.closed
+        for alert in found.alerts:
+            then = ("closed for the rest of the shoe" if guard.mode == "close"
+                    else "the guard only observes")
+            self.announcements.append({
+                "type": "alert", "alert": ALERT, "bet": alert["bet"], "rtp": alert["rtp"],
+                "detail": f"bet {alert['bet']} returns {alert['rtp']:.4%} for the cards left, "
+                          f"over the limit of {float(guard.limit):.4%}: {then}",
+                "by": GUARD_BY, "shoe": shoe.shoe_id, "round": self.round_no})
 
     def deal_player(self, card: Card) -> None:
         self.player.append(card)

@@ -189,6 +189,8 @@ class TableModes:
             if a.get("type") == "betting_open":
                 a["skipped"] = True
                 a["open_bets"] = []
+                if "rtp" in a:  # the bet guard's returns are of open bets: none now
+                    a["rtp"] = {}
         d.betting_closed()
         self.station.note(f"round {d.round_no} skipped by {ev.actor} "
                           f"({self.skips_in_a_row} in a row): dealt face up, no bets")

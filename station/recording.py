@@ -32,6 +32,7 @@ from station.limits import (
     MAX_LINE_BYTES,
     decks_problem,
     dedupe_ms_problem,
+    guard_value_problem,
     mode_value_problem,
     repeat_cards_problem,
     repeat_history_problem,
@@ -349,7 +350,21 @@ def _rules_from_json(obj: object) -> TableRules:
         raise ValueError(f"rules.badge_prefix: {problem}")
     return TableRules(table=obj["table"], decks=obj["decks"], dedupe_ms=obj["dedupe_ms"],
                       cut_card_between_rounds=policy, badge_prefix=prefix,
-                      **_modes_from_json(obj), **_integrity_from_json(obj))
+                      **_modes_from_json(obj), **_integrity_from_json(obj),
+                      **_guard_from_json(obj))
+
+
+def _guard_from_json(obj: dict[str, Any]) -> dict[str, Any]:
+    """The bet guard's keys, written only when not the defaults: a recording made before
+    the guard has neither and replays with it off."""
+    out: dict[str, Any] = {}
+    for key in ("bet_guard", "bet_guard_max_rtp"):
+        if key in obj:
+            problem = guard_value_problem(key, obj[key])
+            if problem is not None:
+                raise ValueError(f"rules.{key}: {problem}")
+            out[key] = obj[key] if key == "bet_guard" else float(obj[key])
+    return out
 
 
 def _modes_from_json(obj: dict[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from drivers.events import (
 )
 from station import dealers as dealer_rules
 from station.actions import COMMAND_TRIGGERS, WIRE_NAMES
+from station.betguard import BetGuard
 from station.bets.model import Paytable
 from station.cards import Card, try_parse_card
 from station.dealers import DealerDesk
@@ -69,6 +70,14 @@ REFUSED_OUTSIDE = "command_refused"
 
 
 
+def _guard(rules: TableRules, paytable: Paytable | None) -> BetGuard | None:
+    """The table's bet guard, or None when it is off or there are no bets to guard.
+    ``ConfigError`` for a paytable with a bet the guard cannot value."""
+    if rules.bet_guard == "off" or paytable is None:
+        return None
+    return BetGuard(paytable, rules.bet_guard, rules.bet_guard_max_rtp)
+
+
 class Station:
     """One table's source of truth. Call ``apply`` from one thread only."""
 
@@ -83,7 +92,8 @@ class Station:
         self._prompts = prompts
         self.paytable = paytable
         self.dealing = Dealing(rules.table, rules.decks, rules.cut_card_between_rounds,
-                               paytable, face_down=rules.mode in ("squeeze", "vip"))
+                               paytable, face_down=rules.mode in ("squeeze", "vip"),
+                               guard=_guard(rules, paytable))
         self.modes = TableModes(self, rules)
         self._dedupe_s = rules.dedupe_ms / 1000.0
         self._last_read: dict[str, tuple[object, float]] = {}

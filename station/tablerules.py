@@ -41,6 +41,10 @@ class TableRules:
     repeat_cards: int = REPEAT_CARDS
     repeat_threshold: int = REPEAT_THRESHOLD
     repeat_history: int = REPEAT_HISTORY
+    # The bet guard (station.betguard). "off" here, so a recording made before the guard
+    # (its rules have no such key) replays byte for byte; a config's default is "observe".
+    bet_guard: str = "off"
+    bet_guard_max_rtp: float = 1.0
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -61,5 +65,6 @@ class TableRules:
 # byte-identical): the table modes' keys and shoe integrity's.
 MODE_KEYS = ("mode", "betting", "betting_s", "result_s", "reveal_s", "open_cards_s",
              "new_shoe_s", "max_skips", "new_shoe_after")
-OPTIONAL_KEYS = (*MODE_KEYS, "repeat_cards", "repeat_threshold", "repeat_history")
+OPTIONAL_KEYS = (*MODE_KEYS, "repeat_cards", "repeat_threshold", "repeat_history",
+                 "bet_guard", "bet_guard_max_rtp")
 _DEFAULT_RULES = TableRules()

@@ -24,6 +24,8 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                           ("rounds/s", "Station.apply per card read", "transitions trigger")),
     "bench_roads.py": (("--rounds", "10", "--repeat", "2"), ("Scoreboard.add",)),
     "bench_analyze.py": (("--repeat", "1"), ("end to end: ok",)),
+    "bench_bet_guard.py": (("--compositions", "20", "--shoes", "1", "--repeat", "1"),
+                           ("rtp of 42 bets", "bet_guard close")),
     "bench_journal.py": (("--appends", "20", "--dir", "{tmp}"), ("append p99",)),
     "bench_serial.py": (("--cards", "5"), ("target p99 < 1.0 ms",)),
     # A scanner's line noise into the daemon (issue 18).

@@ -46,7 +46,7 @@ DOCUMENTED_PURE = (
     "station.results", "station.outputs", "station.errors", "station.simulation",
     "station.settlement", "station.stats", "station.limits", "station.dealers",
     "station.integrity", "station.pauses", "station.ratelimit", "station.bets",
-    "station.analysis", "station.roads",
+    "station.analysis", "station.roads", "station.betguard", "station.guardstats",
     "station.journal.chain", "station.upstream.observe", "station.upstream.messages",
     "station.upstream.canonical", "station.web.view", "station.web.words",
     "station.web.hosts", "station.web.modeview",

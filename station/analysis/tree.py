@@ -18,6 +18,7 @@ from station.rules import banker_draws, player_draws
 VALUES: Final = range(10)
 CARDS_PER_DECK: Final = 52
 KEYS: Final = 400  # player total x banker total x 2 or 3 player cards x 2 or 3 banker cards
+ROUND_CARDS: Final = 6  # at most six cards a round (RULES.md 2)
 
 
 class ValueKey(NamedTuple):
@@ -57,8 +58,15 @@ def round_weights(decks: int) -> list[int]:
     ``falling(52 * decks, 6)``. Raises ``ValueError`` unless ``decks`` >= 1."""
     if decks < 1:
         raise ValueError(f"a shoe needs at least one deck, got {decks}")
-    c = value_counts(decks)
-    n = CARDS_PER_DECK * decks
+    return weights_for_values(value_counts(decks))
+
+
+def weights_for_values(counts: list[int]) -> list[int]:
+    """``round_weights`` for any shoe given as its cards of each value 0-9 (at least six
+    cards): the tree walked for that shoe. ``station.analysis.composition`` computes the same
+    faster; this plain walk is what its test holds it to."""
+    c = list(counts)
+    n = sum(c)
     pad5 = n - 5  # ways to draw the unused sixth card
     pad4 = (n - 4) * pad5
     acc = [0] * KEYS

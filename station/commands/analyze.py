@@ -65,6 +65,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="exit 1 when a bet's return is implausible"
     )
+    parser.add_argument(
+        "--remaining",
+        type=Path,
+        metavar="FILE",
+        help="value the bets for the cards left: FILE is a shoe file of the cards that have "
+        "left the shoe (the rest of a full --decks shoe remains) or a JSON object of the "
+        'cards remaining, {"AS": 31, "TD": 32, ...} (a code absent counts 0)',
+    )
     parser.set_defaults(func=run)
 
 
@@ -73,11 +81,26 @@ def run(args: argparse.Namespace) -> int:
     from station.paytable import load_paytable  # noqa: PLC0415
 
     paytable = load_paytable(args.paytable, args.variant)
-    result = analyze(paytable, args.decks)
-    if args.json:
-        print(json.dumps(as_json(result), ensure_ascii=False, indent=2))
+    left = None
+    if args.remaining is None:
+        result = analyze(paytable, args.decks)
     else:
-        print(as_table(paytable, result))
+        from station.analysis.composition import CompositionAnalyzer  # noqa: PLC0415
+        from station.shoefile import read_remaining  # noqa: PLC0415
+
+        counts, how = read_remaining(args.remaining, args.decks)
+        json_file = how == "cards remaining"
+        result = CompositionAnalyzer(paytable).analyze(counts, 0 if json_file else args.decks)
+        left = (sum(counts), f"{args.remaining}: {how}")
+    if args.json:
+        doc = as_json(result)
+        if left is not None:
+            doc["cards_left"] = left[0]
+            if result.decks == 0:
+                doc["decks"] = None
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+    else:
+        print(as_table(paytable, result, left))
     warnings = implausible(paytable, result)
     for line in warnings:
         print(f"station analyze: warning: {line}", file=sys.stderr)
@@ -99,11 +122,14 @@ def as_json(result: PaytableAnalysis) -> dict[str, Any]:
     }
 
 
-def as_table(paytable: Paytable, result: PaytableAnalysis) -> str:
-    """The human table, best return first."""
+def as_table(paytable: Paytable, result: PaytableAnalysis,
+             left: tuple[int, str] | None = None) -> str:
+    """The human table, best return first; ``left``: (cards left, where they come from)
+    for ``--remaining``."""
     cutoffs = {b.key: b.cutoff_round for b in paytable.bets}
+    shoe = f"{result.decks} decks" if left is None else f"{left[0]} cards left ({left[1]})"
     lines = [
-        f"{result.paytable} ({paytable.path}), {result.decks} decks, exact",
+        f"{result.paytable} ({paytable.path}), {shoe}, exact",
         f"{'return':>9} {'edge':>9} {'win':>9} {'push':>9} {'cut-off':>7}  bet",
     ]
     for b in sorted(result.bets, key=lambda b: (-b.rtp, b.key)):

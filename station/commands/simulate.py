@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -15,7 +16,8 @@ from station.analysis import analyze
 from station.config import StationConfig, load_config, load_faults
 from station.display import ConsoleDisplay
 from station.errors import InputFileError
-from station.limits import SHOES_MAX
+from station.guardstats import GuardStats
+from station.limits import GUARD_MODES, SHOES_MAX
 from station.outfiles import Outputs
 from station.outputs import Announced, Output, Published
 from station.paytable import Paytable, load_paytable
@@ -71,7 +73,10 @@ def register(sub: Any) -> None:
                    help="a variant of the paytable (repeatable), e.g. no_commission")
     p.add_argument("--stats", action="store_true",
                    help="print each bet's observed return, with a confidence interval, next "
-                   "to its exact return (stderr)")
+                   "to its exact return, and what the bet guard closed (stderr)")
+    p.add_argument("--bet-guard", choices=GUARD_MODES, default=None,
+                   help="the bet guard for this run, in place of table.bet_guard (off "
+                   "without -c): off, observe or close")
     p.set_defaults(func=run)
 
 
@@ -106,6 +111,8 @@ def _dealers(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.config) if args.config else None
     rules, paytable = _table(args, config)
+    if args.bet_guard is not None:
+        rules = replace(rules, bet_guard=args.bet_guard)
     if args.shoes is not None and args.shoes < 1:
         raise InputFileError(f"--shoes {args.shoes}: play at least 1 shoe")
     if args.shoes is not None and args.shoes > SHOES_MAX:
@@ -125,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
     dealer = SimulatedDealer(shoes, faults, supervisor=args.supervisor, **_dealers(args))
     station = Station(rules, paytable, prompts=args.display)
     stats = BetStats() if args.stats else None
+    guard_stats = GuardStats() if args.stats else None
     # Every output is checked against the inputs and the other outputs before anything is
     # written, and replaced only when the simulation finishes (station.outfiles).
     signer: Signer | None = None
@@ -157,8 +165,11 @@ def run(args: argparse.Namespace) -> int:
                         sink.write(o.record)
                     if stats is not None:
                         stats.add(o.record)
-                elif announce is not None and type(o) is Announced:
-                    announce.write(o.message)
+                elif type(o) is Announced:
+                    if announce is not None:
+                        announce.write(o.message)
+                    if guard_stats is not None:
+                        guard_stats.add(o.message)
             if display is not None:
                 display.show(outputs)
 
@@ -187,6 +198,8 @@ def run(args: argparse.Namespace) -> int:
               "did not get that far (check the fault script)", file=sys.stderr)
     if stats is not None and paytable is not None:
         print(format_summary(stats, analyze(paytable, rules.decks)), file=sys.stderr)
+    if guard_stats is not None and paytable is not None:
+        print(guard_stats.summary(rules.bet_guard), file=sys.stderr)
     return 0
 
 

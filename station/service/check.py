@@ -37,9 +37,14 @@ def _probe(config: StationConfig, family: str, name: str) -> Iterator[Finding]:
 def _all(config: StationConfig) -> Iterator[Finding]:
     rules = config.rules
     pt = config.paytable
+    # The bet guard (docs/paytables.md) is said only where it acts: a table with bets.
+    guard = "" if pt is None else (
+        f", bet guard {rules.bet_guard}" + ("" if rules.bet_guard == "off"
+                                            else f" (limit {rules.bet_guard_max_rtp!r})"))
     yield Finding(True, "table", f"{rules.table}, {rules.decks} decks, paytable "
                   f"{'none' if pt is None else pt.path.name}"
-                  f"{' ' + ','.join(pt.variants) if pt is not None and pt.variants else ''}")
+                  f"{' ' + ','.join(pt.variants) if pt is not None and pt.variants else ''}"
+                  f"{guard}")
     yield from _probe(config, "reader", config.reader.type)
     yield from _probe(config, "cut_card", config.cut_card.type)
     yield writable("journal.path", Path(config.journal_path))

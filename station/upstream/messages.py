@@ -106,6 +106,12 @@ def betting_open(announcement: Mapping[str, Any], *, table: str, seq: int,
         out["betting_s"] = announcement["betting_s"]
     if announcement.get("skipped"):
         out["skipped"] = True
+    # The bet guard (station.betguard): each open bet's return for the cards left, and the
+    # bets it closed in this shoe.
+    if "rtp" in announcement:
+        out["rtp"] = dict(announcement["rtp"])
+    if "closed_by_guard" in announcement:
+        out["closed_by_guard"] = list(announcement["closed_by_guard"])
     return out
 
 
@@ -152,13 +158,18 @@ def reveal(*, table: str, seq: int, ts: float, shoe: str, round_no: int, hand: s
 def alert(announcement: Mapping[str, Any], *, table: str, seq: int,
           ts: float) -> dict[str, Any]:
     """Something the pit supervisor must act on that does not pause the table: ``alert`` is
-    ``dealer_requested`` (a VIP player asked for another dealer) or ``new_shoe_late`` (the
-    new shoe a VIP player asked for is not started in time); ``detail`` the sentence."""
-    return envelope(ALERT, table=table, seq=seq, key=f"{table}:{ALERT}:{seq}", ts=ts) | {
+    ``dealer_requested`` (a VIP player asked for another dealer), ``new_shoe_late`` (the
+    new shoe a VIP player asked for is not started in time) or ``bet_positive`` (the bet
+    guard: ``bet``'s return ``rtp`` is over the table's limit); ``detail`` the sentence."""
+    out = envelope(ALERT, table=table, seq=seq, key=f"{table}:{ALERT}:{seq}", ts=ts) | {
         "alert": announcement["alert"], "detail": announcement["detail"],
         "by": announcement["by"], "shoe": announcement.get("shoe"),
         "round": announcement.get("round"),
     }
+    if "bet" in announcement:
+        out["bet"] = announcement["bet"]
+        out["rtp"] = announcement["rtp"]
+    return out
 
 
 def round_result(record: Mapping[str, Any], *, table: str, seq: int,

@@ -40,6 +40,7 @@ REPO = Path(__file__).resolve().parents[2]
 SCRATCH = Path(tempfile.mkdtemp(prefix="station-fuzz-"))
 atexit.register(shutil.rmtree, SCRATCH, True)
 SHORT_SHOE = REPO / "tests" / "shoes" / "short.txt"
+PAYTABLE_000 = REPO / "config" / "paytables" / "seed000.yaml"
 TIME_LIMIT_S = 2.0  # of CPU time: what the case costs, whatever else the machine is doing
 HANG_FACTOR = 5  # a case still running after this many times its limit in wall time hangs
 MEMORY_LIMIT = 256 << 20
@@ -254,6 +255,11 @@ def paytable_case(path: Path, out: Path, analyze: bool) -> Case:
         return Case(["analyze", str(path), "--json"], path, [])
     return Case(["simulate", "--shoe-file", str(SHORT_SHOE), "--paytable", str(path),
                  "--out", str(out)], path, [out])
+
+
+def remaining_case(path: Path) -> Case:
+    """``analyze --remaining``: the cards left, as cards out (a shoe file) or as JSON."""
+    return Case(["analyze", str(PAYTABLE_000), "--remaining", str(path), "--json"], path, [])
 
 
 def recording_case(path: Path, out: Path) -> Case:

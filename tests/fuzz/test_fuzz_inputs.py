@@ -1,7 +1,7 @@
 """The fuzz suite of issue 7: every input the station reads, mutated; the CLI never crashes.
 
 Budget: ``FUZZ_CASES`` seeded mutation cases in all (default 560: a few seconds in CI),
-spread over the seven file kinds, ``FUZZ_SEED`` picks the run (default 0, so CI is
+spread over the eight input kinds, ``FUZZ_SEED`` picks the run (default 0, so CI is
 repeatable), ``FUZZ_SUBPROCESS`` cases per kind also run in a real subprocess under 256 MB
 and 2 s of CPU time. A failing input is saved under ``FUZZ_FINDINGS`` (default: pytest's tmp folder)
 and named in the failure with its seed. docs/testing.md has the long-run command.
@@ -25,7 +25,8 @@ from tests.fuzz.mutate import mutate
 CASES = int(os.environ.get("FUZZ_CASES", "560"))
 SEED = int(os.environ.get("FUZZ_SEED", "0"))
 SUBPROCESS = int(os.environ.get("FUZZ_SUBPROCESS", "1"))
-KINDS = ("shoe", "faults", "config", "paytable", "recording", "results", "sequence")
+KINDS = ("shoe", "faults", "config", "paytable", "recording", "results", "sequence",
+         "remaining")
 PER_KIND = max(1, CASES // len(KINDS))
 
 FAULTS = [
@@ -47,6 +48,9 @@ CONFIGS = [
     b"  agree_frames: 3, cut_code: CUT}\nrecording: {dir: var/rec, raw: true}\n",
 ]
 
+REMAINING_JSON = (b'{"AS": 7, "2H": 8, "3D": 6, "4C": 0, "TD": 8, "10S": 5, "KH": 8, "QC": 3, '
+                  b'"JD": 8, "9S": 2, "8H": 8, "7D": 8, "6C": 1, "5S": 8}')
+
 
 def _corpus(tmp: Path) -> dict[str, list[bytes]]:
     shoe = next(random_shoes(7, 1, 8))
@@ -65,6 +69,8 @@ def _corpus(tmp: Path) -> dict[str, list[bytes]]:
         "recording": [p.read_bytes() for p in recordings
                       if not p.name.endswith(".results.jsonl")],
         "results": [p.read_bytes() for p in recordings if p.name.endswith(".results.jsonl")],
+        # analyze --remaining (issue 25): cards out of the shoe, and cards left as JSON.
+        "remaining": ["\n".join(shoe[:60]).encode(), REMAINING_JSON],
     }
 
 
@@ -90,6 +96,7 @@ def _case_for(kind: str, path: Path, out: Path, rng: random.Random) -> Case:
         "paytable": lambda: harness.paytable_case(path, out, analyze=rng.random() < 0.25),
         "recording": lambda: harness.recording_case(path, out),
         "results": lambda: harness.results_case(path, out),
+        "remaining": lambda: harness.remaining_case(path),
     }
     return builders[kind]()
 

@@ -128,8 +128,20 @@ def test_structured_paytables(data: st.DataObject) -> None:
     _assert_ok(harness.paytable_case(path, _WORK / "paytable.out", analyze=False))
 
 
+@SETTINGS
+@given(st.dictionaries(st.one_of(st.sampled_from(["AS", "TD", "10D", "4d", "KH", "XX", ""]),
+                                 st.text(max_size=4)), values, max_size=8))
+def test_structured_remaining_cards(doc: dict[str, Any]) -> None:
+    """``analyze --remaining`` with a JSON object of cards left: codes and counts of any
+    type (issue 25)."""
+    path = _file("remaining.json", json.dumps(doc, allow_nan=True))
+    _assert_ok(harness.remaining_case(path))
+
+
 HEADER_RULES = {"table": "table-1", "decks": 8, "dedupe_ms": 150,
-                "cut_card_between_rounds": "next_round_last"}
+                "cut_card_between_rounds": "next_round_last",
+                # The bet guard's keys (issue 25): checked as a config's are.
+                "bet_guard": "close", "bet_guard_max_rtp": 1.0}
 EVENT_KINDS = ["card", "cut", "lost", "restored", "cmd", "timer", "x"]
 
 
