@@ -81,7 +81,7 @@ def one_language(tmp: Path, lang: str, browser: Any) -> None:
             wait(base, "the banker's third card", lambda s: s["phase"] == "banker_3")
             pty.send(["8H", "4H"])  # the round ends on 8H; 4H is not due
             shoot(pages, lang, "paused", "#pause-reason",
-                  "不应派的牌" if zh else "card not due: 4H")
+                  "不应派出" if zh else "was not due")
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(10)
             shoot(pages, lang, "offline", "#offline h1", "离线" if zh else "OFFLINE")

@@ -208,7 +208,7 @@ def test_no_face_down_card_reaches_the_page_before_its_reveal(
                 follow(["5H"], "REVEAL BANKER THIRD CARD")
                 reveal(["5H"], "ROUND 3: OPEN BETTING")
             assert page.evaluate("window.__sse.length") > 5  # views coalesce under load
-            wait_text(page, "#results", "2: B WINS P0 B1")
+            wait_text(page, "#last-result", "Round 2: PLAYER 0 BANKER 1, BANKER WINS")
     published = records(tmp_path)
     assert [(r["player"], r["banker"]) for r in published] == [
         (["7C", "QH"], ["9D", "8S"]), (["4H", "JC", "6S"], ["6C", "TD", "5H"])]

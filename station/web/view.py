@@ -21,6 +21,7 @@ from station.roads import Roads, Scoreboard
 from station.roads.svg import render_svg
 from station.station import Station
 from station.web.modeview import mode_actions, mode_view
+from station.web.plain import reasons_plain
 from station.web.words import action_zh, dealer_zh, detail_zh, notice_zh, prompt_zh, reason_zh
 
 VIEW_VERSION = 1
@@ -133,7 +134,8 @@ def split_pause(text: str) -> tuple[str, str]:
     return reason, todo
 
 
-def prompt_view(prompt: Prompt, phase: Phase, language: str) -> dict[str, Any]:
+def prompt_view(prompt: Prompt, phase: Phase, language: str,
+                still_lost: Iterable[str] | None = None) -> dict[str, Any]:
     kind = "pause" if prompt.paused else (
         "third_card" if phase in (Phase.PLAYER_3, Phase.BANKER_3) else
         "betting" if phase is Phase.BETTING_OPEN else
@@ -145,6 +147,10 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str) -> dict[str, Any]:
         reason, todo = split_pause(prompt.text)
         view["reason"] = reason
         view["todo"] = todo
+        # What the page shows: one plain sentence per reason in the page's language, no raw
+        # byte or device jargon (station.web.plain); the exact reason stays for the log.
+        lost = None if still_lost is None else frozenset(still_lost)
+        view["plain"] = reasons_plain(reason, zh=language == "zh", still_lost=lost)
     if language == "zh":
         zh: dict[str, str] = {"text": prompt_zh(prompt.text),
                               "detail": detail_zh(prompt.detail) if prompt.detail else ""}
@@ -190,7 +196,7 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         "paused": phase is Phase.PAUSED or prompt.paused,
         "paused_from": d.paused_from.value if phase is Phase.PAUSED and d.paused_from else None,
         "prompt": prompt_view(prompt, d.paused_from or phase if phase is Phase.PAUSED else phase,
-                              around.language),
+                              around.language, lost),
         "actions": mode_actions(station, actions_for(phase)),
         "round": {
             "no": d.round_no,

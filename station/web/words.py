@@ -332,9 +332,52 @@ _WHY: list[_Rule] = [
     (re.compile(r"not possible while (.+)"),
      lambda m: f"{_PHASE.get(m[1], m[1])}时不可操作"),
 ]
+
+
+def actor_zh(actor: str) -> str:
+    """Who did something, as the page shows it in Chinese: ``dealer:D042 ann (web 1.2.3.4)``
+    reads ``荷官 D042 ann`` then the address after 网页; the names and ids stay as they are."""
+    m = re.fullmatch(r"(?P<who>.*?)(?: \(web (?P<at>[^)]*)\))?", actor)
+    who, at = (m["who"], m["at"]) if m else (actor, None)
+    role = re.fullmatch(r"(dealer|supervisor)(?:[: ](.*))?", who)
+    if role is not None:
+        name = {"dealer": "荷官", "supervisor": "主管"}[role[1]]
+        rest = (role[2] or "").removeprefix("(").removesuffix(")")
+        rest = {"key": "按键", "display": "屏幕"}.get(rest, rest)
+        who = f"{name} {rest}".strip()
+    elif who == "station":
+        who = "工作站"
+    return who + (f"（网页 {at}）" if at is not None else "")
+
+
 _NOTICES: list[_Rule] = [
+    (re.compile(r"(resumed|voided) by (.+)"),
+     lambda m: ("已恢复" if m[1] == "resumed" else "已作废") + f"（{actor_zh(m[2])}）"),
+    (re.compile(r"double read of (?:'(\S+)'|a card) from (.+) within (\d+) ms suppressed"),
+     lambda m: f"{_device_zh(m[2])}在{m[3]}毫秒内重复读到" + (f" {m[1]}" if m[1] else "同一张牌")
+     + "：已忽略"),
+    (re.compile(r"re-scan read (\S+): held for the supervisor"),
+     lambda m: f"重新扫描读到 {m[1]}：留待主管处理"),
+    (re.compile(r"(.+) restored; a supervisor may resume"),
+     lambda m: f"{_device_zh(m[1])}已恢复：主管可恢复牌局"),
+    (re.compile(r"badge of dealer (\S+) refused: (.+)"),
+     lambda m: f"荷官 {m[1]} 的工牌被拒绝：{dealer_zh(m[2])}"),
+    (re.compile(r"badge (.+) refused: a dealer id after .+"),
+     lambda m: f"工牌 {m[1]} 被拒绝：请扫描有效的荷官工牌"),
+    (re.compile(r"station restarted; nothing was in progress"),
+     lambda m: "工作站已重启；重启时没有进行中的牌局"),
+    (re.compile(r"cut card seen again in this shoe: ignored \(sensor bounce\?\)"),
+     lambda m: "本牌靴再次检测到切牌：已忽略（感应器抖动？）"),
+    (re.compile(r"cut card seen with no shoe in play: ignored"),
+     lambda m: "没有牌靴时检测到切牌：已忽略"),
+    (re.compile(r"cut card seen while paused: the shoe closes when cleared"),
+     lambda m: "暂停期间检测到切牌：处理暂停后牌靴结束"),
+    (re.compile(r"cut card seen while paused: the next round is the last"),
+     lambda m: "暂停期间检测到切牌：下一局为最后一局"),
+    (re.compile(r"cut card seen while paused: this round is the last"),
+     lambda m: "暂停期间检测到切牌：本局为最后一局"),
     (re.compile(r"(player|banker) cards revealed by (.+)"),
-     lambda m: f"{_HAND[m[1]]}家的牌已开（{m[2]}）"),
+     lambda m: f"{_HAND[m[1]]}家的牌已开（{actor_zh(m[2])}）"),
     (re.compile(r"(player|banker) cards revealed: the squeeze's ([\d.]+) s were up"),
      lambda m: f"咪牌{m[2]}秒已到，{_HAND[m[1]]}家的牌自动开牌"),
     (re.compile(r"the system opens the cards: ([\d.]+) s since betting closed"),
@@ -342,15 +385,16 @@ _NOTICES: list[_Rule] = [
     (re.compile(r"NEW SHOE LATE: asked for ([\d.]+) s ago; supervisor alerted"),
      lambda m: f"新牌靴逾时：{m[1]}秒前已请求；已通知主管"),
     (re.compile(r"round (\d+) skipped by (.+) \((\d+) in a row\): dealt face up, no bets"),
-     lambda m: f"第{m[1]}局飞牌（{m[2]}，连续第{m[3]}局）：牌面朝上派牌，不接受投注"),
+     lambda m: f"第{m[1]}局飞牌（{actor_zh(m[2])}，连续第{m[3]}局）：牌面朝上派牌，不接受投注"),
     (re.compile(r"new shoe asked for by (.+): round (\d+) is the shoe's last"),
-     lambda m: f"{m[1]} 请求新牌靴：第{m[2]}局为本牌靴最后一局"),
+     lambda m: f"{actor_zh(m[1])} 请求新牌靴：第{m[2]}局为本牌靴最后一局"),
     (re.compile(r"end of shoe asked for by (.+): round (\d+) is the shoe's last"),
-     lambda m: f"{m[1]} 请求结束牌靴：第{m[2]}局为本牌靴最后一局"),
+     lambda m: f"{actor_zh(m[1])} 请求结束牌靴：第{m[2]}局为本牌靴最后一局"),
     (re.compile(r"new shoe asked for by (.+): the shoe is closed"),
-     lambda m: f"{m[1]} 请求新牌靴：牌靴已结束"),
+     lambda m: f"{actor_zh(m[1])} 请求新牌靴：牌靴已结束"),
     (re.compile(r"another dealer asked for by (.+): the dealer goes on until the new one signs "
-                r"in"), lambda m: f"{m[1]} 请求更换荷官：当前荷官继续派牌，直到新荷官签到"),
+                r"in"),
+     lambda m: f"{actor_zh(m[1])} 请求更换荷官：当前荷官继续派牌，直到新荷官签到"),
     (re.compile(r"timer '(.+)' is not due: ignored"), lambda m: f"计时器 '{m[1]}' 未到期：已忽略"),
     (re.compile(r"double read of a card from (.+) within (\d+) ms suppressed"),
      lambda m: f"{m[1]} 在{m[2]}毫秒内重复读到同一张牌：已忽略"),
@@ -359,9 +403,15 @@ _NOTICES: list[_Rule] = [
     (re.compile(r"resume refused: (.+) still lost; reconnect it first"),
      lambda m: f"恢复被拒绝：{m[1]} 仍断线；请先重新连接"),
     (re.compile(r"(?P<what>[a-z ]+?) refused from (?P<actor>.+?): (?P<why>.+)"),
-     lambda m: f"{_WHAT.get(m['what'], m['what'])}被拒绝（{m['actor']}）："
+     lambda m: f"{_WHAT.get(m['what'], m['what'])}被拒绝（{actor_zh(m['actor'])}）："
      + notice_zh(m["why"])),
 ]
+
+
+def _device_zh(name: str) -> str:
+    from station.web.plain import device  # noqa: PLC0415 - plain imports this module
+
+    return device(name, zh=True)
 
 
 def notice_zh(text: str) -> str:
