@@ -431,13 +431,7 @@ function render(s) {
   $("last-result").textContent = !last ? "" : last.status === "void" ? t("voided")(last.round)
     : t("result")(last.round, last.player_total, last.banker_total, t("heads")[last.winner],
                   last.natural);
-  if (s.roads_version !== roadsVersion) {
-    roadsVersion = s.roads_version;
-    const img = document.createElement("img");
-    img.alt = "";
-    img.src = `/api/roads.svg?v=${roadsVersion}`;
-    $("roads").replaceChildren(img);
-  }
+  drawRoads(s.roads_version);
   const paused = s.paused;
   const pause = $("pause");
   if (paused) {
@@ -459,6 +453,22 @@ function render(s) {
   tick();
   fitAll();
 }
+
+// The roads, drawn by the station to this panel's size and in the page's language: again
+// after each round and when the panel's size changes.
+let roadsShape = "";
+function drawRoads(version) {
+  const box = $("roads");
+  const shape = `w=${box.clientWidth}&h=${box.clientHeight}&lang=${lang}`;
+  if (version === roadsVersion && shape === roadsShape) return;
+  roadsVersion = version;
+  roadsShape = shape;
+  const img = document.createElement("img");
+  img.alt = "";
+  img.src = `/api/roads.svg?v=${version}&${shape}`;
+  box.replaceChildren(img);
+}
+window.addEventListener("resize", () => { if (state) drawRoads(state.roads_version); });
 
 // The hands: cards as rank and suit, backs for those face down, the totals, and the
 // call-outs NATURAL and "stands on N" (a hand of two cards once the round is over, or once
