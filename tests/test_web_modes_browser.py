@@ -96,6 +96,12 @@ def test_a_timer_table_counts_down_and_betting_closes_by_itself(
         wait_text(page, "#countdown-label", "BETTING CLOSES IN", timeout_s=30)
         left = page.evaluate("window.__countdown")
         assert 0 < left <= 1.5
+        # One countdown per timer: the instruction beside it does not name the timer's own
+        # figure ("closes by itself in 1.5 s" next to a live "1 s").
+        shown = page.inner_text("#instruction")
+        assert "closes by itself when the countdown ends" in shown, shown
+        assert "1.5 s" not in shown
+        assert "betting closes by itself in 1.5 s" in state(base)["prompt"]["text"]
         assert page.inner_text("#countdown-s") in ("1 s", "2 s")
         # The dealer's buttons for betting are not there; the page says who runs betting.
         assert page.locator("button[data-action=open_betting]").is_hidden()

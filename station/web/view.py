@@ -22,7 +22,15 @@ from station.roads.svg import render_svg
 from station.station import Station
 from station.web.modeview import mode_actions, mode_view
 from station.web.plain import reasons_plain
-from station.web.words import action_zh, dealer_zh, detail_zh, notice_zh, prompt_zh, reason_zh
+from station.web.words import (
+    action_zh,
+    dealer_zh,
+    detail_zh,
+    notice_zh,
+    prompt_zh,
+    reason_zh,
+    without_timer_figures,
+)
 
 VIEW_VERSION = 1
 LAST_RESULTS = 12  # results listed beside the roads
@@ -227,10 +235,25 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         # The table modes (station.web.modeview): betting, reveals, the VIP requests, alerts.
         **mode_view(station, around.language),
     }
+    live_timers(view)
     if around.language == "zh":
         # The refusals and what the modes did, for the page's message line.
         view["notices_zh"] = [notice_zh(n) for n in shown_notices]
     return view
+
+
+def live_timers(view: dict[str, Any]) -> None:
+    """While the page counts a timer down (betting's, a reveal's, a VIP new shoe's), the
+    instruction it shows, ``prompt.live`` (``text`` and ``detail`` in the page's language),
+    leaves out the timer's configured length, which would contradict the countdown."""
+    betting, reveal = view["betting"], view["reveal"]
+    if view["paused"] or not (betting["closes_at"] or betting["opens_at"]
+                              or betting["new_shoe_by"] or (reveal and reveal["auto_at"])):
+        return
+    p = view["prompt"]
+    said = p.get("zh") or p
+    view["prompt"]["live"] = {"text": without_timer_figures(said["text"]),
+                              "detail": without_timer_figures(said["detail"])}
 
 
 def dealer_view(station: Station, language: str) -> dict[str, Any]:

@@ -336,18 +336,22 @@ _WHY: list[_Rule] = [
 
 def actor_zh(actor: str) -> str:
     """Who did something, as the page shows it in Chinese: ``dealer:D042 ann (web 1.2.3.4)``
-    reads ``荷官 D042 ann`` then the address after 网页; the names and ids stay as they are."""
+    reads ``荷官 D042 ann`` and the address after 网页; names, ids and addresses stay as
+    they are."""
     m = re.fullmatch(r"(?P<who>.*?)(?: \(web (?P<at>[^)]*)\))?", actor)
     who, at = (m["who"], m["at"]) if m else (actor, None)
-    role = re.fullmatch(r"(dealer|supervisor)(?:[: ](.*))?", who)
+    role = re.fullmatch(r"(dealer|supervisor|upstream)(?:([: ])(.*))?", who)
     if role is not None:
-        name = {"dealer": "荷官", "supervisor": "主管"}[role[1]]
-        rest = (role[2] or "").removeprefix("(").removesuffix(")")
-        rest = {"key": "按键", "display": "屏幕"}.get(rest, rest)
-        who = f"{name} {rest}".strip()
+        name = {"dealer": "荷官", "supervisor": "主管", "upstream": "游戏服务器"}[role[1]]
+        rest = role[3] or ""
+        if rest.startswith("(") and rest.endswith(")"):
+            rest = {"key": "按键", "display": "屏幕"}.get(rest[1:-1], rest[1:-1])
+            who = f"{name}（{rest}）"
+        else:
+            who = f"{name} {rest}".strip()
     elif who == "station":
         who = "工作站"
-    return who + (f"（网页 {at}）" if at is not None else "")
+    return who + (f"，网页 {at}" if at is not None else "")
 
 
 _NOTICES: list[_Rule] = [
@@ -418,3 +422,30 @@ def notice_zh(text: str) -> str:
     """A notice, a refusal or a refusal's reason in Chinese (the table modes' and the
     station's commands'); unknown wording is returned as it is."""
     return _apply(_NOTICES, text) or _apply(_WHY, text) or dealer_zh(text)
+
+
+# The station's instruction names a timer's configured length ("betting closes by itself in
+# 15 s"); beside the page's live countdown of the same timer that figure contradicts it
+# ("15 s" next to "2 s"). While a countdown shows, the page shows the instruction with the
+# figure taken out and the countdown named instead (docs/display.md: one countdown per timer).
+_LIVE: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"betting closes by itself in [\d.]+ s"),
+     "betting closes by itself when the countdown ends"),
+    (re.compile(r"[\d.]+秒后自动停止下注"), "倒计时结束自动停止下注"),
+    (re.compile(r"revealed by itself after [\d.]+ s"),
+     "revealed by itself when the countdown ends"),
+    (re.compile(r"[\d.]+秒后自动开牌"), "倒计时结束自动开牌"),
+    (re.compile(r"the system opens them [\d.]+ s after betting closed"),
+     "the system opens them when the countdown ends"),
+    (re.compile(r"停止下注[\d.]+秒后系统自动开牌"), "倒计时结束系统自动开牌"),
+    (re.compile(r" \(within [\d.]+ min\)"), ""),
+    (re.compile(r"（请在[\d.]+分钟内）"), ""),
+]
+
+
+def without_timer_figures(text: str) -> str:
+    """``text`` (English or Chinese) with each timer's configured length taken out, for a page
+    that shows the same timer counting down beside it."""
+    for pattern, said in _LIVE:
+        text = pattern.sub(said, text)
+    return text

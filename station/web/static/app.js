@@ -36,7 +36,7 @@ const LABELS = {
     reveal: "REVEAL (R)", skip: "SKIP ROUND", request_new_shoe: "NEW SHOE REQUEST",
     request_dealer: "ANOTHER DEALER",
     vipPin: "PIN", closesIn: "BETTING CLOSES IN", opensIn: "BETTING OPENS IN",
-    revealBy: "opens by itself in", faceDown: "face down", seconds: (n) => `${n} s`,
+    revealBy: "opens by itself in", newShoeBy: "NEW SHOE WITHIN", faceDown: "face down", seconds: (n) => `${n} s`,
     natural: "NATURAL", stands: (n) => `stands on ${n}`,
     pausedFor: (t) => `for ${t}`,
     voidAsk: {
@@ -69,7 +69,7 @@ const LABELS = {
     sign_out: "签退", changeAsked: "已请求更换荷官",
     reveal: "开牌 (R)", skip: "飞牌", request_new_shoe: "请求新牌靴", request_dealer: "更换荷官",
     vipPin: "主管密码", closesIn: "停止下注倒计时",
-    opensIn: "开始下注倒计时", revealBy: "自动开牌倒计时", faceDown: "牌面朝下",
+    opensIn: "开始下注倒计时", revealBy: "自动开牌倒计时", newShoeBy: "新牌靴限时", faceDown: "牌面朝下",
     seconds: (n) => `${n} 秒`, natural: "例牌", stands: (n) => `${n} 点停牌`,
     pausedFor: (t) => `已暂停 ${t}`,
     voidAsk: {
@@ -335,6 +335,14 @@ function tick() {
     box.classList.toggle("last", left <= 3);
     window.__countdown = left;
   }
+  const ns = s && !s.paused && s.betting && s.betting.new_shoe_by;
+  const nsBox = $("new-shoe-by");
+  if (ns == null || clockOffset === null) {
+    nsBox.hidden = true;
+  } else {
+    nsBox.hidden = false;
+    nsBox.textContent = `${t("newShoeBy")} ${t("seconds")(secs(ns - stationNow()))}`;
+  }
   const rv = s && !s.paused && s.reveal;
   const by = $("reveal-by");
   if (!rv || rv.auto_at == null || clockOffset === null) {
@@ -399,8 +407,10 @@ function render(s) {
   const p = s.prompt;
   const zh = lang === "zh" && p.zh ? p.zh : null;
   $("table-id").textContent = s.table;
-  setText($("instruction"), zh ? zh.text : p.text);
-  setText($("detail"), zh ? zh.detail : p.detail);
+  // One countdown per timer: while one counts, the instruction without its fixed figure.
+  const said = p.live || (zh ? zh : p);
+  setText($("instruction"), said.text);
+  setText($("detail"), said.detail);
   document.body.classList.toggle("third", p.kind === "third_card");
   document.body.classList.toggle("betting", p.kind === "betting");
   document.body.classList.toggle("paused", !!s.paused);
