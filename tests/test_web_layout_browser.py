@@ -274,3 +274,22 @@ def test_layout_views_are_real(tmp_path: Path) -> None:
     """The VIP view carries the dealer-requested alert from the station itself."""
     views = [v for v in states("en") if v["vip"]]
     assert any(a["alert"] == "dealer_requested" for v in views for a in v["alerts"])
+
+
+def test_after_a_void_no_stale_cards_and_the_header_names_the_next_round(
+        page_on_a_table: Any) -> None:
+    t = Table()
+    t.new_shoe()
+    t.round("2S", "3S")
+    t.card("@@")  # unreadable: a pause
+    t.cmd("void", "alice (web 127.0.0.1)")
+    view = views_of(t.events, t.station.rules, "en")[-1]
+    assert view["phase"] == "between_rounds" and view["round"]["player"] == ["2S"]
+    assert view["results"][-1]["status"] == "void"
+    page = page_on_a_table
+    page.evaluate("v => render(v)", view)
+    assert page.locator("#player .card, #banker .card").count() == 0
+    assert page.inner_text("#player .total") == ""
+    assert page.inner_text("#round-no") == "ROUND 2"
+    assert "ROUND 2: OPEN BETTING" in page.inner_text("#instruction")
+    assert page.inner_text("#last-result") == "Round 1: VOID"

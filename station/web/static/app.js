@@ -228,7 +228,9 @@ function setOffline(on, why) {
   $("offline").hidden = !on;
   if (on) {
     window.__offlineAt = Date.now();
-    $("offline-why").textContent = t("offlineWhy") + (why ? ` (${t("why")[why]})` : "");
+    const said = why ? t("why")[why] : "";
+    $("offline-why").textContent = t("offlineWhy") +
+      (!said ? "" : lang === "zh" ? `（${said}）` : ` (${said})`);
   } else {
     window.__onlineAt = Date.now();
   }
@@ -417,7 +419,10 @@ function render(s) {
   if (p.kind !== lastKind && (p.kind === "third_card" || p.kind === "pause")) beep(p.kind);
   lastKind = p.kind;
   const r = s.round;
-  $("round-no").textContent = r.no ? (lang === "zh" ? `第${r.no}${t("round")}` : `${t("round")} ${r.no}`) : "";
+  // Between rounds the instruction is about the next round (ROUND 5: OPEN BETTING): so is
+  // the header, never one behind it.
+  const no = s.phase === "between_rounds" && s.shoe ? r.no + 1 : r.no;
+  $("round-no").textContent = no ? (lang === "zh" ? `第${no}${t("round")}` : `${t("round")} ${no}`) : "";
   const shoe = s.shoe;
   if (shoe) {
     const total = shoe.drawn + shoe.left;
@@ -487,23 +492,25 @@ function renderHands(s) {
   const r = s.round;
   const last = s.results.length ? s.results[s.results.length - 1] : null;
   const over = last && last.round === r.no && last.status === "complete";
-  const natural = [r.player_total, r.banker_total].some((x) => x >= 8) &&
+  // A voided round's cards are not left beside the next OPEN BETTING: they were refunded.
+  const voided = last && last.round === r.no && last.status === "void";
+  const natural = !voided && [r.player_total, r.banker_total].some((x) => x >= 8) &&
     r.player.length === 2 && r.banker.length === 2 && !r.player_down && !r.banker_down &&
     (over || s.phase === "between_rounds");
   for (const side of ["player", "banker"]) {
     const box = $(side);
-    const total = r[`${side}_total`];
+    const total = voided ? null : r[`${side}_total`];
     box.querySelector(".total").textContent = total ?? "";
     const cards = box.querySelector(".cards");
-    const down = Array.from({ length: r[`${side}_down`] || 0 }, backEl);
-    cards.replaceChildren(...r[side].map(cardEl), ...down);
+    const down = Array.from({ length: voided ? 0 : r[`${side}_down`] || 0 }, backEl);
+    cards.replaceChildren(...(voided ? [] : r[side].map(cardEl)), ...down);
     let call = box.querySelector(".call");
     if (!call) {
       call = document.createElement("span");
       call.className = "call";
       box.querySelector(".total").before(call);
     }
-    const stood = total != null && r[side].length === 2 && !natural &&
+    const stood = total != null && !voided && r[side].length === 2 && !natural &&
       (over || (side === "player" && s.phase === "banker_3"));
     call.textContent = natural && total >= 8 ? t("natural") : stood ? t("stands")(total) : "";
   }
