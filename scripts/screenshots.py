@@ -115,6 +115,8 @@ def modes(tmp: Path, lang: str, browser: Any) -> None:
                 pty.send(["3H", "KD", "QD", "JD"])  # the burn: a 3 shown, 3 face down
                 if mode == "vip":
                     wait(base, "betting", lambda s: s["phase"] == "betting_open")
+                    for page in pages:  # the player's requests, as a supervisor opens them
+                        page.click("#vip-toggle")
                     shoot(pages, lang, "vip-countdown", "#instruction",
                           "下注中" if zh else "BETTING OPEN")
                     continue

@@ -99,7 +99,7 @@ MEASURE = """() => {
       }
     }
     // Text fitted to its box shows whole: never clipped.
-    for (const e of root.querySelectorAll('.fit, #instruction, #pause-reason')) {
+    for (const e of root.querySelectorAll('.fit, #instruction, #pause-reason, button')) {
       if (!shown(e)) continue;
       if (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1) {
         bad.push('clipped: ' + name(e) + ' ' + JSON.stringify(e.textContent.slice(0, 80)));
@@ -220,6 +220,8 @@ def page_on_a_table(chromium: Any, tmp_path_factory: pytest.TempPathFactory) -> 
             # From here the page shows only the views handed to it: its stream closed, its
             # heartbeat watch told the station is there.
             page.evaluate("() => { source.close(); lastByte = Date.now() + 1e12; }")
+            # The views' clock is the tables' (tests/tablekit.py): the page counts on it.
+            page.evaluate("() => { clockOffset = 1800000000 - Date.now() / 1000; }")
             yield page
             context.close()
 
@@ -241,6 +243,16 @@ def test_nothing_moves_overlaps_or_leaves_the_screen(page_on_a_table: Any, lang:
             got = page.evaluate(MEASURE)
             where = f"{width}x{height} {lang} {view['phase']} {view['prompt']['text'][:60]!r}"
             problems += [f"{where}: {b}" for b in got["bad"]]
+            if view["vip"] and not view["paused"]:  # the requests opened by a supervisor
+                page.evaluate("() => openVip(true)")
+                opened = page.evaluate(MEASURE)
+                problems += [f"{where} (VIP requests open): {b}" for b in opened["bad"]]
+                if opened["buttons"] != got["buttons"]:
+                    problems.append(f"{where}: the buttons moved with the VIP requests open")
+                if lang == "zh":
+                    problems += [f"{where}: Latin {x}" for x in latin_left(
+                        opened["text"], [TABLE, DEALER, *PEOPLE])]
+                page.evaluate("() => openVip(false)")
             if buttons is None:
                 buttons = got["buttons"]
             elif got["buttons"] != buttons:

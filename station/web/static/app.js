@@ -11,6 +11,7 @@ const MIN_INSTRUCTION_VH = 5;
 const MAX_INSTRUCTION_VH = 8;
 const NOTICE_MS = 6000; // a station's notice stays this long in the message line
 const VOID_ARMED_MS = 5000; // VOID asks again; a second press within this voids
+const VIP_OPEN_MS = 60000; // the VIP requests close by themselves after this long unused
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const LABELS = {
   en: {
@@ -34,7 +35,7 @@ const LABELS = {
     dealer: "DEALER", noDealer: "no dealer signed in", dealerLabel: "Dealer id",
     sign_in: "SIGN IN", sign_out: "SIGN OUT", changeAsked: "another dealer asked for",
     reveal: "REVEAL (R)", skip: "SKIP ROUND", request_new_shoe: "NEW SHOE REQUEST",
-    request_dealer: "ANOTHER DEALER",
+    request_dealer: "ANOTHER DEALER", vipOpen: "VIP REQUESTS", vipClose: "CLOSE",
     vipPin: "PIN", closesIn: "BETTING CLOSES IN", opensIn: "BETTING OPENS IN",
     revealBy: "opens by itself in", newShoeBy: "NEW SHOE WITHIN", faceDown: "face down", seconds: (n) => `${n} s`,
     natural: "NATURAL", stands: (n) => `stands on ${n}`,
@@ -67,7 +68,7 @@ const LABELS = {
     wrongPin: (n) => `密码错误（还可尝试 ${n} 次）`, lockedFor: (s) => `密码已锁定：${s} 秒`,
     dealer: "荷官", noDealer: "无荷官签到", dealerLabel: "荷官编号", sign_in: "签到",
     sign_out: "签退", changeAsked: "已请求更换荷官",
-    reveal: "开牌 (R)", skip: "飞牌", request_new_shoe: "请求新牌靴", request_dealer: "更换荷官",
+    reveal: "开牌 (R)", skip: "飞牌", request_new_shoe: "请求新牌靴", request_dealer: "更换荷官", vipOpen: "包桌请求", vipClose: "关闭",
     vipPin: "主管密码", closesIn: "停止下注倒计时",
     opensIn: "开始下注倒计时", revealBy: "自动开牌倒计时", newShoeBy: "新牌靴限时", faceDown: "牌面朝下",
     seconds: (n) => `${n} 秒`, natural: "例牌", stands: (n) => `${n} 点停牌`,
@@ -101,6 +102,7 @@ let noticeUntil = 0;
 let lockedUntil = 0;
 let lockedWhere = null;
 let voidArmedUntil = 0;
+let vipOpenUntil = 0;
 let muted = localStorage.getItem("station.muted") === "1";
 let audio = null;
 // The station's clock minus this page's (seconds): a countdown is counted on the station's
@@ -163,6 +165,10 @@ function fitAll() {
   fit($("betting-how"), 3, 1.6);
   fit($("pause-message"), 2.6, 1.4);
   fit($("vip-message"), 2.2, 1.2);
+  // Button labels: one line, whole, in their fixed boxes (a longer language shrinks them).
+  for (const b of document.querySelectorAll("#controls button.cmd")) fit(b, 3.4, 1.8);
+  for (const b of document.querySelectorAll("#vip .vipcmd")) fit(b, 2.2, 1.2);
+  for (const w of document.querySelectorAll("#vip .why")) fit(w, 1.4, 1.0);
   fitBar();
 }
 window.addEventListener("resize", fitAll);
@@ -370,9 +376,30 @@ function tick() {
     if (left <= 0) { lockedUntil = 0; out.textContent = ""; }
     else out.textContent = `${t("refused")}: ${t("lockedFor")(left)}`;
   }
+  // The timers' column only while one counts: the instruction has the band's width else.
+  const timing = !box.hidden || !by.hidden || !nsBox.hidden;
+  if (timing !== document.body.classList.contains("timing")) {
+    document.body.classList.toggle("timing", timing);
+    fit($("instruction"), MAX_INSTRUCTION_VH, MIN_INSTRUCTION_VH);
+    fit($("detail"), 4.6, 2.4);
+    if (!box.hidden) fit(box, 11, 4, true);
+  }
   if (voidArmedUntil && Date.now() > voidArmedUntil) disarmVoid();
+  if (vipOpenUntil && Date.now() > vipOpenUntil) openVip(false);
 }
 setInterval(tick, 100);
+
+// The VIP player's requests are a supervisor's, made now and then: behind one button, open
+// until used or for a minute, so the dealer's panel is not a PIN field all shoe long.
+function openVip(on) {
+  vipOpenUntil = on ? Date.now() + VIP_OPEN_MS : 0;
+  $("vip-body").hidden = !on;
+  document.body.classList.toggle("vip-open", on);  // the panel's row is theirs meanwhile
+  $("vip-toggle").setAttribute("aria-expanded", String(on));
+  $("vip-toggle").textContent = on ? t("vipClose") : t("vipOpen");
+  if (!on) $("vip-pin").value = "";
+  fitAll();
+}
 
 function disarmVoid() {
   voidArmedUntil = 0;
@@ -572,7 +599,6 @@ function renderModes(s) {
   how.textContent = bet === "timer" ? t("byTimer")(s.betting.betting_s)
     : bet === "upstream" ? t("byUpstream") : "";
   document.body.classList.toggle("reveal", !!s.reveal);
-  document.body.classList.toggle("timed", bet === "timer" || mode !== "standard");
   document.body.classList.toggle("vip", !!s.vip);
   const vip = s.vip;
   $("vip").hidden = !vip;
@@ -628,6 +654,7 @@ function labels() {
   $("mute").textContent = muted ? t("muted") : t("mute");
   for (const b of document.querySelectorAll("#vip button.vipcmd")) b.textContent = t(b.dataset.action);
   $("vip-pin-label").textContent = t("vipPin");
+  $("vip-toggle").textContent = vipOpenUntil ? t("vipClose") : t("vipOpen");
   $("mute").setAttribute("aria-pressed", String(muted));
 }
 
@@ -694,9 +721,13 @@ for (const b of document.querySelectorAll("#vip button.vipcmd")) {
     const pin = $("vip-pin").value;
     if (!pin) { $("vip-message").textContent = t("needPin"); return; }
     $("vip-pin").value = "";
-    send(b.dataset.action, { actor: "supervisor", pin }, "vip-message");
+    send(b.dataset.action, { actor: "supervisor", pin }, "vip-message").then((ok) => {
+      if (ok) openVip(false);
+    });
   });
 }
+$("vip-toggle").addEventListener("click", () => openVip(!vipOpenUntil));
+$("vip-pin").addEventListener("input", () => { if (vipOpenUntil) vipOpenUntil = Date.now() + VIP_OPEN_MS; });
 $("vip").addEventListener("submit", (ev) => ev.preventDefault());
 // VOID refunds every bet of the round: the first press asks, naming what is refunded; a
 // second press within a few seconds voids.
