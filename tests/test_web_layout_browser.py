@@ -177,7 +177,10 @@ def mode_events() -> list[tuple[TableRules, list[InputEvent]]]:
     restart.new_shoe()
     restart.round("2S", "3S")
     restart.send(Command(RESTART, "station", restart.tick(1.0)))
-    return [(squeeze.station.rules, squeeze.events), (vip.station.rules, vip.events),
+    upstream = Table(betting="upstream")  # the game server opens and closes betting
+    upstream.new_shoe()
+    return [(upstream.station.rules, upstream.events),
+            (squeeze.station.rules, squeeze.events), (vip.station.rules, vip.events),
             (lost.station.rules, lost.events), (restart.station.rules, restart.events)]
 
 

@@ -542,3 +542,19 @@ def test_any_pause_at_all_reads_plain(events: list[InputEvent]) -> None:
             assert plain.UNKNOWN[zh] not in said, (reason, said)
             for sentence in said:
                 assert "\x15" not in sentence and not [r for r in raw if r in sentence]
+
+
+def test_once_the_device_is_back_its_cable_is_no_longer_asked_for() -> None:
+    t = Table()
+    t.new_shoe()
+    t.lost("scanner")
+    display = WebDisplay(t.station, Hub(), Surroundings("t1", "zh"))
+    display.show([])
+    p = display.view["prompt"]
+    assert "check its cable and power" in p["todo"] == p["todo_now"]
+    assert "检查其线缆和电源" in p["zh"]["todo_now"]
+    display.show(t.restored("scanner"))
+    p = display.view["prompt"]
+    assert "check its cable and power" in p["todo"]  # the station's words, as journaled
+    assert "check its cable and power" not in p["todo_now"]
+    assert "检查其线缆和电源" not in p["zh"]["todo_now"] and p["zh"]["todo_now"]

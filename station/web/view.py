@@ -9,6 +9,7 @@ machine's own transition table.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -159,6 +160,8 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str,
         # byte or device jargon (station.web.plain); the exact reason stays for the log.
         lost = None if still_lost is None else frozenset(still_lost)
         view["plain"] = reasons_plain(reason, zh=language == "zh", still_lost=lost)
+        # Once every device the pause names is back, checking its cable is no longer asked.
+        view["todo_now"] = todo_now(reason, todo, lost)
     if language == "zh":
         zh: dict[str, str] = {"text": prompt_zh(prompt.text),
                               "detail": detail_zh(prompt.detail) if prompt.detail else ""}
@@ -166,8 +169,22 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str,
             zh["text"] = "暂停"
             zh["reason"] = reason_zh(view["reason"])
             zh["todo"] = action_zh(view["todo"])
+            zh["todo_now"] = action_zh(view["todo_now"])
         view["zh"] = zh
     return view
+
+
+_LOST = re.compile(r"(?:^|; )(\S+) lost \(")
+_CHECK_DEVICE = "check its cable and power"
+
+
+def todo_now(reason: str, todo: str, still_lost: frozenset[str] | None) -> str:
+    """The pause's actions without ``check its cable and power`` once no device the reason
+    names as lost is lost any more (the station words the actions when it pauses)."""
+    named = {m for m in _LOST.findall(reason) if m != "journal"}
+    if still_lost is None or not named or named & still_lost:
+        return todo
+    return "; ".join(a for a in todo.split("; ") if a != _CHECK_DEVICE)
 
 
 @dataclass(frozen=True, slots=True)

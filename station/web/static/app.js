@@ -31,6 +31,7 @@ const LABELS = {
     voided: (n) => `Round ${n}: VOID`,
     heads: { player: "PLAYER WINS", banker: "BANKER WINS", tie: "TIE" },
     needPin: "Enter the supervisor PIN first", refused: "Refused",
+    noPins: "no supervisor PIN is set on this station",
     wrongPin: (n) => `wrong PIN (${n} tries left)`, lockedFor: (s) => `PINs locked: ${s} s`,
     dealer: "DEALER", noDealer: "no dealer signed in", dealerLabel: "Dealer id",
     sign_in: "SIGN IN", sign_out: "SIGN OUT", changeAsked: "another dealer asked for",
@@ -64,7 +65,7 @@ const LABELS = {
       (nat ? "（例牌）" : ""),
     voided: (n) => `第${n}局：作废`,
     heads: { player: "闲赢", banker: "庄赢", tie: "和局" },
-    needPin: "请先输入主管密码", refused: "拒绝",
+    needPin: "请先输入主管密码", refused: "拒绝", noPins: "本工作站尚未设置主管密码",
     wrongPin: (n) => `密码错误（还可尝试 ${n} 次）`, lockedFor: (s) => `密码已锁定：${s} 秒`,
     dealer: "荷官", noDealer: "无荷官签到", dealerLabel: "荷官编号", sign_in: "签到",
     sign_out: "签退", changeAsked: "已请求更换荷官",
@@ -480,7 +481,7 @@ function render(s) {
     $("pause-title").textContent = t("paused");
     const plain = p.plain || [p.reason || p.text];
     setText($("pause-reason"), plain.join(lang === "zh" ? "；" : "; "));
-    setText($("pause-todo"), zh && zh.todo ? zh.todo : (p.todo || ""));
+    setText($("pause-todo"), zh && zh.todo ? (zh.todo_now ?? zh.todo) : (p.todo_now ?? p.todo ?? ""));
     setText($("pause-choice"), zh ? zh.detail : p.detail);
     for (const b of document.querySelectorAll("#supervisor button.cmd")) {
       b.disabled = !s.actions.includes(b.dataset.action);
@@ -669,6 +670,9 @@ function refusalText(answer, where) {
   }
   const wrong = /^wrong PIN \((\d+) tries left\)$/.exec(err);
   if (wrong) return `${t("refused")}: ${t("wrongPin")(Number(wrong[1]))}`;
+  if (/^no supervisor has a PIN yet|^no display\.credentials_file/.test(err)) {
+    return `${t("refused")}: ${t("noPins")}`;
+  }
   return `${t("refused")}: ${lang === "zh" && answer.zh ? answer.zh : err}`;
 }
 
