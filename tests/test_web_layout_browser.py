@@ -12,6 +12,7 @@ first, so only these views show), which keeps the cost to one browser and one pa
 (each pause reason kind always), about a third of the time.
 """
 
+# ruff: noqa: RUF001 - the Chinese wording uses full-width punctuation
 from __future__ import annotations
 
 import os
@@ -308,3 +309,21 @@ def test_after_a_void_no_stale_cards_and_the_header_names_the_next_round(
     assert page.inner_text("#round-no") == "ROUND 2"
     assert "ROUND 2: OPEN BETTING" in page.inner_text("#instruction")
     assert page.inner_text("#last-result") == "Round 1: VOID"
+
+
+def test_a_closed_shoe_says_why_it_closed(page_on_a_table: Any) -> None:
+    ended = Table()
+    ended.new_shoe()
+    ended.cmd("end_shoe")  # between rounds: the shoe closes at once, the dealer asked
+    cut = Table()
+    cut.new_shoe()
+    cut.cut()  # the cut card out between rounds: the next round is the last
+    cut.round("2S", "3S", "4S", "5S")
+    page = page_on_a_table
+    for table, lang, words in ((ended, "en", "SHOE ENDED EARLY: END SHOE"),
+                               (ended, "zh", "牌靴提前结束：荷官结束牌靴"),
+                               (cut, "en", "SHOE ENDED: CUT CARD")):
+        view = views_of(table.events, table.station.rules, lang)[-1]
+        assert view["phase"] == "shoe_closed", view["phase"]
+        page.evaluate("v => render(v)", view)
+        assert page.inner_text("#last-round") == words

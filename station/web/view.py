@@ -243,6 +243,7 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
             "cut_card_out": d.cut_seen,
             "last_round": d.last_round,
         },
+        "shoe_end": shoe_end(station) if phase is Phase.SHOE_CLOSED else None,
         "results": [_result(r) for r in history.records[-LAST_RESULTS:]],
         "roads_version": history.version,
         "devices": [{"name": n, "ok": n not in lost, "reason": lost.get(n, "")} for n in names],
@@ -271,6 +272,18 @@ def live_timers(view: dict[str, Any]) -> None:
     said = p.get("zh") or p
     view["prompt"]["live"] = {"text": without_timer_figures(said["text"]),
                               "detail": without_timer_figures(said["detail"])}
+
+
+def shoe_end(station: Station) -> str | None:
+    """Why the shoe closed, for the page: ``player`` (a VIP player asked for a new shoe),
+    ``dealer`` or ``upstream`` (END SHOE, the pit's close_shoe), ``cut_card``; None if the
+    station does not know (no one asked and no cut card was seen)."""
+    d = station.dealing
+    if station.modes.new_shoe_requested:
+        return "player"
+    if d.end_requested_by in ("dealer", "upstream"):
+        return d.end_requested_by
+    return "cut_card" if d.cut_seen else None
 
 
 def dealer_view(station: Station, language: str) -> dict[str, Any]:

@@ -16,6 +16,8 @@ const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const LABELS = {
   en: {
     round: "ROUND", shoe: "SHOE", lastRound: "LAST ROUND",
+    shoeEnd: { cut_card: "SHOE ENDED: CUT CARD", dealer: "SHOE ENDED EARLY: END SHOE",
+      upstream: "SHOE ENDED EARLY: GAME SERVER", player: "SHOE ENDED EARLY: PLAYER ASKED" },
     shoeState: (d, l, pct) => `SHOE ${d} dealt / ${l} left (${pct}%)`,
     P: "P", B: "B", player: "PLAYER", banker: "BANKER", new_shoe: "NEW SHOE (N)",
     open_betting: "OPEN BETTING (O)", close_betting: "CLOSE BETTING (C)",
@@ -52,6 +54,8 @@ const LABELS = {
   },
   zh: {
     round: "局", shoe: "牌靴", lastRound: "最后一局",
+    shoeEnd: { cut_card: "牌靴结束：切牌已出", dealer: "牌靴提前结束：荷官结束牌靴",
+      upstream: "牌靴提前结束：游戏服务器结束牌靴", player: "牌靴提前结束：玩家请求新牌靴" },
     shoeState: (d, l, pct) => `牌靴：已发 ${d} 张 / 剩余 ${l} 张（${pct}%）`,
     P: "闲", B: "庄", player: "闲家", banker: "庄家", new_shoe: "新牌靴 (N)", open_betting: "开始下注 (O)",
     close_betting: "停止下注 (C)", resume: "恢复", void: "作废", paused: "暂停",
@@ -459,7 +463,10 @@ function render(s) {
   } else {
     $("shoe-state").textContent = t("noShoe");
   }
-  $("last-round").hidden = !(shoe && shoe.last_round);
+  // LAST ROUND once the cut card is out; once the shoe is closed, why it closed.
+  const ended = s.shoe_end ? t("shoeEnd")[s.shoe_end] : "";
+  $("last-round").textContent = ended || t("lastRound");
+  $("last-round").hidden = !ended && !(shoe && shoe.last_round);
   renderHands(s);
   renderDealer(s.dealer);
   renderModes(s);
