@@ -327,3 +327,29 @@ def test_a_closed_shoe_says_why_it_closed(page_on_a_table: Any) -> None:
         assert view["phase"] == "shoe_closed", view["phase"]
         page.evaluate("v => render(v)", view)
         assert page.inner_text("#last-round") == words
+
+
+def test_the_stations_notices_show_once_for_a_few_seconds(page_on_a_table: Any) -> None:
+    """A refused badge (once shown nowhere) shows in the message line, in the page's
+    language; it goes after a few seconds; a page that connects shows no old notice."""
+    t = Table(badge_prefix="DEALER-")
+    t.new_shoe()
+    t.cmd("open_betting")
+    t.cmd("close_betting")
+    t.card("2S")
+    t.card("DEALER-D042")  # a badge while a card is due: refused, the table goes on
+    page = page_on_a_table
+    for lang, words in (("en", "badge of dealer D042 refused"),
+                        ("zh", "荷官 D042 的工牌被拒绝")):
+        views = views_of(t.events, t.station.rules, lang)
+        assert words in " ".join(views[-1].get("notices_zh", views[-1]["notices"]))
+        page.evaluate("() => { noticeSeq = null; }")  # as a page that just connected
+        page.evaluate("v => render(v)", views[-2])
+        page.evaluate("v => render(v)", views[-1])
+        assert words in page.inner_text("#message")
+        page.evaluate("() => { noticeUntil = Date.now() - 1; tick(); }")  # the seconds up
+        assert page.inner_text("#message") == ""
+        # Connecting after it: the notice is old news, not shown.
+        page.evaluate("() => { noticeSeq = null; }")
+        page.evaluate("v => render(v)", views[-1])
+        assert page.inner_text("#message") == ""
