@@ -31,7 +31,7 @@ from station.config import parse_config
 from station.daemon import JOURNAL
 from station.journal import JournalWriteError, read_journal
 from station.machine import DEALING, Phase
-from station.outputs import Output, Prompt
+from station.outputs import Notice, Output, Prompt
 from station.simulation import simulate
 from station.station import RESTART, Station, TableRules
 from station.web import plain, words
@@ -558,3 +558,22 @@ def test_once_the_device_is_back_its_cable_is_no_longer_asked_for() -> None:
     assert "check its cable and power" in p["todo"]  # the station's words, as journaled
     assert "check its cable and power" not in p["todo_now"]
     assert "检查其线缆和电源" not in p["zh"]["todo_now"] and p["zh"]["todo_now"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(EVENT, st.builds(
+    Command, st.sampled_from(["reveal", "skip", "request_new_shoe", "request_dealer", "sign_in",
+                              "sign_out", "end_shoe"]),
+    st.sampled_from(["dealer:D9", "dealer (web 127.0.0.1)", "upstream:pit"]), st.just(0.0))),
+    max_size=40), st.sampled_from(["standard", "squeeze", "vip"]))
+def test_every_notice_reads_in_chinese(events: list[InputEvent], mode: str) -> None:
+    """What the page's message line shows on a Chinese page: each notice the station gives,
+    with no English left but ids, names and what a device or a read said."""
+    station = Station(TableRules(decks=1, mode=mode))
+    verbatim = [*SOURCES, "D9", "pit", "cut", "someone",
+                *(repr(ev.code) for ev in events if isinstance(ev, CardRead))]
+    for ev in _dealt(events):
+        for out in station.apply(ev):
+            if isinstance(out, Notice):
+                zh = words.notice_zh(out.text)
+                assert not english_left(zh, verbatim), (out.text, zh)

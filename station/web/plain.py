@@ -28,6 +28,7 @@ DEVICES = {
     "camera": ("the camera", "摄像头"),
     "cut-sensor": ("the cut-card sensor", "切牌感应器"),
     "upstream": ("the game server link", "游戏服务器连接"),
+    "journal": ("the station's journal", "工作站日志"),
 }
 JOURNAL = "journal"
 

@@ -225,6 +225,8 @@ _DEALERS: list[_Rule] = [
     (re.compile(r"not while a card is due: .*"),
      lambda m: f"派牌期间不可签到或签退：本局结果发布后，{_WHEN_ZH}"),
     (re.compile(r"no dealer is signed in"), lambda m: "没有已签到的荷官"),
+    (re.compile(r"no dealer id \(.*\); give the dealer's id"),
+     lambda m: "没有荷官编号：请提供荷官编号"),
     (re.compile(r"(\S+) is signed in already"), lambda m: f"{m[1]} 已经签到"),
 ]
 
@@ -304,6 +306,7 @@ _PHASE = {"no shoe": "无牌靴", "shoe closed": "牌靴已结束", "burn indica
           "player 1": "派闲家第1张牌", "banker 1": "派庄家第1张牌", "player 2": "派闲家第2张牌",
           "banker 2": "派庄家第2张牌", "player 3": "闲家补牌", "banker 3": "庄家补牌",
           "reveal": "等待开牌", "paused": "暂停"}
+_MODE = {"standard": "标准", "squeeze": "咪牌", "vip": "包"}
 _WHY: list[_Rule] = [
     (re.compile(r"this table's betting runs on the station's countdown"),
      lambda m: "本桌由工作站倒计时控制下注"),
@@ -311,10 +314,10 @@ _WHY: list[_Rule] = [
      lambda m: "本桌由游戏服务器开始和停止下注"),
     (re.compile(r"this table's betting is driven by the dealer"), lambda m: "本桌由荷官控制下注"),
     (re.compile(r"this table deals face up \(table\.mode is standard\)"),
-     lambda m: "本桌牌面朝上派牌（table.mode 为 standard）"),
+     lambda m: "本桌为标准桌，牌面朝上派牌"),
     (re.compile(r"no card is waiting for its reveal"), lambda m: "没有等待开牌的牌"),
     (re.compile(r"(.+) is a VIP table's request \(table\.mode is (\w+)\)"),
-     lambda m: f"{_WHAT.get(m[1], m[1])}是包桌玩家的请求（table.mode 为 {m[2]}）"),
+     lambda m: f"{_WHAT.get(m[1], m[1])}是包桌玩家的请求（本桌为{_MODE.get(m[2], m[2])}桌）"),
     (re.compile(r"a round can be skipped only before its cards are dealt"),
      lambda m: "只能在派牌之前飞牌"),
     (re.compile(r"this round is skipped already"), lambda m: "本局已飞牌"),
@@ -405,7 +408,8 @@ _NOTICES: list[_Rule] = [
     (re.compile(r"re-scan read a card: held for the supervisor"),
      lambda m: "重新扫描读到一张牌：留待主管处理"),
     (re.compile(r"resume refused: (.+) still lost; reconnect it first"),
-     lambda m: f"恢复被拒绝：{m[1]} 仍断线；请先重新连接"),
+     lambda m: "恢复被拒绝：" + "、".join(_device_zh(d) for d in m[1].split(", "))
+     + "仍断线；请先重新连接"),
     (re.compile(r"(?P<what>[a-z ]+?) refused from (?P<actor>.+?): (?P<why>.+)"),
      lambda m: f"{_WHAT.get(m['what'], m['what'])}被拒绝（{actor_zh(m['actor'])}）："
      + notice_zh(m["why"])),
