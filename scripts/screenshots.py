@@ -81,7 +81,7 @@ def one_language(tmp: Path, lang: str, browser: Any) -> None:
             wait(base, "the banker's third card", lambda s: s["phase"] == "banker_3")
             pty.send(["8H", "4H"])  # the round ends on 8H; 4H is not due
             shoot(pages, lang, "paused", "#pause-reason",
-                  "不应派的牌" if zh else "card not due: 4H")
+                  "不应派出" if zh else "was not due")
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(10)
             shoot(pages, lang, "offline", "#offline h1", "离线" if zh else "OFFLINE")
@@ -115,6 +115,8 @@ def modes(tmp: Path, lang: str, browser: Any) -> None:
                 pty.send(["3H", "KD", "QD", "JD"])  # the burn: a 3 shown, 3 face down
                 if mode == "vip":
                     wait(base, "betting", lambda s: s["phase"] == "betting_open")
+                    for page in pages:  # the player's requests, as a supervisor opens them
+                        page.click("#vip-toggle")
                     shoot(pages, lang, "vip-countdown", "#instruction",
                           "下注中" if zh else "BETTING OPEN")
                     continue

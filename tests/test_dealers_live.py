@@ -56,7 +56,10 @@ def test_a_live_table_badge_api_and_ctl(tmp_path: Path) -> None:
     with PtyScanner(tmp_path / "scanner") as pty:
         config = webkit.live_config(tmp_path, pty.path)
         base = webkit.url_of(config)
-        with webkit.running(config):
+        with webkit.running(config) as proc:
+            # The port open, not only the device "ok" (true from the start): pyserial empties
+            # the input when it opens the port, and a CI run under load lost the badge so.
+            webkit.wait_reading(proc, pty.path)
             wait_state(base, lambda s: s["devices"] == [{"name": "scanner", "ok": True,
                                                          "reason": ""}], what="scanner")
             s = webkit.state(base)

@@ -4,6 +4,7 @@ file, driven through the web display's API, with ``recording.raw`` keeping what 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +32,10 @@ def raw_config(tmp_path: Path, reader: dict[str, Any]) -> Path:
 def test_a_serial_table_keeps_the_scanners_bytes_exactly_as_they_came(tmp_path: Path) -> None:
     with PtyScanner(tmp_path / "scanner") as pty:
         config = raw_config(tmp_path, {"type": "serial", "port": pty.path, "framing": "cr"})
-        with webkit.running(config):
+        with webkit.running(config) as proc:
             base = webkit.url_of(config)
             assert webkit.command(base, "new-shoe")[0] == 200
-            webkit.wait_state(base, lambda s: s["devices"] == [
-                {"name": "scanner", "ok": True, "reason": ""}], what="scanner open")
+            webkit.wait_reading(proc, pty.path)  # pyserial empties the input at the open
             sent = b"5S\rKD\rQ"  # the last code is cut in two by the line
             pty.write(sent)
             pty.write(b"D\r\xff\r")
@@ -59,12 +59,22 @@ def test_a_camera_table_keeps_its_frames_and_they_replay_to_the_same_cards(
     write_video(source, video)
     config = raw_config(tmp_path, {"type": "camera", "source": str(source),
                                    "roi": list(video.region)})
-    proc = webkit.start(config)
+    # Not webkit.start: a loaded machine can play the short video to its end before the page
+    # first answers, and the station then stops by itself (CI saw it), which is this test's
+    # ending too.
+    proc = webkit.launch(config)
     try:
         base = webkit.url_of(config)
-        # The dealer's buttons come from the page; the camera reads the video meanwhile (cards
-        # before NEW SHOE pause the table: the run's result is what the recording says).
-        webkit.command(base, "new-shoe")
+        # The dealer's buttons come from the page, if it is up in time; the camera reads the
+        # video meanwhile (cards before NEW SHOE pause the table: the run's result is what the
+        # recording says, and the frames kept must read to the same cards either way).
+        deadline = time.monotonic() + 30
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                webkit.command(base, "new-shoe")
+                break
+            except OSError:
+                time.sleep(0.05)
         proc.wait(60)  # the video ends: the only source has nothing more to give
     finally:
         log = webkit.stop(proc, config)

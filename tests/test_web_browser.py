@@ -70,8 +70,11 @@ def test_pause_wrong_pin_then_resume_with_two_pages_in_step(
         supervisor.goto(base)
         for p in (page, supervisor):
             wait_text(p, "#pause-todo", "re-scanned as")
+        # The reason in plain words: the raw code read stays in the journal and the log.
         reason = text(page, "#pause-reason")
-        assert reason.startswith("unreadable code") and "not a card" in reason
+        assert reason == "The card scanner read something that is not a card"
+        assert "\\x" not in page.inner_text("body") and "unreadable code" not in reason
+        assert state(base)["prompt"]["reason"].startswith("unreadable code")
         assert "resume deals it as the due card" in text(page, "#pause-todo")
         assert text(page, "#pause-choice") == ("supervisor: resume continues the round, "
                                                "void refunds it")
@@ -121,8 +124,14 @@ def test_void_from_the_page_publishes_the_void(tmp_path: Path, page: Any) -> Non
         wait_text(page, "#pause-todo", "re-scanned as")
         round_no = state(base)["round"]["no"]
         page.fill("#pin", PIN)
+        # VOID asks first, naming what it refunds; the table is untouched until asked again.
         page.click("#void")
-        wait_text(page, "#results", f"{round_no}: VOID")
+        wait_text(page, "#pause-message",
+                  f"VOID round {round_no}? Every bet on it is refunded. Press VOID again")
+        page.wait_for_timeout(300)
+        assert state(base)["paused"]
+        page.click("#void")
+        wait_text(page, "#last-result", f"Round {round_no}: VOID")
         assert page.locator("#pause").is_hidden()
     records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     voids = [r for r in records if r["status"] == "void"]
@@ -168,8 +177,9 @@ def test_offline_within_2_s_of_a_kill_and_back_without_a_reload(
 def test_a_live_table_run_from_the_page_and_its_keys(tmp_path: Path, page: Any) -> None:
     with PtyScanner(tmp_path / "scanner") as pty:
         config = webkit.live_config(tmp_path, pty.path)
-        with webkit.running(config):
+        with webkit.running(config) as proc:
             base = webkit.url_of(config)
+            webkit.wait_reading(proc, pty.path)  # pyserial empties the input at the open
             page.goto(base)
             wait_text(page, "#instruction", "NEW SHOE")
             assert page.locator("button[data-action=open_betting]").is_disabled()
@@ -196,8 +206,14 @@ def test_a_live_table_run_from_the_page_and_its_keys(tmp_path: Path, page: Any) 
             pty.send(["9C"])
             wait_text(page, "#instruction", "ROUND 2: OPEN BETTING")
             assert text(page, "#detail") == "round 1: PLAYER 4 BANKER 6, BANKER WINS"
-            assert text(page, "#player .cards") .split() == ["2S", "3D", "9C"]
-            wait_text(page, "#results", "1: B WINS P4 B6")
+            cards = page.locator("#player .cards .card")
+            assert cards.evaluate_all("cs => cs.map(c => c.dataset.code)") == ["2S", "3D", "9C"]
+            # Rank and suit symbol, hearts and diamonds red, the suit's letter small.
+            assert cards.evaluate_all("cs => cs.map(c => c.textContent)") == [
+                "2\u2660S", "3\u2666D", "9\u2663C"]
+            assert cards.evaluate_all("cs => cs.map(c => c.classList.contains('red'))") == [
+                False, True, False]
+            wait_text(page, "#last-result", "Round 1: PLAYER 4 BANKER 6, BANKER WINS")
             assert page.locator("#roads img").is_visible()
 
 

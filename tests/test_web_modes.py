@@ -210,19 +210,19 @@ def test_the_modes_details_in_chinese(en: str, zh: str) -> None:
 @pytest.mark.parametrize(("en", "zh"), [
     ("skip refused from alice (web 127.0.0.1): 5 rounds skipped in a row already, the most "
      "the VIP rules allow; this round is played",
-     "飞牌被拒绝（alice (web 127.0.0.1)）：已连续飞牌5局，已达包桌规则上限；本局须开牌"),
+     "飞牌被拒绝（alice，网页 127.0.0.1）：已连续飞牌5局，已达包桌规则上限；本局须开牌"),
     ("request new shoe refused from bob (web ::1): 12 rounds played in this shoe; a new shoe "
      "may be asked for once 30 have been played",
-     "请求新牌靴被拒绝（bob (web ::1)）：本牌靴已开12局；满30局后方可请求新牌靴"),
+     "请求新牌靴被拒绝（bob，网页 ::1）：本牌靴已开12局；满30局后方可请求新牌靴"),
     ("open betting refused from dealer (web 127.0.0.1): this table's betting runs on the "
-     "station's countdown", "开始下注被拒绝（dealer (web 127.0.0.1)）：本桌由工作站倒计时控制下注"),
+     "station's countdown", "开始下注被拒绝（荷官，网页 127.0.0.1）：本桌由工作站倒计时控制下注"),
     ("reveal refused from dealer (key) (web 127.0.0.1): no card is waiting for its reveal",
-     "开牌被拒绝（dealer (key) (web 127.0.0.1)）：没有等待开牌的牌"),
+     "开牌被拒绝（荷官（按键），网页 127.0.0.1）：没有等待开牌的牌"),
     ("banker cards revealed: the squeeze's 30 s were up", "咪牌30秒已到，庄家的牌自动开牌"),
     ("end of shoe asked for by upstream:pit/ann [c-4]: round 12 is the shoe's last",
-     "upstream:pit/ann [c-4] 请求结束牌靴：第12局为本牌靴最后一局"),
+     "游戏服务器 pit/ann [c-4] 请求结束牌靴：第12局为本牌靴最后一局"),
     ("end shoe refused from upstream:pit [c-5]: the burn is not done; ask again once it is",
-     "结束牌靴被拒绝（upstream:pit [c-5]）：烧牌尚未完成；完成后再请求"),
+     "结束牌靴被拒绝（游戏服务器 pit [c-5]）：烧牌尚未完成；完成后再请求"),
     ("something the station says later", "something the station says later"),
 ])
 def test_notice_words(en: str, zh: str) -> None:

@@ -24,7 +24,7 @@ from station.web.view import (
     notices_of,
     split_pause,
 )
-from station.web.words import action_zh, detail_zh, prompt_zh
+from station.web.words import action_zh, detail_zh, prompt_zh, without_timer_figures
 from tests.tablekit import Table
 
 AROUND = Surroundings("t1", "zh", True, "file", None, ("sim-shoe",))
@@ -169,3 +169,30 @@ def test_detail_words() -> None:
         == "第4局：庄家4点，闲家第三张牌为7，庄家补牌（2,3,4,5,6,7时补）"
     assert detail_zh("ROUND 4: player 3 draws") == "第4局：闲家3点，补牌"
     assert detail_zh("round 3: PLAYER 9 BANKER 5, PLAYER WINS") == "第3局：闲9点 庄5点，闲赢"
+
+
+@pytest.mark.parametrize(("said", "live"), [
+    ("ROUND 1: BETTING OPEN - do not deal; betting closes by itself in 15 s",
+     "ROUND 1: BETTING OPEN - do not deal; betting closes by itself when the countdown "
+     "ends"),
+    ("第1局：下注中 - 请勿派牌；15秒后自动停止下注",
+     "第1局：下注中 - 请勿派牌；倒计时结束自动停止下注"),
+    ("ROUND 2: the player squeezes, or press REVEAL; revealed by itself after 30 s",
+     "ROUND 2: the player squeezes, or press REVEAL; revealed by itself when the countdown "
+     "ends"),
+    ("第2局：玩家咪牌，或按“开牌”；30秒后自动开牌",
+     "第2局：玩家咪牌，或按“开牌”；倒计时结束自动开牌"),
+    ("ROUND 2: the player opens the cards, or press REVEAL; the system opens them 60 s after "
+     "betting closed", "ROUND 2: the player opens the cards, or press REVEAL; the system opens "
+     "them when the countdown ends"),
+    ("第2局：由玩家开牌，或按“开牌”；停止下注60秒后系统自动开牌",
+     "第2局：由玩家开牌，或按“开牌”；倒计时结束系统自动开牌"),
+    ("SHOE CLOSED after round 12: the player asked for a new shoe - discard the rest, start a "
+     "NEW SHOE (within 0.25 min)", "SHOE CLOSED after round 12: the player asked for a new "
+     "shoe - discard the rest, start a NEW SHOE"),
+    ("第12局后牌靴结束：玩家请求新牌靴 - 弃掉余牌，开始新牌靴（请在0.25分钟内）",
+     "第12局后牌靴结束：玩家请求新牌靴 - 弃掉余牌，开始新牌靴"),
+])
+def test_one_countdown_per_timer(said: str, live: str) -> None:
+    """Beside a live countdown the page's instruction leaves the timer's own figure out."""
+    assert without_timer_figures(said) == live

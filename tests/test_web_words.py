@@ -31,11 +31,11 @@ from station.config import parse_config
 from station.daemon import JOURNAL
 from station.journal import JournalWriteError, read_journal
 from station.machine import DEALING, Phase
-from station.outputs import Output, Prompt
+from station.outputs import Notice, Output, Prompt
 from station.simulation import simulate
 from station.station import RESTART, Station
 from station.tablerules import TableRules
-from station.web import words
+from station.web import plain, words
 from station.web.display import WebDisplay
 from station.web.hub import Hub
 from station.web.view import Surroundings, split_pause
@@ -460,3 +460,134 @@ def test_the_examples_in_docs_display_md_are_what_the_page_shows() -> None:
     assert len(rows) >= 5
     for en, zh in rows:
         assert reason_zh(en) == zh, en
+
+
+# --- the page's plain words (station/web/plain.py): no raw byte, repr or driver jargon ------
+RAW = re.compile(r"\\x|'|\"|Error|errno|Errno|driver|\(\)|\x15")
+
+
+def _raw_pieces(seen: Seen) -> list[str]:
+    """What a device or a read said (never on the page), without the devices' names and the
+    card codes, which the page does show."""
+    return [p for p in seen.verbatim
+            if len(p) > 2 and p not in plain.DEVICES and p not in SOURCES
+            and not CARD.fullmatch(p) and not p.isdigit()]
+
+
+def test_every_pause_reason_has_a_plain_sentence_in_both_languages(seen: Seen) -> None:
+    raw = _raw_pieces(seen)
+    whole = {split_pause(t)[0] for t, _ in seen.prompts}
+    ids = [p for p in seen.verbatim if p not in plain.DEVICES]
+    for reason in sorted(seen.reasons):
+        assert plain.known(reason), reason
+    for reason in sorted(seen.reasons | whole):
+        for zh in (False, True):
+            said = plain.reasons_plain(reason, zh=zh)
+            assert plain.UNKNOWN[zh] not in said, (reason, said)
+            for sentence in said:
+                assert not RAW.search(sentence), (reason, sentence)
+                assert not [p for p in raw if p in sentence], (reason, sentence)
+                if zh:
+                    assert not english_left(sentence, ids), (reason, sentence)
+        # One sentence per reason the station joined, card codes kept.
+        assert len(plain.reasons_plain(reason)) <= len(reason.split("; "))
+        for code in CARD.findall(reason):
+            if "unreadable" not in reason:
+                assert code in " ".join(plain.reasons_plain(reason)), (reason, code)
+
+
+@pytest.mark.parametrize(("en", "plain_en", "plain_zh"), [
+    ("unreadable code '\\x15?Q' from scanner: not a card",
+     ["The card scanner read something that is not a card"], ["读牌器读到的不是牌"]),
+    ("unreadable code '?unknown:4006381333931' from scanner: not a card (no card is due)",
+     ["The card scanner read something that is not a card (no card was due)"],
+     ["读牌器读到的不是牌（此时无牌应派）"]),
+    ("scanner lost (device reports readiness to read but returned no data (device "
+     "disconnected or multiple access on port?))",
+     ["The card scanner is disconnected"], ["读牌器断开连接"]),
+    ("cam-2 lost (driver failed: OSError: gone)", ["Cam-2 stopped working"],
+     ["cam-2的程序停止工作"]),
+    ("journal lost (not writable: disk I/O error)",
+     ["The station cannot write its records (disk full or failing)"],
+     ["工作站无法写入记录（磁盘满或故障）"]),
+    ("card not due: TS (extra card: the round is over); station restarted mid-round",
+     ["TS was not due (extra card: the round is over)",
+      "The station restarted in the middle of a round"],
+     ["TS 不应派出（多派一张：本局已结束）", "工作站在牌局中途重启"]),
+    ("something new from a later station; another", [plain.UNKNOWN[0]], [plain.UNKNOWN[1]]),
+])
+def test_plain_words(en: str, plain_en: list[str], plain_zh: list[str]) -> None:
+    assert plain.reasons_plain(en) == plain_en
+    assert plain.reasons_plain(en, zh=True) == plain_zh
+
+
+def test_a_device_back_is_said_to_be_back() -> None:
+    """The pause's reason was worded when the scanner was lost; once it is back the page
+    says so, not that it is still lost (the station still needs a supervisor's resume)."""
+    reason = "scanner lost (port vanished)"
+    assert plain.reasons_plain(reason, still_lost={"scanner"}) == [
+        "The card scanner is disconnected"]
+    assert plain.reasons_plain(reason, still_lost=set()) == [
+        "The card scanner is back: a supervisor may resume"]
+    assert plain.reasons_plain(reason, zh=True, still_lost=set()) == [
+        "读牌器已恢复：主管可恢复牌局"]
+    t = Table()
+    t.new_shoe()
+    t.lost("scanner")
+    display = WebDisplay(t.station, Hub(), Surroundings("t1", "en"))
+    display.show(t.restored("scanner"))
+    assert display.view["prompt"]["plain"] == [
+        "The card scanner is back: a supervisor may resume"]
+    assert display.view["prompt"]["reason"] == "scanner lost (port vanished)"  # the log's
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(EVENT, max_size=40))
+def test_any_pause_at_all_reads_plain(events: list[InputEvent]) -> None:
+    station = Station(TableRules(decks=1))
+    raw = [repr(ev.code) for ev in events if isinstance(ev, CardRead) and ev.code not in CODES]
+    for ev in _dealt(events):
+        station.apply(ev)
+        if not station.prompt.paused:
+            continue
+        reason, _ = split_pause(station.prompt.text)
+        for zh in (False, True):
+            said = plain.reasons_plain(reason, zh=zh)
+            assert plain.UNKNOWN[zh] not in said, (reason, said)
+            for sentence in said:
+                assert "\x15" not in sentence and not [r for r in raw if r in sentence]
+
+
+def test_once_the_device_is_back_its_cable_is_no_longer_asked_for() -> None:
+    t = Table()
+    t.new_shoe()
+    t.lost("scanner")
+    display = WebDisplay(t.station, Hub(), Surroundings("t1", "zh"))
+    display.show([])
+    p = display.view["prompt"]
+    assert "check its cable and power" in p["todo"] == p["todo_now"]
+    assert "检查其线缆和电源" in p["zh"]["todo_now"]
+    display.show(t.restored("scanner"))
+    p = display.view["prompt"]
+    assert "check its cable and power" in p["todo"]  # the station's words, as journaled
+    assert "check its cable and power" not in p["todo_now"]
+    assert "检查其线缆和电源" not in p["zh"]["todo_now"] and p["zh"]["todo_now"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(EVENT, st.builds(
+    Command, st.sampled_from(["reveal", "skip", "request_new_shoe", "request_dealer", "sign_in",
+                              "sign_out", "end_shoe"]),
+    st.sampled_from(["dealer:D9", "dealer (web 127.0.0.1)", "upstream:pit"]), st.just(0.0))),
+    max_size=40), st.sampled_from(["standard", "squeeze", "vip"]))
+def test_every_notice_reads_in_chinese(events: list[InputEvent], mode: str) -> None:
+    """What the page's message line shows on a Chinese page: each notice the station gives,
+    with no English left but ids, names and what a device or a read said."""
+    station = Station(TableRules(decks=1, mode=mode))
+    verbatim = [*SOURCES, "D9", "pit", "cut", "someone",
+                *(repr(ev.code) for ev in events if isinstance(ev, CardRead))]
+    for ev in _dealt(events):
+        for out in station.apply(ev):
+            if isinstance(out, Notice):
+                zh = words.notice_zh(out.text)
+                assert not english_left(zh, verbatim), (out.text, zh)

@@ -107,11 +107,16 @@ def url_of(config: Path) -> str:
     return f"http://127.0.0.1:{port}"
 
 
-def start(config: Path) -> subprocess.Popen[bytes]:
+def launch(config: Path) -> subprocess.Popen[bytes]:
+    """``station run -c config``, its stderr to ``station.log``; not waited for."""
     with (config.parent / "station.log").open("ab") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "station.cli", "run", "-c", str(config)],
+        return subprocess.Popen([sys.executable, "-m", "station.cli", "run", "-c", str(config)],
                                 cwd=config.parent, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=log)
+
+
+def start(config: Path) -> subprocess.Popen[bytes]:
+    proc = launch(config)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -200,8 +205,9 @@ def wait_state(base: str, check: Any, timeout_s: float = 30, what: str = "") -> 
 
 
 def table_facts(s: dict[str, Any]) -> dict[str, Any]:
-    """The state without what a refused request may add (its notice)."""
-    return {k: v for k, v in s.items() if k != "notices"}
+    """The state without what a refused request may add (its notice, and the count of
+    notices the page reads to show each new one once)."""
+    return {k: v for k, v in s.items() if k not in ("notices", "notices_zh", "notice_seq")}
 
 
 def command(base: str, action: str, **body: Any) -> tuple[int, dict[str, Any]]:

@@ -55,6 +55,11 @@ class WebDisplay:
         self.recent: deque[tuple[int, str, str]] = deque(maxlen=RECENT_PROMPTS)
         self._state = b""
         self._roads_version = -1
+        # Notices counted since start, so a page shows each new one once and never an old
+        # one as news; and when the pause in force began (this process's clock: after a
+        # restart, since the restart), so the page counts the time paused.
+        self.notice_seq = 0
+        self.paused_at: float | None = None
         self.show([])
 
     def show(self, outputs: list[Output]) -> None:
@@ -68,7 +73,9 @@ class WebDisplay:
                 self.recent.append((self.prompt_seq, o.text, o.detail))
         if not self.recent:
             self.recent.append((0, self.prompt.text, self.prompt.detail))
-        self.notices.extend(notices_of(outputs))
+        news = notices_of(outputs)
+        self.notices.extend(news)
+        self.notice_seq += len(news)
         shoe = self.station.dealing.shoe
         self.history.add(outputs)
         if shoe is not None:
@@ -81,6 +88,12 @@ class WebDisplay:
                     around.table, around.language, around.sound, around.upstream_type,
                     connected, around.devices)
         self.view = build_view(self.station, self.prompt, self.history, self.notices, around)
+        if not self.view["paused"]:
+            self.paused_at = None
+        elif self.paused_at is None:
+            self.paused_at = now()
+        self.view["paused_at"] = self.paused_at
+        self.view["notice_seq"] = self.notice_seq
         self.view["prompt_seq"] = self.prompt_seq
         self.view["recent_prompts"] = list(self.recent)
         state = orjson.dumps(self.view)

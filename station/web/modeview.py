@@ -72,6 +72,8 @@ def mode_view(station: Station, language: str) -> dict[str, Any]:
         # Due times in the events' clock (the station's wall clock): None when not running.
         "opens_at": due.get("betting_opens"),
         "closes_at": due.get("betting") if d.state == "betting_open" else None,
+        # VIP: the new shoe the player asked for must start by then (NEW SHOE LATE after).
+        "new_shoe_by": due.get("new_shoe"),
     }
     reveal: dict[str, Any] | None = None
     if face_down(station) and d.state == "reveal" and d.to_reveal:

@@ -35,6 +35,7 @@ from station.web.hosts import host_allowed, suggestion
 from station.web.hub import Hub
 from station.web.modeview import REVEAL, VIP_ACTIONS
 from station.web.pins import PinChecker, Verdict
+from station.web.roadpanel import panel_shape, panel_svg
 from station.web.site import GuardedSite, Keeper
 from station.web.view import roads_svg
 from station.web.words import notice_zh
@@ -122,6 +123,7 @@ class WebServer:
         self.budget = Budget(burst=REFUSALS_BURST, rate_per_s=REFUSALS_PER_S)
         self.tally = Tally(full=JOURNAL_FULL, interval_s=JOURNAL_INTERVAL_S)
         self._loop_errors = Every(LOG_EVERY_S)
+        self._panel: tuple[tuple[int, int, int, str], bytes] = ((-2, 0, 0, ""), b"")
 
     # --- life -------------------------------------------------------------------------------
     def start(self) -> None:
@@ -263,6 +265,16 @@ class WebServer:
 
     async def roads(self, request: web.Request) -> web.StreamResponse:
         version, roads = self.hub.latest_roads()
+        shape = panel_shape(request.query)
+        if shape is not None:
+            # The page's panel: drawn to its size and language (station.web.roadpanel),
+            # once per round and shape.
+            key = (version, *shape)
+            if self._panel[0] != key:
+                body = b"" if roads is None else panel_svg(roads, *shape).encode()
+                self._panel = (key, body)
+            return web.Response(body=self._panel[1], content_type="image/svg+xml",
+                                headers={"Cache-Control": "no-store"})
         if self._svg[0] != version:
             # Drawn here, once per round however many pages ask, never on the station's loop.
             svg = b"" if roads is None else roads_svg(roads).encode()

@@ -9,6 +9,7 @@ machine's own transition table.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,16 @@ from station.roads import Roads, Scoreboard
 from station.roads.svg import render_svg
 from station.station import Station
 from station.web.modeview import mode_actions, mode_view
-from station.web.words import action_zh, dealer_zh, detail_zh, notice_zh, prompt_zh, reason_zh
+from station.web.plain import reasons_plain
+from station.web.words import (
+    action_zh,
+    dealer_zh,
+    detail_zh,
+    notice_zh,
+    prompt_zh,
+    reason_zh,
+    without_timer_figures,
+)
 
 VIEW_VERSION = 1
 LAST_RESULTS = 12  # results listed beside the roads
@@ -123,7 +133,8 @@ def split_pause(text: str) -> tuple[str, str]:
     return reason, todo
 
 
-def prompt_view(prompt: Prompt, phase: Phase, language: str) -> dict[str, Any]:
+def prompt_view(prompt: Prompt, phase: Phase, language: str,
+                still_lost: Iterable[str] | None = None) -> dict[str, Any]:
     kind = "pause" if prompt.paused else (
         "third_card" if phase in (Phase.PLAYER_3, Phase.BANKER_3) else
         "betting" if phase is Phase.BETTING_OPEN else
@@ -135,6 +146,12 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str) -> dict[str, Any]:
         reason, todo = split_pause(prompt.text)
         view["reason"] = reason
         view["todo"] = todo
+        # What the page shows: one plain sentence per reason in the page's language, no raw
+        # byte or device jargon (station.web.plain); the exact reason stays for the log.
+        lost = None if still_lost is None else frozenset(still_lost)
+        view["plain"] = reasons_plain(reason, zh=language == "zh", still_lost=lost)
+        # Once every device the pause names is back, checking its cable is no longer asked.
+        view["todo_now"] = todo_now(reason, todo, lost)
     if language == "zh":
         zh: dict[str, str] = {"text": prompt_zh(prompt.text),
                               "detail": detail_zh(prompt.detail) if prompt.detail else ""}
@@ -142,8 +159,22 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str) -> dict[str, Any]:
             zh["text"] = "暂停"
             zh["reason"] = reason_zh(view["reason"])
             zh["todo"] = action_zh(view["todo"])
+            zh["todo_now"] = action_zh(view["todo_now"])
         view["zh"] = zh
     return view
+
+
+_LOST = re.compile(r"(?:^|; )(\S+) lost \(")
+_CHECK_DEVICE = "check its cable and power"
+
+
+def todo_now(reason: str, todo: str, still_lost: frozenset[str] | None) -> str:
+    """The pause's actions without ``check its cable and power`` once no device the reason
+    names as lost is lost any more (the station words the actions when it pauses)."""
+    named = {m for m in _LOST.findall(reason) if m != "journal"}
+    if still_lost is None or not named or named & still_lost:
+        return todo
+    return "; ".join(a for a in todo.split("; ") if a != _CHECK_DEVICE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +211,7 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         "paused": phase is Phase.PAUSED or prompt.paused,
         "paused_from": d.paused_from.value if phase is Phase.PAUSED and d.paused_from else None,
         "prompt": prompt_view(prompt, d.paused_from or phase if phase is Phase.PAUSED else phase,
-                              around.language),
+                              around.language, lost),
         "actions": mode_actions(station, actions_for(phase)),
         "round": {
             "no": d.round_no,
@@ -202,6 +233,7 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
             "cut_card_out": d.cut_seen,
             "last_round": d.last_round,
         },
+        "shoe_end": shoe_end(station) if phase is Phase.SHOE_CLOSED else None,
         "results": [_result(r) for r in history.records[-LAST_RESULTS:]],
         "roads_version": history.version,
         "devices": [{"name": n, "ok": n not in lost, "reason": lost.get(n, "")} for n in names],
@@ -211,10 +243,37 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         # The table modes (station.web.modeview): betting, reveals, the VIP requests, alerts.
         **mode_view(station, around.language),
     }
+    live_timers(view)
     if around.language == "zh":
         # The refusals and what the modes did, for the page's message line.
         view["notices_zh"] = [notice_zh(n) for n in shown_notices]
     return view
+
+
+def live_timers(view: dict[str, Any]) -> None:
+    """While the page counts a timer down (betting's, a reveal's, a VIP new shoe's), the
+    instruction it shows, ``prompt.live`` (``text`` and ``detail`` in the page's language),
+    leaves out the timer's configured length, which would contradict the countdown."""
+    betting, reveal = view["betting"], view["reveal"]
+    if view["paused"] or not (betting["closes_at"] or betting["opens_at"]
+                              or betting["new_shoe_by"] or (reveal and reveal["auto_at"])):
+        return
+    p = view["prompt"]
+    said = p.get("zh") or p
+    view["prompt"]["live"] = {"text": without_timer_figures(said["text"]),
+                              "detail": without_timer_figures(said["detail"])}
+
+
+def shoe_end(station: Station) -> str | None:
+    """Why the shoe closed, for the page: ``player`` (a VIP player asked for a new shoe),
+    ``dealer`` or ``upstream`` (END SHOE, the pit's close_shoe), ``cut_card``; None if the
+    station does not know (no one asked and no cut card was seen)."""
+    d = station.dealing
+    if station.modes.new_shoe_requested:
+        return "player"
+    if d.end_requested_by in ("dealer", "upstream"):
+        return d.end_requested_by
+    return "cut_card" if d.cut_seen else None
 
 
 def dealer_view(station: Station, language: str) -> dict[str, Any]:

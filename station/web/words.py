@@ -233,6 +233,8 @@ _DEALERS: list[_Rule] = [
     (re.compile(r"not while a card is due: .*"),
      lambda m: f"派牌期间不可签到或签退：本局结果发布后，{_WHEN_ZH}"),
     (re.compile(r"no dealer is signed in"), lambda m: "没有已签到的荷官"),
+    (re.compile(r"no dealer id \(.*\); give the dealer's id"),
+     lambda m: "没有荷官编号：请提供荷官编号"),
     (re.compile(r"(\S+) is signed in already"), lambda m: f"{m[1]} 已经签到"),
 ]
 
@@ -312,6 +314,7 @@ _PHASE = {"no shoe": "无牌靴", "shoe closed": "牌靴已结束", "burn indica
           "player 1": "派闲家第1张牌", "banker 1": "派庄家第1张牌", "player 2": "派闲家第2张牌",
           "banker 2": "派庄家第2张牌", "player 3": "闲家补牌", "banker 3": "庄家补牌",
           "reveal": "等待开牌", "paused": "暂停"}
+_MODE = {"standard": "标准", "squeeze": "咪牌", "vip": "包"}
 _WHY: list[_Rule] = [
     (re.compile(r"this table's betting runs on the station's countdown"),
      lambda m: "本桌由工作站倒计时控制下注"),
@@ -319,10 +322,10 @@ _WHY: list[_Rule] = [
      lambda m: "本桌由游戏服务器开始和停止下注"),
     (re.compile(r"this table's betting is driven by the dealer"), lambda m: "本桌由荷官控制下注"),
     (re.compile(r"this table deals face up \(table\.mode is standard\)"),
-     lambda m: "本桌牌面朝上派牌（table.mode 为 standard）"),
+     lambda m: "本桌为标准桌，牌面朝上派牌"),
     (re.compile(r"no card is waiting for its reveal"), lambda m: "没有等待开牌的牌"),
     (re.compile(r"(.+) is a VIP table's request \(table\.mode is (\w+)\)"),
-     lambda m: f"{_WHAT.get(m[1], m[1])}是包桌玩家的请求（table.mode 为 {m[2]}）"),
+     lambda m: f"{_WHAT.get(m[1], m[1])}是包桌玩家的请求（本桌为{_MODE.get(m[2], m[2])}桌）"),
     (re.compile(r"a round can be skipped only before its cards are dealt"),
      lambda m: "只能在派牌之前飞牌"),
     (re.compile(r"this round is skipped already"), lambda m: "本局已飞牌"),
@@ -340,9 +343,56 @@ _WHY: list[_Rule] = [
     (re.compile(r"not possible while (.+)"),
      lambda m: f"{_PHASE.get(m[1], m[1])}时不可操作"),
 ]
+
+
+def actor_zh(actor: str) -> str:
+    """Who did something, as the page shows it in Chinese: ``dealer:D042 ann (web 1.2.3.4)``
+    reads ``荷官 D042 ann`` and the address after 网页; names, ids and addresses stay as
+    they are."""
+    m = re.fullmatch(r"(?P<who>.*?)(?: \(web (?P<at>[^)]*)\))?", actor)
+    who, at = (m["who"], m["at"]) if m else (actor, None)
+    role = re.fullmatch(r"(dealer|supervisor|upstream)(?:([: ])(.*))?", who)
+    if role is not None:
+        name = {"dealer": "荷官", "supervisor": "主管", "upstream": "游戏服务器"}[role[1]]
+        rest = role[3] or ""
+        if rest.startswith("(") and rest.endswith(")"):
+            rest = {"key": "按键", "display": "屏幕"}.get(rest[1:-1], rest[1:-1])
+            who = f"{name}（{rest}）"
+        else:
+            who = f"{name} {rest}".strip()
+    elif who == "station":
+        who = "工作站"
+    return who + (f"，网页 {at}" if at is not None else "")
+
+
 _NOTICES: list[_Rule] = [
+    (re.compile(r"(resumed|voided) by (.+)"),
+     lambda m: ("已恢复" if m[1] == "resumed" else "已作废") + f"（{actor_zh(m[2])}）"),
+    (re.compile(r"double read of (?:'(\S+)'|a card) from (.+) within (\d+) ms suppressed"),
+     lambda m: f"{_device_zh(m[2])}在{m[3]}毫秒内重复读到" + (f" {m[1]}" if m[1] else "同一张牌")
+     + "：已忽略"),
+    (re.compile(r"re-scan read (\S+): held for the supervisor"),
+     lambda m: f"重新扫描读到 {m[1]}：留待主管处理"),
+    (re.compile(r"(.+) restored; a supervisor may resume"),
+     lambda m: f"{_device_zh(m[1])}已恢复：主管可恢复牌局"),
+    (re.compile(r"badge of dealer (\S+) refused: (.+)"),
+     lambda m: f"荷官 {m[1]} 的工牌被拒绝：{dealer_zh(m[2])}"),
+    (re.compile(r"badge (.+) refused: a dealer id after .+"),
+     lambda m: f"工牌 {m[1]} 被拒绝：请扫描有效的荷官工牌"),
+    (re.compile(r"station restarted; nothing was in progress"),
+     lambda m: "工作站已重启；重启时没有进行中的牌局"),
+    (re.compile(r"cut card seen again in this shoe: ignored \(sensor bounce\?\)"),
+     lambda m: "本牌靴再次检测到切牌：已忽略（感应器抖动？）"),
+    (re.compile(r"cut card seen with no shoe in play: ignored"),
+     lambda m: "没有牌靴时检测到切牌：已忽略"),
+    (re.compile(r"cut card seen while paused: the shoe closes when cleared"),
+     lambda m: "暂停期间检测到切牌：处理暂停后牌靴结束"),
+    (re.compile(r"cut card seen while paused: the next round is the last"),
+     lambda m: "暂停期间检测到切牌：下一局为最后一局"),
+    (re.compile(r"cut card seen while paused: this round is the last"),
+     lambda m: "暂停期间检测到切牌：本局为最后一局"),
     (re.compile(r"(player|banker) cards revealed by (.+)"),
-     lambda m: f"{_HAND[m[1]]}家的牌已开（{m[2]}）"),
+     lambda m: f"{_HAND[m[1]]}家的牌已开（{actor_zh(m[2])}）"),
     (re.compile(r"(player|banker) cards revealed: the squeeze's ([\d.]+) s were up"),
      lambda m: f"咪牌{m[2]}秒已到，{_HAND[m[1]]}家的牌自动开牌"),
     (re.compile(r"the system opens the cards: ([\d.]+) s since betting closed"),
@@ -350,15 +400,16 @@ _NOTICES: list[_Rule] = [
     (re.compile(r"NEW SHOE LATE: asked for ([\d.]+) s ago; supervisor alerted"),
      lambda m: f"新牌靴逾时：{m[1]}秒前已请求；已通知主管"),
     (re.compile(r"round (\d+) skipped by (.+) \((\d+) in a row\): dealt face up, no bets"),
-     lambda m: f"第{m[1]}局飞牌（{m[2]}，连续第{m[3]}局）：牌面朝上派牌，不接受投注"),
+     lambda m: f"第{m[1]}局飞牌（{actor_zh(m[2])}，连续第{m[3]}局）：牌面朝上派牌，不接受投注"),
     (re.compile(r"new shoe asked for by (.+): round (\d+) is the shoe's last"),
-     lambda m: f"{m[1]} 请求新牌靴：第{m[2]}局为本牌靴最后一局"),
+     lambda m: f"{actor_zh(m[1])} 请求新牌靴：第{m[2]}局为本牌靴最后一局"),
     (re.compile(r"end of shoe asked for by (.+): round (\d+) is the shoe's last"),
-     lambda m: f"{m[1]} 请求结束牌靴：第{m[2]}局为本牌靴最后一局"),
+     lambda m: f"{actor_zh(m[1])} 请求结束牌靴：第{m[2]}局为本牌靴最后一局"),
     (re.compile(r"new shoe asked for by (.+): the shoe is closed"),
-     lambda m: f"{m[1]} 请求新牌靴：牌靴已结束"),
+     lambda m: f"{actor_zh(m[1])} 请求新牌靴：牌靴已结束"),
     (re.compile(r"another dealer asked for by (.+): the dealer goes on until the new one signs "
-                r"in"), lambda m: f"{m[1]} 请求更换荷官：当前荷官继续派牌，直到新荷官签到"),
+                r"in"),
+     lambda m: f"{actor_zh(m[1])} 请求更换荷官：当前荷官继续派牌，直到新荷官签到"),
     (re.compile(r"timer '(.+)' is not due: ignored"), lambda m: f"计时器 '{m[1]}' 未到期：已忽略"),
     (re.compile(r"double read of a card from (.+) within (\d+) ms suppressed"),
      lambda m: f"{m[1]} 在{m[2]}毫秒内重复读到同一张牌：已忽略"),
@@ -367,14 +418,48 @@ _NOTICES: list[_Rule] = [
     (re.compile(r"re-scan read a card: held for the supervisor"),
      lambda m: "重新扫描读到一张牌：留待主管处理"),
     (re.compile(r"resume refused: (.+) still lost; reconnect it first"),
-     lambda m: f"恢复被拒绝：{m[1]} 仍断线；请先重新连接"),
+     lambda m: "恢复被拒绝：" + "、".join(_device_zh(d) for d in m[1].split(", "))
+     + "仍断线；请先重新连接"),
     (re.compile(r"(?P<what>[a-z ]+?) refused from (?P<actor>.+?): (?P<why>.+)"),
-     lambda m: f"{_WHAT.get(m['what'], m['what'])}被拒绝（{m['actor']}）："
+     lambda m: f"{_WHAT.get(m['what'], m['what'])}被拒绝（{actor_zh(m['actor'])}）："
      + notice_zh(m["why"])),
 ]
+
+
+def _device_zh(name: str) -> str:
+    from station.web.plain import device  # noqa: PLC0415 - plain imports this module
+
+    return device(name, zh=True)
 
 
 def notice_zh(text: str) -> str:
     """A notice, a refusal or a refusal's reason in Chinese (the table modes' and the
     station's commands'); unknown wording is returned as it is."""
     return _apply(_NOTICES, text) or _apply(_WHY, text) or dealer_zh(text)
+
+
+# The station's instruction names a timer's configured length ("betting closes by itself in
+# 15 s"); beside the page's live countdown of the same timer that figure contradicts it
+# ("15 s" next to "2 s"). While a countdown shows, the page shows the instruction with the
+# figure taken out and the countdown named instead (docs/display.md: one countdown per timer).
+_LIVE: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"betting closes by itself in [\d.]+ s"),
+     "betting closes by itself when the countdown ends"),
+    (re.compile(r"[\d.]+秒后自动停止下注"), "倒计时结束自动停止下注"),
+    (re.compile(r"revealed by itself after [\d.]+ s"),
+     "revealed by itself when the countdown ends"),
+    (re.compile(r"[\d.]+秒后自动开牌"), "倒计时结束自动开牌"),
+    (re.compile(r"the system opens them [\d.]+ s after betting closed"),
+     "the system opens them when the countdown ends"),
+    (re.compile(r"停止下注[\d.]+秒后系统自动开牌"), "倒计时结束系统自动开牌"),
+    (re.compile(r" \(within [\d.]+ min\)"), ""),
+    (re.compile(r"（请在[\d.]+分钟内）"), ""),
+]
+
+
+def without_timer_figures(text: str) -> str:
+    """``text`` (English or Chinese) with each timer's configured length taken out, for a page
+    that shows the same timer counting down beside it."""
+    for pattern, said in _LIVE:
+        text = pattern.sub(said, text)
+    return text

@@ -4,45 +4,92 @@
 "use strict";
 
 const OFFLINE_AFTER_MS = 1500; // the server sends a byte at least every 250 ms
+// The instruction's smallest type, as a share of the viewport's height: 5% is 54 px at 1080
+// and 40 px at 800 lines, capitals about 11 mm on a 24" 1080p screen: read at 2 m. Fitting a
+// long instruction into its band never goes below it (docs/display.md; the layout test).
+const MIN_INSTRUCTION_VH = 5;
+const MAX_INSTRUCTION_VH = 8;
+const NOTICE_MS = 6000; // a station's notice stays this long in the message line
+const VOID_ARMED_MS = 5000; // VOID asks again; a second press within this voids
+const VIP_OPEN_MS = 60000; // the VIP requests close by themselves after this long unused
+const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const LABELS = {
   en: {
-    round: "ROUND", shoe: "SHOE", dealt: "dealt", left: "left", lastRound: "LAST ROUND",
-    player: "PLAYER", banker: "BANKER", new_shoe: "NEW SHOE (N)",
+    round: "ROUND", shoe: "SHOE", lastRound: "LAST ROUND",
+    shoeEnd: { cut_card: "SHOE ENDED: CUT CARD", dealer: "SHOE ENDED EARLY: END SHOE",
+      upstream: "SHOE ENDED EARLY: GAME SERVER", player: "SHOE ENDED EARLY: PLAYER ASKED" },
+    shoeState: (d, l, pct) => `SHOE ${d} dealt / ${l} left (${pct}%)`,
+    P: "P", B: "B", player: "PLAYER", banker: "BANKER", new_shoe: "NEW SHOE (N)",
     open_betting: "OPEN BETTING (O)", close_betting: "CLOSE BETTING (C)",
     resume: "RESUME", void: "VOID", paused: "PAUSED", pin: "Supervisor PIN or badge",
     offline: "STATION OFFLINE - DO NOT DEAL",
     offlineWhy: "The station is not answering. Stop dealing; this page comes back by itself.",
+    why: { lost: "connection lost", none: "no answer", quiet: "no heartbeat" },
     connecting: "CONNECTING...", mute: "SOUND ON (M)", muted: "MUTED (M)",
-    upstream: "upstream", connected: "connected", disconnected: "DISCONNECTED", noShoe: "no shoe",
-    tie: "TIE", wins: "WINS", void_: "VOID", needPin: "Enter the supervisor PIN first",
-    refused: "Refused", done: "Done", ok: "OK", lost: "LOST",
+    devicesOk: "devices OK", deviceLost: (n) => `${n.toUpperCase()} LOST`,
+    upstreamDown: "GAME SERVER LINK DOWN", noShoe: "no shoe",
+    result: (n, p, b, head, nat) => `Round ${n}: PLAYER ${p} BANKER ${b}, ${head}` +
+      (nat ? ", NATURAL" : ""),
+    voided: (n) => `Round ${n}: VOID`,
+    heads: { player: "PLAYER WINS", banker: "BANKER WINS", tie: "TIE" },
+    needPin: "Enter the supervisor PIN first", refused: "Refused",
+    noPins: "no supervisor PIN is set on this station",
+    wrongPin: (n) => `wrong PIN (${n} tries left)`, lockedFor: (s) => `PINs locked: ${s} s`,
     dealer: "DEALER", noDealer: "no dealer signed in", dealerLabel: "Dealer id",
     sign_in: "SIGN IN", sign_out: "SIGN OUT", changeAsked: "another dealer asked for",
     reveal: "REVEAL (R)", skip: "SKIP ROUND", request_new_shoe: "NEW SHOE REQUEST",
-    request_dealer: "ANOTHER DEALER", vipTitle: "VIP player's requests",
-    vipPin: "Supervisor PIN", closesIn: "BETTING CLOSES IN", opensIn: "BETTING OPENS IN",
-    revealBy: "opens by itself in", faceDown: "face down",
+    request_dealer: "ANOTHER DEALER", vipOpen: "VIP REQUESTS", vipClose: "CLOSE",
+    vipPin: "PIN", closesIn: "BETTING CLOSES IN", opensIn: "BETTING OPENS IN",
+    revealBy: "opens by itself in", newShoeBy: "NEW SHOE WITHIN", faceDown: "face down", seconds: (n) => `${n} s`,
+    natural: "NATURAL", stands: (n) => `stands on ${n}`,
+    pausedFor: (t) => `for ${t}`,
+    voidAsk: {
+      refund: (n) => `VOID round ${n}? Every bet on it is refunded. Press VOID again to confirm`,
+      shoe: () => "VOID? The shoe is abandoned. Press VOID again to confirm",
+      aside: () => "VOID? The card is set aside. Press VOID again to confirm",
+    },
+    suitLetter: { S: "S", H: "H", D: "D", C: "C" },
     byTimer: (s) => `Betting runs on the station's countdown (${s} s)`,
     byUpstream: "The game server opens and closes betting",
   },
   zh: {
-    round: "局", shoe: "牌靴", dealt: "已发", left: "剩余", lastRound: "最后一局",
-    player: "闲家", banker: "庄家", new_shoe: "新牌靴 (N)", open_betting: "开始下注 (O)",
+    round: "局", shoe: "牌靴", lastRound: "最后一局",
+    shoeEnd: { cut_card: "牌靴结束：切牌已出", dealer: "牌靴提前结束：荷官结束牌靴",
+      upstream: "牌靴提前结束：游戏服务器结束牌靴", player: "牌靴提前结束：玩家请求新牌靴" },
+    shoeState: (d, l, pct) => `牌靴：已发 ${d} 张 / 剩余 ${l} 张（${pct}%）`,
+    P: "闲", B: "庄", player: "闲家", banker: "庄家", new_shoe: "新牌靴 (N)", open_betting: "开始下注 (O)",
     close_betting: "停止下注 (C)", resume: "恢复", void: "作废", paused: "暂停",
     pin: "主管密码或工牌", offline: "工作站离线 - 请勿派牌",
-    offlineWhy: "工作站无响应。请停止派牌；本页面会自动恢复。", connecting: "连接中...",
-    mute: "声音开 (M)", muted: "静音 (M)", upstream: "上游", connected: "已连接",
-    disconnected: "断开", noShoe: "无牌靴", tie: "和", wins: "赢", void_: "作废",
-    needPin: "请先输入主管密码", refused: "拒绝", done: "完成", ok: "正常", lost: "断开",
+    offlineWhy: "工作站无响应。请停止派牌；本页面会自动恢复。",
+    why: { lost: "连接中断", none: "无应答", quiet: "无心跳" },
+    connecting: "连接中...", mute: "声音开 (M)", muted: "静音 (M)",
+    devicesOk: "设备正常", deviceLost: (n) => `${n}断开`,
+    upstreamDown: "游戏服务器连接中断", noShoe: "无牌靴",
+    result: (n, p, b, head, nat) => `第${n}局：闲 ${p} 点 庄 ${b} 点，${head}` +
+      (nat ? "（例牌）" : ""),
+    voided: (n) => `第${n}局：作废`,
+    heads: { player: "闲赢", banker: "庄赢", tie: "和局" },
+    needPin: "请先输入主管密码", refused: "拒绝", noPins: "本工作站尚未设置主管密码",
+    wrongPin: (n) => `密码错误（还可尝试 ${n} 次）`, lockedFor: (s) => `密码已锁定：${s} 秒`,
     dealer: "荷官", noDealer: "无荷官签到", dealerLabel: "荷官编号", sign_in: "签到",
     sign_out: "签退", changeAsked: "已请求更换荷官",
-    reveal: "开牌 (R)", skip: "飞牌", request_new_shoe: "请求新牌靴", request_dealer: "更换荷官",
-    vipTitle: "包桌玩家请求", vipPin: "主管密码", closesIn: "停止下注倒计时",
-    opensIn: "开始下注倒计时", revealBy: "自动开牌倒计时", faceDown: "牌面朝下",
-    byTimer: (s) => `由工作站倒计时控制下注（${s}秒）`,
+    reveal: "开牌 (R)", skip: "飞牌", request_new_shoe: "请求新牌靴", request_dealer: "更换荷官", vipOpen: "包桌请求", vipClose: "关闭",
+    vipPin: "主管密码", closesIn: "停止下注倒计时",
+    opensIn: "开始下注倒计时", revealBy: "自动开牌倒计时", newShoeBy: "新牌靴限时", faceDown: "牌面朝下",
+    seconds: (n) => `${n} 秒`, natural: "例牌", stands: (n) => `${n} 点停牌`,
+    pausedFor: (t) => `已暂停 ${t}`,
+    voidAsk: {
+      refund: (n) => `作废第${n}局？本局所有投注将退还。再按“作废”确认`,
+      shoe: () => "作废？本牌靴将被放弃。再按“作废”确认",
+      aside: () => "作废？此牌将放在一旁。再按“作废”确认",
+    },
+    suitLetter: { S: "黑", H: "红", D: "方", C: "梅" },
+    byTimer: (s) => `由工作站倒计时控制下注（${s} 秒）`,
     byUpstream: "由游戏服务器开始和停止下注",
   },
 };
+const DEVICE_ZH = { scanner: "读牌器", "sim-shoe": "读牌器", camera: "摄像头",
+  "cut-sensor": "切牌感应器" };
 const KEYS = { n: "new_shoe", o: "open_betting", c: "close_betting", r: "reveal" };
 const DEALER_ACTIONS = { new_shoe: 1, open_betting: 1, close_betting: 1, reveal: 1 };
 
@@ -55,6 +102,12 @@ let source = null;
 let roadsVersion = -1;
 let lastPromptSeq = -1;
 let lastKind = "";
+let noticeSeq = null;
+let noticeUntil = 0;
+let lockedUntil = 0;
+let lockedWhere = null;
+let voidArmedUntil = 0;
+let vipOpenUntil = 0;
 let muted = localStorage.getItem("station.muted") === "1";
 let audio = null;
 // The station's clock minus this page's (seconds): a countdown is counted on the station's
@@ -69,10 +122,107 @@ window.__latencies = [];
 window.__offlineAt = null;
 window.__beeps = [];
 window.__onlineAt = null;
+window.__minInstructionVh = MIN_INSTRUCTION_VH;
 
 const $ = (id) => document.getElementById(id);
 
-function t(key) { return L[key] || LABELS.en[key] || key; }
+function t(key) { return L[key] ?? LABELS.en[key] ?? key; }
+
+// Text fitted to its fixed box: the largest size from `maxVh` down to `minVh` (of the
+// viewport's height) at which it shows whole. The box never grows; nothing else moves.
+// `widthOnly`: for a box whose height follows its text (the countdown's figures).
+function fit(el, maxVh, minVh, widthOnly = false) {
+  const vh = window.innerHeight / 100;
+  let size = maxVh * vh;
+  const min = minVh * vh;
+  el.style.fontSize = `${size}px`;
+  const over = () => el.scrollWidth > el.clientWidth + 1 ||
+    (!widthOnly && el.scrollHeight > el.clientHeight + 1);
+  while (size > min && over()) {
+    size = Math.max(min, size * 0.92);
+    el.style.fontSize = `${size}px`;
+  }
+}
+
+// The header band: one line; its type shrinks (to 2% of the height at least) to fit.
+function fitBar() {
+  const bar = $("bar");
+  const vh = window.innerHeight / 100;
+  let size = 3.2 * vh;
+  bar.style.fontSize = `${size}px`;
+  const over = () => bar.scrollWidth > bar.clientWidth ||
+    $("mute").getBoundingClientRect().right > bar.getBoundingClientRect().right;
+  while (size > 2 * vh && over()) {
+    size *= 0.94;
+    bar.style.fontSize = `${size}px`;
+  }
+}
+
+function fitAll() {
+  fit($("instruction"), MAX_INSTRUCTION_VH, MIN_INSTRUCTION_VH);
+  fit($("detail"), 4.6, 2.4);
+  fit($("pause-reason"), 5, 2.4);
+  fit($("pause-todo"), 3.8, 2);
+  fit($("pause-choice"), 3, 1.8);
+  fit($("last-result"), 3.4, 1.6);
+  fit($("message"), 3.4, 1.6);
+  fit($("alerts"), 3.4, 1.6);
+  fit($("betting-how"), 3, 1.6);
+  fit($("pause-message"), 2.6, 1.4);
+  fit($("vip-message"), 2.2, 1.2);
+  // Button labels: one line, whole, in their fixed boxes (a longer language shrinks them).
+  for (const b of document.querySelectorAll("#controls button.cmd")) fit(b, 3.4, 1.8);
+  for (const b of document.querySelectorAll("#vip .vipcmd")) fit(b, 2.2, 1.2);
+  for (const w of document.querySelectorAll("#vip .why")) fit(w, 1.4, 1.0);
+  fitBar();
+}
+window.addEventListener("resize", fitAll);
+
+// A card as rank and suit: 10 for T, the suit's symbol (hearts and diamonds red), and the
+// suit's letter small, so colour is never the only signal.
+function cardParts(code) {
+  const m = /^(10|[2-9TJQKA])([SHDC])$/.exec(code);
+  if (!m) return null;
+  return { rank: m[1] === "T" ? "10" : m[1], suit: m[2] };
+}
+
+function cardEl(code) {
+  const el = document.createElement("span");
+  const parts = cardParts(code);
+  el.className = "card";
+  el.dataset.code = code;
+  if (!parts) { el.textContent = code; return el; }
+  el.classList.toggle("red", parts.suit === "H" || parts.suit === "D");
+  const rank = document.createElement("span");
+  rank.className = "rank";
+  rank.textContent = parts.rank;
+  const suit = document.createElement("span");
+  suit.className = "suit-sym";
+  suit.textContent = SUITS[parts.suit];
+  const letter = document.createElement("span");
+  letter.className = "sl";
+  letter.textContent = t("suitLetter")[parts.suit];
+  el.append(rank, suit, letter);
+  return el;
+}
+
+// The station's words with every card code drawn as rank and suit (TS -> 10♠, red suits
+// red): the same card reads the same in the instruction as on its tile.
+const CODE_RE = /(?<![A-Za-z0-9])(10|[2-9TJQKA])([SHDC])(?![A-Za-z0-9])/g;
+function setText(el, text) {
+  const nodes = [];
+  let at = 0;
+  for (const m of (text || "").matchAll(CODE_RE)) {
+    nodes.push(document.createTextNode(text.slice(at, m.index)));
+    const span = document.createElement("span");
+    span.className = "suit" + (m[2] === "H" || m[2] === "D" ? " red" : "");
+    span.textContent = (m[1] === "T" ? "10" : m[1]) + SUITS[m[2]];
+    nodes.push(span);
+    at = m.index + m[0].length;
+  }
+  nodes.push(document.createTextNode((text || "").slice(at)));
+  el.replaceChildren(...nodes);
+}
 
 function syncClock(serverTs) {
   if (typeof serverTs !== "number" || serverTs < clockSyncedAt) return;
@@ -89,7 +239,9 @@ function setOffline(on, why) {
   $("offline").hidden = !on;
   if (on) {
     window.__offlineAt = Date.now();
-    $("offline-why").textContent = t("offlineWhy") + (why ? ` (${why})` : "");
+    const said = why ? t("why")[why] : "";
+    $("offline-why").textContent = t("offlineWhy") +
+      (!said ? "" : lang === "zh" ? `（${said}）` : ` (${said})`);
   } else {
     window.__onlineAt = Date.now();
   }
@@ -111,7 +263,7 @@ function connect() {
     try { syncClock(JSON.parse(ev.data).ts); } catch (e) { /* a heartbeat all the same */ }
   });
   source.onerror = () => {
-    setOffline(true, "connection lost");
+    setOffline(true, "lost");
     // EventSource retries by itself (retry: 500), except after a refused answer.
     if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000);
   };
@@ -120,10 +272,10 @@ function connect() {
 const pageStart = Date.now();
 setInterval(() => {
   if (lastByte === 0 && !offline && Date.now() - pageStart > OFFLINE_AFTER_MS) {
-    setOffline(true, "no answer");
+    setOffline(true, "none");
   }
   if (lastByte && Date.now() - lastByte > OFFLINE_AFTER_MS && !offline) {
-    setOffline(true, "no heartbeat");
+    setOffline(true, "quiet");
     connect();
   }
 }, 100);
@@ -148,13 +300,6 @@ function beep(kind) {
   } catch (e) { /* no audio device: the screen still says it */ }
 }
 
-function cardEl(code) {
-  const el = document.createElement("span");
-  el.className = "card" + (/[HD]$/.test(code) ? " red" : "");
-  el.textContent = code.replace(/^T/, "10");
-  return el;
-}
-
 // A card dealt face down: its back. The station never sent its value (docs/modes.md).
 function backEl() {
   const el = document.createElement("span");
@@ -165,8 +310,17 @@ function backEl() {
   return el;
 }
 
-// The countdowns, counted here between views on the station's clock: betting's (large), and
-// a reveal's deadline (the squeeze's, or the VIP table's system opening the cards).
+function secs(left) { return Math.ceil(Math.max(0, left) - 0.05); }
+
+function clockText(s) {
+  const m = Math.floor(s / 60);
+  const r = String(Math.floor(s % 60)).padStart(2, "0");
+  return `${m}:${r}`;
+}
+
+// Everything that counts, counted here between views on the station's clock: betting's
+// countdown (large), a reveal's deadline, the clock, the time paused, the PIN lockout, the
+// notice's few seconds and VOID's confirmation.
 function tick() {
   const s = state;
   const box = $("countdown");
@@ -178,9 +332,29 @@ function tick() {
     const left = Math.max(0, at - stationNow());
     box.hidden = false;
     $("countdown-label").textContent = b.closes_at != null ? t("closesIn") : t("opensIn");
-    $("countdown-s").textContent = `${Math.ceil(left - 0.05)} s`;
+    const n = secs(left);
+    const shown = t("seconds")(n);
+    const cd = $("countdown-s");
+    if (cd.textContent !== shown) {
+      // The figure large, its unit small: one line in the band's timer column.
+      const unit = document.createElement("span");
+      unit.className = "unit";
+      const head = shown.slice(0, shown.indexOf(" ") + 1) || String(n);
+      unit.textContent = shown.slice(head.length);
+      cd.replaceChildren(document.createTextNode(head), unit);
+      cd.setAttribute("aria-label", shown);
+      fit(box, 11, 4, true);
+    }
     box.classList.toggle("last", left <= 3);
     window.__countdown = left;
+  }
+  const ns = s && !s.paused && s.betting && s.betting.new_shoe_by;
+  const nsBox = $("new-shoe-by");
+  if (ns == null || clockOffset === null) {
+    nsBox.hidden = true;
+  } else {
+    nsBox.hidden = false;
+    nsBox.textContent = `${t("newShoeBy")} ${t("seconds")(secs(ns - stationNow()))}`;
   }
   const rv = s && !s.paused && s.reveal;
   const by = $("reveal-by");
@@ -188,10 +362,65 @@ function tick() {
     by.hidden = true;
   } else {
     by.hidden = false;
-    by.textContent = `${t("revealBy")} ${Math.ceil(Math.max(0, rv.auto_at - stationNow()) - 0.05)} s`;
+    by.textContent = `${t("revealBy")} ${t("seconds")(secs(rv.auto_at - stationNow()))}`;
   }
+  const now = new Date(stationNow() * 1000);
+  $("clock").textContent = now.toLocaleTimeString("en-GB", { hour12: false });
+  if (s && s.paused && s.paused_at != null) {
+    $("pause-since").textContent = t("pausedFor")(clockText(Math.max(0, stationNow() - s.paused_at)));
+  } else {
+    $("pause-since").textContent = "";
+  }
+  if (noticeUntil && Date.now() > noticeUntil) {
+    noticeUntil = 0;
+    $("message").textContent = "";
+  }
+  if (lockedUntil) {
+    const left = secs((lockedUntil - Date.now()) / 1000);
+    const out = $(lockedWhere);
+    if (left <= 0) { lockedUntil = 0; out.textContent = ""; }
+    else out.textContent = `${t("refused")}: ${t("lockedFor")(left)}`;
+  }
+  // The timers' column only while one counts: the instruction has the band's width else.
+  const timing = !box.hidden || !by.hidden || !nsBox.hidden;
+  if (timing !== document.body.classList.contains("timing")) {
+    document.body.classList.toggle("timing", timing);
+    fit($("instruction"), MAX_INSTRUCTION_VH, MIN_INSTRUCTION_VH);
+    fit($("detail"), 4.6, 2.4);
+    if (!box.hidden) fit(box, 11, 4, true);
+  }
+  if (voidArmedUntil && Date.now() > voidArmedUntil) disarmVoid();
+  if (vipOpenUntil && Date.now() > vipOpenUntil) openVip(false);
 }
 setInterval(tick, 100);
+
+// The VIP player's requests are a supervisor's, made now and then: behind one button, open
+// until used or for a minute, so the dealer's panel is not a PIN field all shoe long.
+function openVip(on) {
+  vipOpenUntil = on ? Date.now() + VIP_OPEN_MS : 0;
+  $("vip-body").hidden = !on;
+  document.body.classList.toggle("vip-open", on);  // the panel's row is theirs meanwhile
+  $("vip-toggle").setAttribute("aria-expanded", String(on));
+  $("vip-toggle").textContent = on ? t("vipClose") : t("vipOpen");
+  if (!on) $("vip-pin").value = "";
+  fitAll();
+}
+
+function disarmVoid() {
+  voidArmedUntil = 0;
+  $("void").classList.remove("armed");
+  if ($("pause-message").dataset.ask === "void") {
+    $("pause-message").textContent = "";
+    delete $("pause-message").dataset.ask;
+  }
+}
+
+function showNotice(text, good) {
+  setText($("message"), text);
+  $("message").classList.toggle("good", !!good);
+  noticeUntil = Date.now() + NOTICE_MS;
+  fit($("message"), 3.4, 1.6);
+}
 
 function render(s) {
   state = s;
@@ -199,6 +428,7 @@ function render(s) {
     lang = s.language in LABELS ? s.language : "en";
     L = LABELS[lang];
     document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+    $("message").textContent = "";  // said in the other language: not shown again
     labels();
   }
   document.body.classList.remove("connecting");
@@ -211,79 +441,154 @@ function render(s) {
   const p = s.prompt;
   const zh = lang === "zh" && p.zh ? p.zh : null;
   $("table-id").textContent = s.table;
-  $("instruction").textContent = zh ? zh.text : p.text;
-  $("detail").textContent = zh ? zh.detail : p.detail;
+  // One countdown per timer: while one counts, the instruction without its fixed figure.
+  const said = p.live || (zh ? zh : p);
+  setText($("instruction"), said.text);
+  setText($("detail"), said.detail);
   document.body.classList.toggle("third", p.kind === "third_card");
   document.body.classList.toggle("betting", p.kind === "betting");
+  document.body.classList.toggle("paused", !!s.paused);
   if (p.kind !== lastKind && (p.kind === "third_card" || p.kind === "pause")) beep(p.kind);
   lastKind = p.kind;
   const r = s.round;
-  $("round-no").textContent = r.no ? (lang === "zh" ? `第${r.no}${t("round")}` : `${t("round")} ${r.no}`) : "";
+  // Between rounds the instruction is about the next round (ROUND 5: OPEN BETTING): so is
+  // the header, never one behind it.
+  const no = s.phase === "between_rounds" && s.shoe ? r.no + 1 : r.no;
+  $("round-no").textContent = no ? (lang === "zh" ? `第${no}${t("round")}` : `${t("round")} ${no}`) : "";
   const shoe = s.shoe;
-  $("shoe-state").textContent = shoe
-    ? `${t("shoe")}: ${shoe.drawn} ${t("dealt")} / ${shoe.left} ${t("left")}` : t("noShoe");
-  $("last-round").hidden = !(shoe && shoe.last_round);
-  for (const side of ["player", "banker"]) {
-    const box = $(side);
-    box.querySelector(".total").textContent = r[`${side}_total`] ?? "";
-    const cards = box.querySelector(".cards");
-    const down = Array.from({ length: r[`${side}_down`] || 0 }, backEl);
-    cards.replaceChildren(...r[side].map(cardEl), ...down);
+  if (shoe) {
+    const total = shoe.drawn + shoe.left;
+    const pct = total ? Math.round((100 * shoe.drawn) / total) : 0;
+    $("shoe-state").textContent = t("shoeState")(shoe.drawn, shoe.left, pct);
+  } else {
+    $("shoe-state").textContent = t("noShoe");
   }
+  // LAST ROUND once the cut card is out; once the shoe is closed, why it closed.
+  const ended = s.shoe_end ? t("shoeEnd")[s.shoe_end] : "";
+  $("last-round").textContent = ended || t("lastRound");
+  $("last-round").hidden = !ended && !(shoe && shoe.last_round);
+  renderHands(s);
   renderDealer(s.dealer);
   renderModes(s);
-  const devs = $("devices");
-  devs.replaceChildren(...s.devices.map((d) => {
-    const el = document.createElement("span");
-    el.className = "dev " + (d.ok ? "ok" : "bad");
-    el.textContent = `${d.name} ${d.ok ? t("ok") : t("lost")}`;
-    el.title = d.reason;
-    return el;
-  }));
-  const up = s.upstream;
-  const upEl = $("upstream");
-  upEl.className = up.connected === false ? "bad" : "ok";
-  upEl.textContent = `${t("upstream")} ${up.type}` +
-    (up.connected === null ? "" : ` ${up.connected ? t("connected") : t("disconnected")}`);
+  renderStatus(s);
+  renderNotices(s);
   for (const b of document.querySelectorAll("#controls button.cmd")) {
     const allowed = s.actions.includes(b.dataset.action);
     b.disabled = !allowed;
     b.classList.toggle("ready", allowed);
   }
-  $("results").replaceChildren(...s.results.slice().reverse().map((res) => {
-    const li = document.createElement("li");
-    li.className = res.status === "void" ? "void" : res.winner;
-    if (res.status === "void") li.textContent = `${res.round}: ${t("void_")}`;
-    else {
-      const head = res.winner === "tie" ? t("tie")
-        : `${res.winner === "player" ? "P" : "B"} ${t("wins")}`;
-      li.textContent = `${res.round}: ${head} P${res.player_total} B${res.banker_total}`;
-    }
-    return li;
-  }));
-  if (s.roads_version !== roadsVersion) {
-    roadsVersion = s.roads_version;
-    const img = document.createElement("img");
-    img.alt = "roads";
-    img.src = `/api/roads.svg?v=${roadsVersion}`;
-    $("roads").replaceChildren(img);
-  }
+  const last = s.results.length ? s.results[s.results.length - 1] : null;
+  $("last-result").textContent = !last ? "" : last.status === "void" ? t("voided")(last.round)
+    : t("result")(last.round, last.player_total, last.banker_total, t("heads")[last.winner],
+                  last.natural);
+  drawRoads(s.roads_version);
   const paused = s.paused;
   const pause = $("pause");
   if (paused) {
     $("pause-title").textContent = t("paused");
-    $("pause-reason").textContent = zh && zh.reason ? zh.reason : (p.reason || p.text);
-    $("pause-todo").textContent = zh && zh.todo ? zh.todo : (p.todo || "");
-    $("pause-choice").textContent = zh ? zh.detail : p.detail;
+    const plain = p.plain || [p.reason || p.text];
+    setText($("pause-reason"), plain.join(lang === "zh" ? "；" : "; "));
+    setText($("pause-todo"), zh && zh.todo ? (zh.todo_now ?? zh.todo) : (p.todo_now ?? p.todo ?? ""));
+    setText($("pause-choice"), zh ? zh.detail : p.detail);
     for (const b of document.querySelectorAll("#supervisor button.cmd")) {
       b.disabled = !s.actions.includes(b.dataset.action);
     }
   } else if (!pause.hidden) {
     $("pin").value = "";
     $("pause-message").textContent = "";
+    disarmVoid();
   }
   pause.hidden = !paused;
+  $("supervisor").hidden = !paused;
   tick();
+  fitAll();
+}
+
+// The roads, drawn by the station to this panel's size and in the page's language: again
+// after each round and when the panel's size changes.
+let roadsShape = "";
+function drawRoads(version) {
+  const box = $("roads");
+  const shape = `w=${box.clientWidth}&h=${box.clientHeight}&lang=${lang}`;
+  if (version === roadsVersion && shape === roadsShape) return;
+  roadsVersion = version;
+  roadsShape = shape;
+  const img = document.createElement("img");
+  img.alt = "";
+  img.src = `/api/roads.svg?v=${version}&${shape}`;
+  box.replaceChildren(img);
+}
+window.addEventListener("resize", () => { if (state) drawRoads(state.roads_version); });
+
+// The hands: cards as rank and suit, backs for those face down, the totals, and the
+// call-outs NATURAL and "stands on N" (a hand of two cards once the round is over, or once
+// the banker's third card is due).
+function renderHands(s) {
+  const r = s.round;
+  const last = s.results.length ? s.results[s.results.length - 1] : null;
+  const over = last && last.round === r.no && last.status === "complete";
+  // A voided round's cards are not left beside the next OPEN BETTING: they were refunded.
+  const voided = last && last.round === r.no && last.status === "void";
+  const natural = !voided && [r.player_total, r.banker_total].some((x) => x >= 8) &&
+    r.player.length === 2 && r.banker.length === 2 && !r.player_down && !r.banker_down &&
+    (over || s.phase === "between_rounds");
+  for (const side of ["player", "banker"]) {
+    const box = $(side);
+    const total = voided ? null : r[`${side}_total`];
+    box.querySelector(".total").textContent = total ?? "";
+    const cards = box.querySelector(".cards");
+    const down = Array.from({ length: voided ? 0 : r[`${side}_down`] || 0 }, backEl);
+    cards.replaceChildren(...(voided ? [] : r[side].map(cardEl)), ...down);
+    let call = box.querySelector(".call");
+    if (!call) {
+      call = document.createElement("span");
+      call.className = "call";
+      box.querySelector(".total").before(call);
+    }
+    const stood = total != null && !voided && r[side].length === 2 && !natural &&
+      (over || (side === "player" && s.phase === "banker_3"));
+    call.textContent = natural && total >= 8 ? t("natural") : stood ? t("stands")(total) : "";
+  }
+}
+
+// Devices and upstream: a small strip that turns red only when something is wrong.
+function renderStatus(s) {
+  const bad = s.devices.filter((d) => !d.ok);
+  const name = (n) => (lang === "zh" ? DEVICE_ZH[n] || n : n);
+  const devs = $("devices");
+  if (bad.length === 0) {
+    const el = document.createElement("span");
+    el.className = "dev ok";
+    el.textContent = t("devicesOk");
+    devs.replaceChildren(el);
+  } else {
+    devs.replaceChildren(...bad.map((d) => {
+      const el = document.createElement("span");
+      el.className = "dev bad";
+      el.dataset.device = d.name;
+      el.textContent = t("deviceLost")(name(d.name));
+      return el;
+    }));
+  }
+  const up = $("upstream");
+  up.hidden = s.upstream.connected !== false;
+  up.className = "bad";
+  up.textContent = t("upstreamDown");
+}
+
+// The station's notices (refusals, a device restored, a badge refused, what a supervisor
+// did): each new one in the message line for a few seconds, in the page's language. A page
+// that connects shows none of those before it: they are not news.
+function renderNotices(s) {
+  const seq = s.notice_seq ?? 0;
+  if (noticeSeq === null || seq < noticeSeq) { noticeSeq = seq; return; }
+  if (seq === noticeSeq) return;
+  const fresh = Math.min(seq - noticeSeq, s.notices.length);
+  noticeSeq = seq;
+  const list = lang === "zh" && s.notices_zh ? s.notices_zh : s.notices;
+  const text = list.slice(-fresh).join(lang === "zh" ? "；" : "; ");
+  const good = s.notices.slice(-fresh).every((n) => !/refused|lost|not due/.test(n));
+  showNotice(text, good);
 }
 
 // The table modes (docs/display.md): betting buttons only where the dealer drives betting,
@@ -302,6 +607,7 @@ function renderModes(s) {
   how.textContent = bet === "timer" ? t("byTimer")(s.betting.betting_s)
     : bet === "upstream" ? t("byUpstream") : "";
   document.body.classList.toggle("reveal", !!s.reveal);
+  document.body.classList.toggle("vip", !!s.vip);
   const vip = s.vip;
   $("vip").hidden = !vip;
   if (vip) {
@@ -310,15 +616,20 @@ function renderModes(s) {
       b.disabled = !req.ok;
       const why = document.querySelector(`#vip .why[data-why=${b.dataset.action}]`);
       why.textContent = req.ok ? "" : (lang === "zh" && req.zh ? req.zh : req.why);
+      why.title = why.textContent;
     }
   }
   const alerts = s.alerts || [];
   $("alerts").hidden = alerts.length === 0;
-  $("alerts").replaceChildren(...alerts.map((a) => {
-    const el = document.createElement("div");
+  $("alerts").replaceChildren(...alerts.map((a, i) => {
+    const el = document.createElement("span");
     el.className = "alert";
     el.dataset.alert = a.alert;
-    el.textContent = lang === "zh" && a.zh ? a.zh : a.text;
+    const said = lang === "zh" && a.zh ? a.zh : a.text;
+    // Several at once: each one's headline (what comes before its colon), so all show whole.
+    const head = alerts.length > 1 ? said.split(/[:：]/)[0] : said;
+    el.textContent = (i ? " \u00b7 " : "") + head;
+    el.title = said;
     return el;
   }));
 }
@@ -328,7 +639,7 @@ function renderModes(s) {
 function renderDealer(dl) {
   if (!dl) return;
   $("dealer-id").textContent = dl.id ? `${t("dealer")} ${dl.id}` : t("noDealer");
-  $("dealer-id").className = dl.id ? "ok" : "bad";
+  $("dealer-id").className = "fit " + (dl.id ? "ok" : "bad");
   if (dl.change_requested) $("dealer-id").textContent += ` (${t("changeAsked")})`;
   $("sign-in").disabled = !dl.can_sign;
   $("sign-out").disabled = !dl.can_sign || !dl.id;
@@ -343,14 +654,33 @@ function labels() {
   $("sign-out").textContent = t("sign_out");
   $("offline-title").textContent = t("offline");
   $("offline-why").textContent = t("offlineWhy");
+  $("player").querySelector(".letter").textContent = t("P");
+  $("banker").querySelector(".letter").textContent = t("B");
   $("player").querySelector(".name").textContent = t("player");
   $("banker").querySelector(".name").textContent = t("banker");
   $("last-round").textContent = t("lastRound");
   $("mute").textContent = muted ? t("muted") : t("mute");
   for (const b of document.querySelectorAll("#vip button.vipcmd")) b.textContent = t(b.dataset.action);
-  $("vip-title").textContent = t("vipTitle");
   $("vip-pin-label").textContent = t("vipPin");
+  $("vip-toggle").textContent = vipOpenUntil ? t("vipClose") : t("vipOpen");
   $("mute").setAttribute("aria-pressed", String(muted));
+}
+
+// A refusal of the PIN in the page's language, the lockout counted down live.
+function refusalText(answer, where) {
+  const err = answer.error || "";
+  const locked = /locked for (\d+) s/.exec(err);
+  if (locked) {
+    lockedUntil = Date.now() + Number(locked[1]) * 1000;
+    lockedWhere = where;
+    return `${t("refused")}: ${t("lockedFor")(Number(locked[1]))}`;
+  }
+  const wrong = /^wrong PIN \((\d+) tries left\)$/.exec(err);
+  if (wrong) return `${t("refused")}: ${t("wrongPin")(Number(wrong[1]))}`;
+  if (/^no supervisor has a PIN yet|^no display\.credentials_file/.test(err)) {
+    return `${t("refused")}: ${t("noPins")}`;
+  }
+  return `${t("refused")}: ${lang === "zh" && answer.zh ? answer.zh : err}`;
 }
 
 async function send(action, body, where) {
@@ -361,8 +691,14 @@ async function send(action, body, where) {
       body: JSON.stringify(body),
     });
     const answer = await resp.json();
-    const why = lang === "zh" && answer.zh ? answer.zh : answer.error;
-    out.textContent = answer.ok ? "" : `${t("refused")}: ${why}`;
+    if (answer.ok) {
+      if (where !== "message") out.textContent = "";
+    } else {
+      noticeUntil = where === "message" ? Date.now() + NOTICE_MS : noticeUntil;
+      setText(out, refusalText(answer, where));
+      out.classList.remove("good");
+    }
+    fitAll();
     return answer.ok === true;
   } catch (e) {
     out.textContent = `${t("refused")}: ${e}`;
@@ -386,6 +722,7 @@ function supervise(action) {
   const pin = $("pin").value;
   if (!pin) { $("pause-message").textContent = t("needPin"); return; }
   $("pin").value = "";
+  disarmVoid();
   send(action, { actor: "supervisor", pin }, "pause-message");
 }
 $("supervisor").addEventListener("submit", (ev) => { ev.preventDefault(); supervise("resume"); });
@@ -395,15 +732,33 @@ for (const b of document.querySelectorAll("#vip button.vipcmd")) {
     const pin = $("vip-pin").value;
     if (!pin) { $("vip-message").textContent = t("needPin"); return; }
     $("vip-pin").value = "";
-    send(b.dataset.action, { actor: "supervisor", pin }, "vip-message");
+    send(b.dataset.action, { actor: "supervisor", pin }, "vip-message").then((ok) => {
+      if (ok) openVip(false);
+    });
   });
 }
+$("vip-toggle").addEventListener("click", () => openVip(!vipOpenUntil));
+$("vip-pin").addEventListener("input", () => { if (vipOpenUntil) vipOpenUntil = Date.now() + VIP_OPEN_MS; });
 $("vip").addEventListener("submit", (ev) => ev.preventDefault());
-$("void").addEventListener("click", () => supervise("void"));
+// VOID refunds every bet of the round: the first press asks, naming what is refunded; a
+// second press within a few seconds voids.
+$("void").addEventListener("click", () => {
+  if (voidArmedUntil && Date.now() <= voidArmedUntil) { supervise("void"); return; }
+  const detail = state && state.prompt ? state.prompt.detail : "";
+  const ask = /void refunds it/.test(detail) ? t("voidAsk").refund(state.round.no)
+    : /void abandons the shoe/.test(detail) ? t("voidAsk").shoe() : t("voidAsk").aside();
+  voidArmedUntil = Date.now() + VOID_ARMED_MS;
+  $("void").classList.add("armed");
+  const out = $("pause-message");
+  out.textContent = ask;
+  out.dataset.ask = "void";
+  fit(out, 2.6, 1.4);
+});
 $("mute").addEventListener("click", () => {
   muted = !muted;
   localStorage.setItem("station.muted", muted ? "1" : "0");
   labels();
+  fitBar();
 });
 
 // Keys for a USB keypad or a foot pedal: N, O, C, and Enter or Space for the one dealer
