@@ -19,25 +19,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 
+from station.web.devicenames import DEVICES, device
 from station.web.words import _NOT_DUE, _apply
 
-# Devices named in plain words; an unknown name (a site's own) is kept as an id.
-DEVICES = {
-    "scanner": ("the card scanner", "读牌器"),
-    "sim-shoe": ("the card scanner", "读牌器"),
-    "camera": ("the camera", "摄像头"),
-    "cut-sensor": ("the cut-card sensor", "切牌感应器"),
-    "upstream": ("the game server link", "游戏服务器连接"),
-    "journal": ("the station's journal", "工作站日志"),
-}
 JOURNAL = "journal"
 
+__all__ = ["DEVICES", "UNKNOWN", "device", "known", "reasons_plain"]
+
 _Plain = Callable[[re.Match[str], bool, Collection[str] | None], str]
-
-
-def device(name: str, zh: bool) -> str:
-    en, cn = DEVICES.get(name, (name, name))
-    return cn if zh else en
 
 
 def _cap(text: str) -> str:

@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from station.web.devicenames import device
+
 _Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
 
 _HAND = {"PLAYER": "闲家", "BANKER": "庄家", "player": "闲", "banker": "庄"}
@@ -427,8 +429,6 @@ _NOTICES: list[_Rule] = [
 
 
 def _device_zh(name: str) -> str:
-    from station.web.plain import device  # noqa: PLC0415 - plain imports this module
-
     return device(name, zh=True)
 
 
