@@ -37,6 +37,7 @@ from station.limits import (
     whole_problem,
 )
 from station.paytable import Paytable, load_paytable
+from station.procedures import procedure_value, procedure_value_problem
 from station.station import CUT_POLICIES, MODE_KEYS, TableRules
 from station.textfile import describe_path
 from station.upstream.settings import TYPES as UPSTREAM_TYPES
@@ -85,6 +86,7 @@ class ReaderSettings:
     roi: tuple[int, int, int, int] | None = None  # x, y, width, height in pixels
     agree_frames: int = 2
     badge_prefix: str = ""  # dealers.badge_prefix: such payloads go to the station as read
+    pack_prefix: str = ""  # reader.pack_prefix: pack codes go to the station as read too
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,10 +223,11 @@ def parse_config(path: Path, data: Any) -> StationConfig:
     )
     table = top.sub(
         "table", ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants",
-                  *MODE_KEYS)
+                  *MODE_KEYS, *TABLE_PROCEDURE_KEYS)
     )
     reader = top.sub("reader", ("type", "dedupe_ms", "port", "baud", "framing", "code_format",
-                                "cut_code", "source", "decoder", "roi", "agree_frames"))
+                                "cut_code", "source", "decoder", "roi", "agree_frames",
+                                "pack_prefix"))
     table_id = table.data.get("id", "table-1")
     problem = table_id_problem(table_id)
     if problem is not None:
@@ -240,6 +243,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "cut_card_between_rounds", "next_round_last", CUT_POLICIES
         ),
         **_modes(table),
+        **_procedures(table, reader),
     )
     rules = _integrity(top.sub("integrity", INTEGRITY_KEYS), rules)
     display = top.sub("display", DISPLAY_KEYS)
@@ -339,6 +343,31 @@ _MODE_FIXES = {
     "max_skips": "rounds a VIP player may skip in a row (seed 003: 5)",
     "new_shoe_after": "rounds played before a VIP player may ask for a new shoe (seed 003: 30)",
 }
+
+
+# Table procedures (station.procedures, docs/rules.md): the shuffle check and the cut card's
+# band under table:, the pack codes scanned at the check under reader:.
+TABLE_PROCEDURE_KEYS = ("shuffle_check", "shuffle_method", "penetration")
+_PROCEDURE_FIXES = {
+    "shuffle_check": "none, or supervisor (a supervisor confirms each shoe's shuffle)",
+    "shuffle_method": "manual or machine",
+    "penetration": "[min, max] as fractions of the shoe, e.g. [0.6, 0.9], or leave it out",
+    "pack_prefix": "the start of a pack or seal barcode, e.g. PACK-, or leave it out",
+}
+
+
+def _procedures(table: _Section, reader: _Section) -> dict[str, Any]:
+    """The procedure keys given (only those: the rest keep the defaults)."""
+    out: dict[str, Any] = {}
+    for sec, keys in ((table, TABLE_PROCEDURE_KEYS), (reader, ("pack_prefix",))):
+        for key in keys:
+            if key not in sec.data:
+                continue
+            problem = procedure_value_problem(key, sec.data[key])
+            if problem is not None:
+                sec.fail(sec.key(key), f"{problem}; {_PROCEDURE_FIXES[key]}")
+            out[key] = procedure_value(key, sec.data[key])
+    return out
 
 
 def _modes(table: _Section) -> dict[str, Any]:
@@ -603,6 +632,7 @@ def _reader(sec: _Section) -> ReaderSettings:
         roi=_roi(sec),
         agree_frames=sec.int_("agree_frames", 2, 1, "how many frames in a row must read the "
                               "same code, e.g. 2", AGREE_FRAMES_MAX) or 2,
+        pack_prefix=sec.data.get("pack_prefix", ""),  # checked with the table rules
     )
     if kind in ("serial", "camera"):
         try:
@@ -649,7 +679,7 @@ def reader_codes(settings: ReaderSettings) -> CodeFormat:
     """The scanner's code format; raises ValueError naming what is wrong. A dealer's badge
     (``dealers.badge_prefix``) goes to the station as read."""
     cut = [settings.cut_code] if settings.cut_code else []
-    passed = [settings.badge_prefix] if settings.badge_prefix else []
+    passed = [p for p in (settings.badge_prefix, settings.pack_prefix) if p]
     if settings.code_format is None:
         return CodeFormat(cut_codes=cut, passed_prefixes=passed)
     return CodeFormat(settings.code_format, cut_codes=cut, passed_prefixes=passed)

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from station.cards import ALL_CARDS, DECK_SIZE, RANKS, Card
 from station.outputs import Announced, Output, Published
+from station.procedures import penetration
 from station.shoe import ShoeCounts
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ class ShoeLog:
     # ``iso(started_ts)``, written when the shoe starts (a command), so the card that ends
     # the shoe formats one time, not two; "" for a log built without it.
     started: str = ""
+    shuffle: dict[str, Any] | None = None  # the checked shuffle (docs/rules.md), if any
 
 
 def iso(ts: float) -> str:
@@ -146,6 +148,11 @@ def shoe_report(log: ShoeLog, counts: ShoeCounts, ended_ts: float, *,
         "started": log.started or iso(log.started_ts),
         "ended": iso(ended_ts),
         "duration_s": round(ended_ts - log.started_ts, 3),
+        # Table procedures (docs/rules.md), only when there is something to say.
+        **({"shuffle": log.shuffle} if log.shuffle is not None else {}),
+        **({"cut_card_at": counts.cut_card_at,
+            "penetration": penetration(counts.cut_card_at, counts.decks)}
+           if counts.cut_card_at is not None else {}),
     }
 
 
@@ -422,7 +429,7 @@ class ShoeIntegrity:
             started = iso(event.ts)
         except (OverflowError, ValueError, OSError):
             started = ""  # a clock beyond the calendar (the shoe id says "badtime"): as before
-        self.log = ShoeLog(d.shoe.shoe_id, event.ts, started=started)
+        self.log = ShoeLog(d.shoe.shoe_id, event.ts, started=started, shuffle=d.shuffle)
         self.watch.begin(d.shoe.shoe_id)
 
     def _track_pause(self, event: InputEvent, d: Dealing, log: ShoeLog) -> None:

@@ -40,6 +40,7 @@ from station.limits import (
     table_id_problem,
 )
 from station.paytable import Paytable, parse_paytable
+from station.procedures import PROCEDURE_KEYS, procedure_value, procedure_value_problem
 from station.station import CUT_POLICIES, MODE_KEYS, Station, TableRules
 from station.textfile import bounded_lines, decode, describe_path, parse_json
 
@@ -63,6 +64,8 @@ def event_to_json(event: InputEvent) -> dict[str, Any]:
                            "actor": event.actor}
     if event.note is not None:  # only when given: a command without one keeps its bytes
         out["note"] = event.note
+    if event.code is not None:  # a dealer's pause only
+        out["code"] = event.code
     return out
 
 
@@ -97,7 +100,8 @@ def event_from_json(obj: object) -> InputEvent:
         return DeviceRestored(_text(obj, "src"), ts)
     if kind == "cmd":
         note = _text(obj, "note") if "note" in obj else None
-        return Command(_text(obj, "action"), _text(obj, "actor"), ts, note)
+        code = _text(obj, "code") if "code" in obj else None
+        return Command(_text(obj, "action"), _text(obj, "actor"), ts, note, code)
     if kind == "timer":
         return TimerExpired(_text(obj, "name"), ts)
     raise ValueError(
@@ -348,7 +352,20 @@ def _rules_from_json(obj: object) -> TableRules:
         raise ValueError(f"rules.badge_prefix: {problem}")
     return TableRules(table=obj["table"], decks=obj["decks"], dedupe_ms=obj["dedupe_ms"],
                       cut_card_between_rounds=policy, badge_prefix=prefix,
-                      **_modes_from_json(obj), **_integrity_from_json(obj))
+                      **_modes_from_json(obj), **_integrity_from_json(obj),
+                      **_procedures_from_json(obj))
+
+
+def _procedures_from_json(obj: dict[str, Any]) -> dict[str, Any]:
+    """The table procedures' keys a header holds (only those that are not the default)."""
+    out: dict[str, Any] = {}
+    for key in PROCEDURE_KEYS:
+        if key in obj:
+            problem = procedure_value_problem(key, obj[key])
+            if problem is not None:
+                raise ValueError(f"rules.{key}: {problem}")
+            out[key] = procedure_value(key, obj[key])
+    return out
 
 
 def _modes_from_json(obj: dict[str, Any]) -> dict[str, Any]:

@@ -34,11 +34,23 @@ from station.integrity import (
     REPEAT_HISTORY,
     REPEAT_THRESHOLD,
     ShoeIntegrity,
+    iso,
 )
 from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.modes import TableModes, upstream_id
 from station.outputs import Announced, Notice, Output, Prompt, Published, Refused
 from station.pauses import NoiseWatch, noise_reason
+from station.procedures import (
+    CONFIRM_ACTION,
+    PACKS_MAX,
+    PAUSE_ACTION,
+    PAUSE_WORDS,
+    PROCEDURE_KEYS,
+    Procedures,
+    pack_of,
+    pause_problem,
+    pause_reason,
+)
 from station.rules import BANKER_DRAWS
 from station.shoe import ShoeCounts
 
@@ -61,6 +73,8 @@ _SUPERVISOR_CHOICES: dict[Phase | None, str] = {
     Phase.BURNING: "supervisor: resume continues the burn, void abandons the shoe",
     Phase.BETWEEN_ROUNDS: "supervisor: resume or void sets the card aside and goes on",
     Phase.NO_SHOE: "supervisor: resume or void sets the card aside",
+    Phase.SHUFFLE_CHECK: "supervisor: resume or void sets the card aside; the shuffle check is "
+                         "still due",
     Phase.SHOE_CLOSED: "supervisor: resume or void sets the card aside",
     **{p: _IN_ROUND_CHOICE for p in (Phase.BETTING_OPEN, Phase.PLAYER_1, Phase.BANKER_1,
                                      Phase.PLAYER_2, Phase.BANKER_2, Phase.PLAYER_3,
@@ -93,6 +107,17 @@ class TableRules:
     repeat_cards: int = REPEAT_CARDS
     repeat_threshold: int = REPEAT_THRESHOLD
     repeat_history: int = REPEAT_HISTORY
+    # Table procedures (station.procedures, docs/rules.md): the supervisor's shuffle check,
+    # the shuffle's method, the cut card's band, and the pack codes scanned during the check.
+    shuffle_check: str = "none"
+    shuffle_method: str = "manual"
+    penetration: tuple[float, float] | None = None
+    pack_prefix: str = ""
+
+    @property
+    def procedures(self) -> Procedures:
+        return Procedures(shuffle_check=self.shuffle_check == "supervisor",
+                          method=self.shuffle_method, penetration=self.penetration)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -113,7 +138,8 @@ class TableRules:
 # byte-identical): the table modes' keys and shoe integrity's.
 MODE_KEYS = ("mode", "betting", "betting_s", "result_s", "reveal_s", "open_cards_s",
              "new_shoe_s", "max_skips", "new_shoe_after")
-OPTIONAL_KEYS = (*MODE_KEYS, "repeat_cards", "repeat_threshold", "repeat_history")
+OPTIONAL_KEYS = (*MODE_KEYS, "repeat_cards", "repeat_threshold", "repeat_history",
+                 *PROCEDURE_KEYS)
 _DEFAULT_RULES = TableRules()
 
 
@@ -123,7 +149,9 @@ _DEFAULT_RULES = TableRules()
 UPSTREAM_ACTIONS = {"resume": "resume", "void": "void", "close_shoe": "end_shoe",
                     "open_betting": "open_betting", "close_betting": "close_betting",
                     "reveal": "reveal", "skip": "skip", "request_new_shoe": "request_new_shoe",
-                    "request_dealer": "request_dealer"}
+                    "request_dealer": "request_dealer",
+                    # table procedures (docs/rules.md): the dealer's pause, the shuffle check
+                    "pause": PAUSE_ACTION, "confirm_shuffle": CONFIRM_ACTION}
 _WIRE_NAMES = {ours: wire for wire, ours in UPSTREAM_ACTIONS.items()}
 # A command refused before it reached the station (a bad signature, a stale command, a wrong
 # PIN on the page): journaled with its whole story in its actor, so the station records it.
@@ -152,7 +180,8 @@ class Station:
         self._prompts = prompts
         self.paytable = paytable
         self.dealing = Dealing(rules.table, rules.decks, rules.cut_card_between_rounds,
-                               paytable, face_down=rules.mode in ("squeeze", "vip"))
+                               paytable, face_down=rules.mode in ("squeeze", "vip"),
+                               procedures=rules.procedures)
         self.modes = TableModes(self, rules)
         self._dedupe_s = rules.dedupe_ms / 1000.0
         self._last_read: dict[str, tuple[object, float]] = {}
@@ -301,6 +330,8 @@ class Station:
             # A dealer's badge, after the double-read window (a bouncing badge read signs in
             # once) and after the card parse (a code that is a card is a card, and a card
             # pays nothing for badges).
+            if self.rules.pack_prefix and self._on_pack(ev):
+                return
             if self.rules.badge_prefix and self._on_badge(ev):
                 return
             self._on_unreadable(ev)
@@ -385,6 +416,21 @@ class Station:
         if ev.action == "end_shoe":
             self._end_shoe(ev)
             return
+        if ev.action == PAUSE_ACTION:
+            self._dealer_pause(ev)
+            return
+        if ev.action == CONFIRM_ACTION:
+            self._confirm_shuffle(ev)
+            return
+        if ev.action == "new_shoe" and self.rules.shuffle_check == "supervisor":
+            try:
+                self.dealing.shuffle_due()
+            except MachineError:
+                self.refuse(ev, f"not possible while {self.phase.value.replace('_', ' ')}")
+                return
+            self._out.append(Notice(f"new shoe by {ev.actor}: the supervisor checks the "
+                                    "shuffle before the burn"))
+            return
         trigger = _COMMANDS.get(ev.action)
         if trigger in ("betting_opened", "betting_closed"):
             refusal = self.modes.betting_refusal(ev)
@@ -460,6 +506,65 @@ class Station:
         d.last_round = True
         self._out.append(Notice(f"end of shoe asked for by {ev.actor}: round {d.round_no} is "
                                 "the shoe's last"))
+
+    # --- procedures (station.procedures, docs/rules.md) ------------------------------------
+    def _dealer_pause(self, ev: Command) -> None:
+        """The dealer stops the table for what the station cannot see (seed 000): a pause as
+        any other, cleared by a supervisor's resume or void, that says who raised it and why."""
+        problem = pause_problem(ev.code, ev.note)
+        if problem is not None:
+            self.refuse(ev, problem, reason="malformed")
+            return
+        d = self.dealing
+        if d.state == "paused":
+            self.refuse(ev, "the table is paused already; a supervisor resumes or voids")
+            return
+        assert ev.code is not None
+        d.fault(pause_reason(ev.code, ev.note), "")
+        d.raised = (ev.actor, ev.code, ev.note)
+        self._out.append(Notice(f"paused by {ev.actor}: {PAUSE_WORDS[ev.code][0]}"))
+
+    def _confirm_shuffle(self, ev: Command) -> None:
+        """The supervisor confirms the shuffle (seed 003): the shoe starts, its burn follows."""
+        d = self.dealing
+        if self.rules.shuffle_check != "supervisor":
+            self.refuse(ev, "this table's shuffle is not checked (table.shuffle_check is none)")
+            return
+        if d.state != "shuffle_check":
+            self.refuse(ev, "no shuffle check is due")
+            return
+        try:
+            confirmed_at = iso(ev.ts)
+        except (OverflowError, ValueError, OSError):
+            confirmed_at = "badtime"  # recordings are checked on load; a live clock never is
+        d.pending_shuffle = {"by": d.dealer, "confirmed_by": ev.actor,
+                             "confirmed_at": confirmed_at, "method": self.rules.shuffle_method,
+                             "packs": list(d.check_packs)}
+        d.shuffle_confirmed(self._shoe_id(ev.ts))
+        self._out.append(Notice(f"shuffle confirmed by {ev.actor}: burn the first card"))
+
+    def _on_pack(self, ev: CardRead) -> bool:
+        """Whether ``ev`` was a pack or seal code (``reader.pack_prefix``): registered for the
+        shoe during its shuffle check, a notice otherwise; never a card, never a pause."""
+        code = ev.code.strip()
+        if not code.startswith(self.rules.pack_prefix):
+            return False
+        ident = pack_of(code, self.rules.pack_prefix)
+        d = self.dealing
+        if ident is None:
+            self._out.append(Notice(f"pack code {code[:60]!a} from {ev.source} is not "
+                                    "a pack id (1-32 of A-Z a-z 0-9 . _ -): ignored"))
+        elif d.state != "shuffle_check":
+            self._out.append(Notice(f"pack {ident} scanned outside a shuffle check: ignored"))
+        elif ident in d.check_packs:
+            self._out.append(Notice(f"pack {ident} is registered already"))
+        elif len(d.check_packs) >= PACKS_MAX:
+            self._out.append(Notice(f"pack {ident} not registered: {PACKS_MAX} packs already"))
+        else:
+            d.check_packs.append(ident)
+            self._out.append(Notice(f"pack {ident} registered for this shoe "
+                                    f"({len(d.check_packs)} so far)"))
+        return True
 
     # --- dealers (station.dealers) --------------------------------------------------------
     def _on_badge(self, ev: CardRead) -> bool:
@@ -554,6 +659,9 @@ class Station:
             return Prompt(name, text, _SUPERVISOR_CHOICES.get(d.paused_from, ""), paused=True)
         if phase is Phase.NO_SHOE:
             return Prompt(name, "NEW SHOE: shuffle, insert the cut card, press NEW SHOE")
+        if phase is Phase.SHUFFLE_CHECK:
+            return Prompt(name, "SHUFFLE CHECK: supervisor confirms the shuffle and places the "
+                          "cut card", "do not deal")
         if phase is Phase.SHOE_CLOSED:
             after = f"after round {d.round_no}" if d.round_no else "before any round"
             if self.modes.new_shoe_requested:

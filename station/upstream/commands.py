@@ -23,11 +23,14 @@ from typing import Any, Final
 import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from station.procedures import NOTE_MAX, pause_problem
 from station.upstream.signing import SignatureError, verify
 
 ACTIONS: Final = ("open_betting", "close_betting", "resume", "void", "close_shoe",
                   # table modes (docs/modes.md): the squeezing or VIP player's client
-                  "reveal", "skip", "request_new_shoe", "request_dealer")
+                  "reveal", "skip", "request_new_shoe", "request_dealer",
+                  # table procedures (docs/rules.md): the dealer's pause, the shuffle check
+                  "pause", "confirm_shuffle")
 REASONS: Final = (
     "malformed",  # not a JSON object, too big, or a field missing or of the wrong type
     "unsigned",  # no sig field
@@ -45,7 +48,7 @@ MAX_COMMAND_BYTES: Final = 4096
 MAX_ID = 128
 MAX_ACTOR = 128
 MAX_REASON = 500
-_FIELDS: Final = {"v", "id", "table", "action", "ts", "actor", "reason", "sig"}
+_FIELDS: Final = {"v", "id", "table", "action", "ts", "actor", "reason", "note", "sig"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,7 @@ class Accepted:
     actor: str | None  # the person the command names, if any
     reason: str | None
     ts: float  # when it was sent, seconds since the epoch
+    note: str | None = None  # a pause's note (its ``reason`` is the pause's code)
 
     @property
     def sent_by(self) -> str:
@@ -154,13 +158,20 @@ def _field_problem(message: Mapping[str, Any]) -> str | None:
         value = message.get(field)
         if not isinstance(value, str) or not value or len(value) > limit:
             return f"'{field}' must be a string of 1-{limit} characters, got {_short(value)}"
-    for field, limit in (("actor", MAX_ACTOR), ("reason", MAX_REASON)):
+    for field, limit in (("actor", MAX_ACTOR), ("reason", MAX_REASON), ("note", NOTE_MAX)):
         value = message.get(field)
         if field in message and (not isinstance(value, str) or len(value) > limit):
             return f"'{field}' must be a string of at most {limit} characters"
     if _parse_ts(message.get("ts")) is None:
         return (f"'ts' must be an ISO 8601 time with a time zone, got "
                 f"{_short(message.get('ts'))}")
+    if message.get("action") == "pause":
+        # A pause's reason is its code (docs/rules.md); a bad one changes nothing.
+        problem = pause_problem(message.get("reason"), message.get("note"))
+        if problem is not None:
+            return problem
+    elif "note" in message:
+        return "'note' goes with a pause only"
     return None
 
 
@@ -211,7 +222,7 @@ def check_command(payload: bytes, policy: CommandPolicy, now: float,
                                      "refusing more", cid, action)
     actor = message.get("actor")
     reason = message.get("reason")
-    return Accepted(cid, action, signer, actor or None, reason, ts)
+    return Accepted(cid, action, signer, actor or None, reason, ts, message.get("note"))
 
 
 class CommandVerifier:
