@@ -119,15 +119,18 @@ def test_a_pause_between_rounds_holds_the_table_until_resumed() -> None:
                                    "banker_2", "shoe_closed"])
 def test_it_works_in_every_phase_and_resume_returns_there(where: str) -> None:
     t = Watched(cut_card_between_rounds="close_shoe")
-    steps = {
-        "no_shoe": lambda: None,
-        "burn_indicator": lambda: t.cmd("new_shoe"),
-        "burning": lambda: (t.cmd("new_shoe"), t.card("3S")),
-        "betting_open": lambda: (t.new_shoe(), t.cmd("open_betting")),
-        "banker_2": lambda: (t.new_shoe(), t.round("4S", "3H", "2C")),
-        "shoe_closed": lambda: (t.new_shoe(), t.cut()),
-    }
-    steps[where]()
+    if where != "no_shoe":
+        t.cmd("new_shoe")
+    if where not in ("no_shoe", "burn_indicator"):
+        t.card("3S")  # a 3 shown: three more to burn
+    if where in ("betting_open", "banker_2", "shoe_closed"):
+        t.cards("KD", "KH", "KC")
+    if where == "betting_open":
+        t.cmd("open_betting")
+    if where == "banker_2":
+        t.round("4S", "3H", "2C")
+    if where == "shoe_closed":
+        t.cut()
     assert t.phase == where
     t.pause("dispute")
     assert t.phase == "paused"
