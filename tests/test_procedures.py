@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 
 from drivers.events import CardRead, Command, InputEvent
-from station.outputs import Announced, Output, Refused
+from drivers.simulated import SimulatedDealer, random_shoes
+from station.outputs import Announced, Notice, Output, Refused
 from station.paytable import load_paytable
 from station.procedures import PAUSE_CODES, PAUSE_WORDS, penetration
 from station.recording import event_from_json, event_to_json
+from station.simulation import simulate
 from station.station import Station, TableRules
 from station.upstream.observe import Snapshot, build, changes
 from station.upstream.schema import validate
@@ -346,3 +348,24 @@ def test_the_alert_fires_outside_the_band_and_never_inside(band: tuple[float, fl
     t.cut()  # a bounce: never a second alert
     assert len(t.of("alert")) == len(alerts)
     _valid(t.messages)
+
+
+# --- the simulated table ----------------------------------------------------------------------
+@pytest.mark.parametrize("supervisor", ["resume", "none"])
+def test_the_simulated_supervisor_confirms_each_shuffle(supervisor: str) -> None:
+    # Regression: the shuffle_check phase had nothing due for the simulated table, and the
+    # daemon failed on its first NEW SHOE there (a KeyError in station.simulation).
+    station = Station(TableRules(shuffle_check="supervisor"))
+    dealer = SimulatedDealer(random_shoes(4, 2), supervisor=supervisor)
+    outputs: list[Output] = []
+    end = simulate(station, dealer, outputs.extend)
+    confirmed = [o for o in outputs if isinstance(o, Notice)
+                 and o.text == "shuffle confirmed by supervisor:sim: burn the first card"]
+    if supervisor == "none":  # nobody of ours confirms: the table waits at the check
+        assert end.final_phase.value == "shuffle_check" and confirmed == []
+        return
+    assert len(confirmed) == 2 and end.rounds > 100
+    reports = [o.message for o in outputs if isinstance(o, Announced)
+               and o.message.get("type") == "shoe_report"]
+    assert [r["shuffle"]["confirmed_by"] for r in reports] == ["supervisor:sim"] * 2
+    assert all(0.8 < r["penetration"] < 1.0 for r in reports)
