@@ -32,6 +32,7 @@ from station.daemon import JOURNAL
 from station.journal import JournalWriteError, read_journal
 from station.machine import DEALING, Phase
 from station.outputs import Output, Prompt
+from station.procedures import PAUSE_CODES
 from station.simulation import simulate
 from station.station import RESTART, Station, TableRules
 from station.web import words
@@ -66,6 +67,8 @@ class Seen:
     views: list[dict[str, Any]] = field(default_factory=list)  # the daemon's, in order
 
     def event(self, ev: InputEvent) -> None:
+        if isinstance(ev, Command) and ev.note is not None:
+            self.verbatim.add(ev.note)  # a dealer's note is shown as written
         if isinstance(ev, CardRead):
             self.verbatim.update((ev.source, ascii(ev.code)))
         elif isinstance(ev, DeviceLost):
@@ -201,6 +204,18 @@ def scenarios() -> Iterable[Table]:
         t.card(rank + "C")
     for i in range(25):
         t.card(f"#{i}#", dt=0.01, source="cam-2")
+    yield t
+    # Table procedures (docs/rules.md): the dealer's pause, each code (the note kept as
+    # written), and a card drawn during the shuffle check.
+    for code in PAUSE_CODES:
+        t = Table()
+        t.new_shoe()
+        note = "the lamp over the shoe went out" if code == "other" else None
+        t.send(Command("pause", "dealer:test", t.tick(1.0), note, code))
+        yield t
+    t = Table(shuffle_check="supervisor")
+    t.cmd("new_shoe")
+    t.card("AS")
     yield t
 
 
