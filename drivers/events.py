@@ -11,11 +11,14 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class CardRead:
-    """A code read from the shoe. ``code`` is raw: it may not be a card at all."""
+    """A code read from the shoe. ``code`` is raw: it may not be a card at all. ``pack``: the
+    pack id the card's barcode carries, where the reader's code format has one (a ``pack``
+    group); None for every other read."""
 
     code: str
     source: str
     ts: float
+    pack: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

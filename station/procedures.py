@@ -58,6 +58,7 @@ SHUFFLE_METHODS: Final = ("manual", "machine")
 PACK_ID = re.compile(r"[A-Za-z0-9._-]{1,32}")
 PACK_ID_RULE: Final = "1-32 of A-Z a-z 0-9 . _ -"
 PACKS_MAX: Final = 64  # a shoe of 8 decks has 8 packs; more is a scanner gone wrong
+PACK_SHOWN: Final = 40  # characters of a card's pack id shown in a pause reason
 PREFIX_MAX: Final = 16
 
 

@@ -51,6 +51,9 @@ VERSION = 1
 
 def event_to_json(event: InputEvent) -> dict[str, Any]:
     if isinstance(event, CardRead):
+        if event.pack is not None:  # only when the reader read one: a plain card keeps its bytes
+            return {"t": event.ts, "e": "card", "code": event.code, "src": event.source,
+                    "pack": event.pack}
         return {"t": event.ts, "e": "card", "code": event.code, "src": event.source}
     if isinstance(event, CutCardSeen):
         return {"t": event.ts, "e": "cut", "src": event.source}
@@ -79,7 +82,8 @@ def event_from_json(obj: object) -> InputEvent:
         # The line nearly every event is, accepted at once when it is exactly what a station
         # writes; anything else takes the checks below, which name what is wrong.
         t, code, src = obj.get("t"), obj.get("code"), obj.get("src")
-        if type(t) is float and 0.0 <= t < LATEST_TS and type(code) is str and type(src) is str:
+        if (type(t) is float and 0.0 <= t < LATEST_TS and type(code) is str and type(src) is str
+                and len(obj) == 4):
             return CardRead(code, src, t)
     if not isinstance(obj, dict):
         raise ValueError(f"expected a JSON object, got {short(obj)}")
@@ -91,7 +95,8 @@ def event_from_json(obj: object) -> InputEvent:
         raise ValueError(f"timestamp t={short(t)} is not a time between 1970 and 2100")
     ts = float(t)
     if kind == "card":
-        return CardRead(_text(obj, "code"), _text(obj, "src"), ts)
+        pack = _text(obj, "pack") if "pack" in obj else None
+        return CardRead(_text(obj, "code"), _text(obj, "src"), ts, pack)
     if kind == "cut":
         return CutCardSeen(_text(obj, "src"), ts)
     if kind == "lost":

@@ -42,6 +42,7 @@ from station.outputs import Announced, Notice, Output, Prompt, Published, Refuse
 from station.pauses import NoiseWatch, noise_reason
 from station.procedures import (
     CONFIRM_ACTION,
+    PACK_SHOWN,
     PACKS_MAX,
     PAUSE_ACTION,
     PAUSE_WORDS,
@@ -336,6 +337,8 @@ class Station:
                 return
             self._on_unreadable(ev)
             return
+        if ev.pack is not None and d.shuffle is not None and not self._of_this_shoe(ev, card):
+            return
         if d.state == "paused" and self._rescan_wanted and not (d.shoe and d.shoe.held):
             self._on_rescan(card)
             return
@@ -542,6 +545,20 @@ class Station:
                              "packs": list(d.check_packs)}
         d.shuffle_confirmed(self._shoe_id(ev.ts))
         self._out.append(Notice(f"shuffle confirmed by {ev.actor}: burn the first card"))
+
+    def _of_this_shoe(self, ev: CardRead, card: Card) -> bool:
+        """Whether a card whose barcode names its pack is of a pack registered at this shoe's
+        shuffle check (any pack is, where none was registered); else a pause on first sight,
+        the card set aside and not counted, as a ninth copy is."""
+        d = self.dealing
+        packs = d.shuffle["packs"] if d.shuffle is not None else []
+        if d.shoe is None or not packs or ev.pack in packs:
+            return True
+        what = "a card" if d.face_down else card.code  # no value leaves a face-down table
+        pack = ascii(ev.pack)[1:-1][:PACK_SHOWN]
+        d.fault(f"card from another pack: {what} of pack {pack} (not registered at the "
+                "shuffle check)", "set it aside")
+        return False
 
     def _on_pack(self, ev: CardRead) -> bool:
         """Whether ``ev`` was a pack or seal code (``reader.pack_prefix``): registered for the

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from drivers.codes import CardCode, CodeFormat, code_event
 from drivers.events import CardRead, Command, InputEvent
 from drivers.simulated import SimulatedDealer, random_shoes
 from station.outputs import Announced, Notice, Output, Refused
@@ -369,3 +370,81 @@ def test_the_simulated_supervisor_confirms_each_shuffle(supervisor: str) -> None
                and o.message.get("type") == "shoe_report"]
     assert [r["shuffle"]["confirmed_by"] for r in reports] == ["supervisor:sim"] * 2
     assert all(0.8 < r["penetration"] < 1.0 for r in reports)
+
+
+# --- cards of this shoe's packs only ----------------------------------------------------------
+PACK_FORMAT = r"(?:(?P<pack>[A-Za-z0-9._-]{1,32})/)?(?P<rank>10|[A2-9TJQK])(?P<suit>[SHDC])"
+
+
+def test_a_code_format_may_name_the_cards_pack() -> None:
+    f = CodeFormat(PACK_FORMAT)
+    assert f.classify("8812A/10h") == CardCode("TH", "8812A/10h", "8812A")
+    assert f.classify("AS") == CardCode("AS", "AS")  # plain codes keep working
+    read = code_event(f.classify("8812A/AS"), b"8812A/AS", "scanner", 5.0)
+    assert read == CardRead("AS", "scanner", 5.0, "8812A")
+    # Recorded only when read: a plain card's line keeps its bytes.
+    assert event_to_json(read)["pack"] == "8812A"
+    assert event_from_json(event_to_json(read)) == read
+    plain = CardRead("AS", "scanner", 5.0)
+    assert "pack" not in event_to_json(plain) and event_from_json(event_to_json(plain)) == plain
+
+
+def packed(**rules: Any) -> Watched:
+    t = checked(**rules)
+    t.cmd("new_shoe")
+    t.cards("PK-A1", "PK-B2")
+    t.cmd("confirm_shuffle", actor="alice")
+    return t
+
+
+def pcard(t: Watched, code: str, pack: str | None) -> list[Output]:
+    return t.send(CardRead(code, "scanner", t.tick(1.5), pack))
+
+
+def test_a_shoe_of_registered_packs_deals_through_unchanged() -> None:
+    t, plain = packed(), checked()
+    plain.cmd("new_shoe")
+    plain.cards("PK-A1", "PK-B2")
+    plain.cmd("confirm_shuffle", actor="alice")
+    reads: list[tuple[str, str | None]] = [("AS", "A1"), ("KD", "B2")]
+    for code, pack in reads:
+        pcard(t, code, pack)
+        plain.card(code)
+    for table in (t, plain):
+        table.round()
+    # A card without a pack id is judged as before.
+    reads = [("4S", "B2"), ("3H", "A1"), ("5C", "A1"), ("5D", None)]
+    for code, pack in reads:
+        pcard(t, code, pack)
+        plain.card(code)
+    assert t.records and [r["player"] for r in t.records] == [r["player"]
+                                                              for r in plain.records]
+    assert t.phase == plain.phase == "between_rounds"
+
+
+def test_a_card_of_another_pack_pauses_on_first_sight_and_is_not_counted() -> None:
+    t = packed()
+    pcard(t, "AS", "A1")
+    pcard(t, "KD", "ZZ9")  # the second burn card, of a pack nobody registered
+    assert t.phase == "paused"
+    assert t.station.dealing.pause_reasons == [
+        "card from another pack: KD of pack ZZ9 (not registered at the shuffle check)"]
+    shoe = t.station.dealing.shoe
+    assert shoe is not None and shoe.drawn == 1  # only the ace: the stranger never counted
+    t.cmd("resume", actor="alice")
+    assert t.phase == "burning"  # the burn card is still due
+    # On a face-down table the card's value stays in the station.
+    s = packed(mode="squeeze")
+    pcard(s, "AS", "A1")
+    pcard(s, "KD", "ZZ9")
+    assert s.station.dealing.pause_reasons == [
+        "card from another pack: a card of pack ZZ9 (not registered at the shuffle check)"]
+
+
+def test_packs_are_not_checked_where_none_were_registered() -> None:
+    t = checked()
+    t.cmd("new_shoe")
+    t.cmd("confirm_shuffle", actor="alice")
+    pcard(t, "AS", "ANY")
+    pcard(t, "KD", "OTHER")
+    assert t.phase == "between_rounds"

@@ -60,6 +60,9 @@ def test_every_pause_code_from_every_source_and_the_shuffle_check(tmp_path: Path
                                                 "shuffle_method": "machine"})
         cfg = yaml.safe_load(config.read_text())
         cfg["reader"]["pack_prefix"] = "PK-"
+        # Card barcodes that may name their pack (docs/rules.md): "A1/2C", or plain "2C".
+        cfg["reader"]["code_format"] = (r"(?:(?P<pack>[A-Za-z0-9._-]{1,32})/)?"
+                                        r"(?P<rank>10|[A2-9TJQK])(?P<suit>[SHDC])")
         config.write_text(yaml.safe_dump(cfg))
         base = webkit.url_of(config)
         sub = Subscriber(broker.port, "baccarat/t5/#")
@@ -162,6 +165,15 @@ def test_every_pause_code_from_every_source_and_the_shuffle_check(tmp_path: Path
                 assert status == 200
                 phase("between_rounds")
                 _wait(lambda: any(m["kind"] == "round" for m in _events(sub)), "the void")
+                # --- cards of this shoe's packs only ---------------------------------------
+                assert webkit.command(base, "open-betting")[0] == 200
+                assert webkit.command(base, "close-betting")[0] == 200
+                pty.send(["A1/6C", "B2/6D"])  # registered packs: dealt
+                phase("player_2")
+                pty.send(["ZZ/9D"])  # a pack nobody registered: a pause on first sight
+                stranger = phase("paused")
+                assert ("card from another pack: 9D of pack ZZ (not registered at the shuffle "
+                        "check)") in stranger["prompt"]["text"]
         finally:
             sub.close()
             pub.close()

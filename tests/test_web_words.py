@@ -71,6 +71,8 @@ class Seen:
             self.verbatim.add(ev.note)  # a dealer's note is shown as written
         if isinstance(ev, CardRead):
             self.verbatim.update((ev.source, ascii(ev.code)))
+            if ev.pack is not None:
+                self.verbatim.add(ev.pack)  # a card's pack id is shown as read
         elif isinstance(ev, DeviceLost):
             if ev.source != JOURNAL:  # the station's own journal is named in Chinese
                 self.verbatim.add(ev.source)
@@ -217,6 +219,13 @@ def scenarios() -> Iterable[Table]:
     t.cmd("new_shoe")
     t.card("AS")
     yield t
+    for mode in ("standard", "squeeze"):  # a card of a pack not registered at the check
+        t = Table(shuffle_check="supervisor", pack_prefix="PK-", mode=mode)
+        t.cmd("new_shoe")
+        t.card("PK-A1")
+        t.cmd("confirm_shuffle")
+        t.send(CardRead("AS", "scanner", t.tick(1.0), "ZZ9"))
+        yield t
 
 
 class FullDisk:

@@ -199,6 +199,10 @@ _REASONS: list[_Rule] = [
     (re.compile(r"(?P<source>.+?) lost \((?P<said>.*)\)"), _lost),
     (re.compile(r"station restarted during the burn"), lambda m: "工作站在烧牌时重启"),
     (re.compile(r"station restarted mid-round"), lambda m: "工作站在牌局中途重启"),
+    (re.compile(r"card from another pack: (?P<card>a card|\S+) of pack (?P<pack>.*) \(not "
+                r"registered at the shuffle check\)"),
+     lambda m: "其他牌包的牌：" + ("一张牌" if m["card"] == "a card" else m["card"])
+     + f"（牌包 {m['pack']}，洗牌确认时未登记）"),
     (re.compile(r"cut card came out during the burn: the shoe can give one more round"),
      lambda m: "烧牌时出现切牌：本牌靴只能再开一局"),
     (re.compile(r"drawn while paused: (\d+) cards \(the last (\d+): (.*)\)"),
