@@ -252,6 +252,23 @@ def test_the_confirmation_starts_the_shoe_and_names_who_shuffled_and_who_checked
     _valid(t.messages)
 
 
+def test_the_shoe_report_says_who_raised_each_dealers_pause() -> None:
+    t = Watched(decks=1)
+    t.new_shoe()
+    t.pause("other", "the lamp over the shoe went out", actor="bob (web 127.0.0.1)")
+    t.cmd("resume", actor="alice")
+    t.card("5D")  # not due: a pause the station raised
+    t.cmd("void", actor="alice")
+    t.cmd("end_shoe")
+    (report,) = [o.message for o in t.outputs if isinstance(o, Announced)
+                 and o.message.get("type") == "shoe_report"]
+    dealers, station = report["pauses"]
+    assert (dealers["raised_by"], dealers["code"], dealers["note"], dealers["by"]) == (
+        "bob (web 127.0.0.1)", "other", "the lamp over the shoe went out", "alice")
+    assert "raised_by" not in station and station["cleared"] == "void"
+    _valid(t.messages)
+
+
 def test_confirmation_refused_where_nothing_is_checked_or_nothing_is_due() -> None:
     t = Watched()
     t.new_shoe()
