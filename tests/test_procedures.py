@@ -12,10 +12,11 @@ import pytest
 from drivers.codes import CardCode, CodeFormat, code_event
 from drivers.events import CardRead, Command, InputEvent
 from drivers.simulated import SimulatedDealer, random_shoes
-from station.outputs import Announced, Notice, Output, Refused
+from station.outputs import Announced, Notice, Output, Published, Refused
 from station.paytable import load_paytable
 from station.procedures import PAUSE_CODES, PAUSE_WORDS, penetration
 from station.recording import event_from_json, event_to_json
+from station.recovery import Recovered
 from station.simulation import simulate
 from station.station import Station, TableRules
 from station.upstream.observe import Snapshot, build, changes
@@ -465,3 +466,22 @@ def test_packs_are_not_checked_where_none_were_registered() -> None:
     pcard(t, "AS", "ANY")
     pcard(t, "KD", "OTHER")
     assert t.phase == "between_rounds"
+
+
+def test_a_simulated_table_restarted_during_the_check_deals_the_shoe_it_was_given() -> None:
+    # Regression: a restart during the check positioned the simulated shoe at the end of the
+    # previous one, and the table ran out of cards right after the confirmation.
+    def rounds(station: Station, dealer: SimulatedDealer) -> list[tuple[Any, ...]]:
+        out: list[Output] = []
+        simulate(station, dealer, out.extend)
+        return [(r["round"], r["player"], r["banker"]) for r in
+                (o.record for o in out if isinstance(o, Published))]
+
+    whole = rounds(Station(TableRules(shuffle_check="supervisor")),
+                   SimulatedDealer(random_shoes(4, 1), supervisor="resume"))
+    station = Station(TableRules(shuffle_check="supervisor"))
+    station.apply(Command("new_shoe", "dealer:sim", 1.0))
+    assert station.phase.value == "shuffle_check"
+    dealer = SimulatedDealer(random_shoes(4, 1), supervisor="resume", start_ts=10.0)
+    dealer.continue_shoe(*Recovered(station).shoe_position)
+    assert rounds(station, dealer) == whole and len(whole) > 50
