@@ -44,8 +44,9 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "ctl", help="control a running station through its web display's API",
         description="Print the station's state, or send it a command, through the local "
-        "control API. A PIN (resume, void, and the VIP requests skip, request-new-shoe and "
-        "request-dealer) comes from STATION_PIN or standard input.",
+        "control API. A PIN (resume, void, confirm-shuffle, and the VIP requests skip, "
+        "request-new-shoe and request-dealer) comes from STATION_PIN or standard input. "
+        "pause takes --reason CODE (and --note TEXT, needed with other).",
     )
     p.add_argument("action", choices=ACTIONS)
     p.add_argument("dealer", nargs="?", default=None,
