@@ -36,6 +36,7 @@ _ASCII_BLANKS: Final = " \t\r\n\x0b\x0c"
 class CardCode:
     code: str  # the station's form, e.g. "TD"
     payload: str
+    pack: str | None = None  # the format's optional ``pack`` group, as read
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +78,7 @@ class CodeFormat:
         except re.error as exc:
             raise ValueError(f"code format {code_format!r} is not a regular expression: "
                              f"{exc}") from exc
+        self._has_pack = "pack" in self._re.groupindex
         missing = {"rank", "suit"} - set(self._re.groupindex)
         if missing:
             raise ValueError(f"code format {code_format!r} needs named groups (?P<rank>...) "
@@ -93,6 +95,10 @@ class CodeFormat:
             raise ValueError(f"codes {sorted(both)} are both cut-card and badge codes")
 
     def _card(self, text: str) -> str | None:
+        found = self._card_and_pack(text)
+        return None if found is None else found[0]
+
+    def _card_and_pack(self, text: str) -> tuple[str, str | None] | None:
         m = self._re.fullmatch(text)
         if m is None:
             return None
@@ -101,7 +107,10 @@ class CodeFormat:
         rank = "T" if rank == "10" else rank
         if rank not in RANKS or len(rank) != 1 or suit not in SUITS or len(suit) != 1:
             return None  # a loose custom format matched something that is not a card
-        return rank + suit
+        # A code format may name the card's pack (``(?P<pack>...)``): passed on as read, for
+        # the station to check against the packs registered for the shoe.
+        pack = m.group("pack") if self._has_pack else None
+        return rank + suit, pack or None
 
     def classify(self, payload: str) -> Code:
         text = payload.strip(_ASCII_BLANKS)
@@ -116,9 +125,9 @@ class CodeFormat:
         badge = self._badges.get(key)
         if badge is not None:
             return BadgeCode(badge, payload)
-        card = self._card(text)
+        card = self._card_and_pack(text)
         if card is not None:
-            return CardCode(card, payload)
+            return CardCode(card[0], payload, card[1])
         if self._passed and text.startswith(self._passed):
             return PassedCode(text, payload)
         return UnknownCode(payload)
@@ -130,6 +139,8 @@ def code_event(code: Code, raw: bytes, source: str, ts: float) -> CardRead | Cut
     ``?unknown:<raw bytes shown>`` (never a card: the station pauses and shows it). A
     supervisor badge is logged and gives None: no event carries it yet."""
     if isinstance(code, CardCode):
+        if code.pack is not None:
+            return CardRead(code.code, source, ts, code.pack)
         return CardRead(code.code, source, ts)
     if isinstance(code, CutCode):
         return CutCardSeen(source, ts)

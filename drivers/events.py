@@ -11,11 +11,14 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class CardRead:
-    """A code read from the shoe. ``code`` is raw: it may not be a card at all."""
+    """A code read from the shoe. ``code`` is raw: it may not be a card at all. ``pack``: the
+    pack id the card's barcode carries, where the reader's code format has one (a ``pack``
+    group); None for every other read."""
 
     code: str
     source: str
     ts: float
+    pack: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,17 +51,20 @@ class Command:
     """A person's action at the table: a dealer button or a supervisor key.
 
     ``action`` is one of ``new_shoe``, ``open_betting``, ``close_betting``, ``end_shoe``,
-    ``reveal`` (dealer), ``resume``, ``void`` (supervisor) or a VIP player's ``skip``,
+    ``reveal``, ``pause`` (dealer), ``resume``, ``void``, ``confirm_shuffle`` (supervisor) or
+    a VIP player's ``skip``,
     ``request_new_shoe``, ``request_dealer`` (docs/modes.md). ``actor`` names who did it, for
     the journal; an upstream command's actor ends with its id in brackets (``... [id]``).
     ``note``: what the sender wrote about it, when anything (an upstream command's
-    ``reason``); a void carries it onto the void record as ``void_note``.
+    ``reason``); a void carries it onto the void record as ``void_note``. ``code``: the reason
+    code of a dealer's ``pause`` (docs/rules.md), None for every other command.
     """
 
     action: str
     actor: str
     ts: float
     note: str | None = None
+    code: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

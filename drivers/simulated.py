@@ -42,6 +42,7 @@ class Due(Enum):
     PAUSED = "paused"
     REVEAL = "reveal"  # squeeze, VIP: cards face down wait for the player's reveal
     WAIT = "wait"  # nothing for the people at the table: the station's countdown runs
+    SHUFFLE_CHECK = "shuffle_check"  # the supervisor confirms the shuffle (docs/rules.md)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +217,12 @@ class SimulatedDealer:
             return [self._command(self.pace.betting_s, "close_betting", self._betting_actor())]
         if due is Due.NEW_SHOE:
             return self._new_shoe()
+        if due is Due.SHUFFLE_CHECK:
+            # The simulated supervisor confirms; with none of ours, a real one may (a live
+            # table's page, station ctl, upstream), or the simulation ends here.
+            if self.supervisor == "none":
+                return []
+            return [self._command(self.pace.supervisor_s, "confirm_shuffle", "supervisor:sim")]
         if self._rescan is not None:
             # As the display says: show the unreadable card face up and scan it again while
             # paused; the station holds it and deals it when the supervisor resumes.

@@ -24,6 +24,10 @@ SUPERVISOR_ACTIONS: Final = ("resume", "void")
 MODE_ACTIONS: Final = ("reveal", "skip", "request_new_shoe", "request_dealer")
 # END SHOE: the dealer's, and the pit's ``close_shoe`` from upstream.
 END_SHOE: Final = "end_shoe"
+# The table procedures (docs/rules.md, station.procedures): the dealer's own pause and the
+# supervisor's confirmation of the shuffle.
+PAUSE_ACTION: Final = "pause"
+CONFIRM_ACTION: Final = "confirm_shuffle"
 
 # The actions a command from upstream may name (docs/upstream.md), in the order its refusal
 # lists them, mapped to the station's own: ``close_shoe`` is END SHOE; every other keeps its
@@ -32,5 +36,6 @@ UPSTREAM_ACTIONS: Final[dict[str, str]] = {
     "open_betting": "open_betting", "close_betting": "close_betting", "resume": "resume",
     "void": "void", "close_shoe": END_SHOE,
     **{action: action for action in MODE_ACTIONS},
+    PAUSE_ACTION: PAUSE_ACTION, CONFIRM_ACTION: CONFIRM_ACTION,
 }
 WIRE_NAMES: Final[dict[str, str]] = {ours: wire for wire, ours in UPSTREAM_ACTIONS.items()}

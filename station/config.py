@@ -47,6 +47,7 @@ from station.limits import (
     whole_problem,
 )
 from station.paytable import Paytable, load_paytable
+from station.procedures import procedure_value, procedure_value_problem
 from station.tablerules import CUT_POLICIES, MODE_KEYS, TableRules
 from station.textfile import describe_path
 from station.yamlload import load_yaml
@@ -75,9 +76,12 @@ INTEGRITY_KEYS = ("repeat_cards", "repeat_threshold", "repeat_history")
 # The bet guard of issue 25 (station.betguard); a config's default is observe.
 GUARD_KEYS = ("bet_guard", "bet_guard_max_rtp")
 GUARD_DEFAULTS = {"bet_guard": "observe", "bet_guard_max_rtp": 1.0}
+# Table procedures (station.procedures, docs/rules.md): the shuffle check and the cut card's
+# band under table:, the pack codes scanned at the check under reader: (the readers' common key).
+TABLE_PROCEDURE_KEYS = ("shuffle_check", "shuffle_method", "penetration")
 SECTIONS: dict[str, tuple[str, ...]] = {
     "table": ("id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants",
-              *MODE_KEYS, *GUARD_KEYS),
+              *MODE_KEYS, *GUARD_KEYS, *TABLE_PROCEDURE_KEYS),
     "simulation": SIMULATION_KEYS,
     "simulation.pace": ("card_s", "open_betting_s", "betting_s", "new_shoe_s", "supervisor_s",
                         "reveal_s"),
@@ -119,6 +123,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         ),
         **_modes(table),
         **_bet_guard(table),
+        **_procedures(table, reader),
     )
     rules = _integrity(top.sub("integrity", INTEGRITY_KEYS), rules)
     results = top.sub("results", SECTIONS["results"])
@@ -216,6 +221,28 @@ _MODE_FIXES = {
     "max_skips": "rounds a VIP player may skip in a row (seed 003: 5)",
     "new_shoe_after": "rounds played before a VIP player may ask for a new shoe (seed 003: 30)",
 }
+
+
+_PROCEDURE_FIXES = {
+    "shuffle_check": "none, or supervisor (a supervisor confirms each shoe's shuffle)",
+    "shuffle_method": "manual or machine",
+    "penetration": "[min, max] as fractions of the shoe, e.g. [0.6, 0.9], or leave it out",
+    "pack_prefix": "the start of a pack or seal barcode, e.g. PACK-, or leave it out",
+}
+
+
+def _procedures(table: Section, reader: Section) -> dict[str, Any]:
+    """The procedure keys given (only those: the rest keep the defaults)."""
+    out: dict[str, Any] = {}
+    for sec, keys in ((table, TABLE_PROCEDURE_KEYS), (reader, ("pack_prefix",))):
+        for key in keys:
+            if key not in sec.data:
+                continue
+            problem = procedure_value_problem(key, sec.data[key])
+            if problem is not None:
+                sec.fail(sec.key(key), f"{problem}; {_PROCEDURE_FIXES[key]}")
+            out[key] = procedure_value(key, sec.data[key])
+    return out
 
 
 def _modes(table: Section) -> dict[str, Any]:

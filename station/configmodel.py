@@ -50,6 +50,7 @@ class ReaderSettings:
     roi: tuple[int, int, int, int] | None = None  # x, y, width, height in pixels
     agree_frames: int = 2
     badge_prefix: str = ""  # dealers.badge_prefix: such payloads go to the station as read
+    pack_prefix: str = ""  # reader.pack_prefix: pack codes go to the station as read too
     # The settings of a reader kind registered beside the built-in ones, by kind name.
     own: Mapping[str, Any] = field(default_factory=dict)
 

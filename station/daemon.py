@@ -369,6 +369,9 @@ class Daemon:
             actor = f"{result.sent_by} [{result.id}]"
             # Its reason (at most 500 characters, the verifier's bound) is journaled with it;
             # a void puts it on the record as void_note (docs/messages.md).
+            if result.action == "pause":  # its reason is the pause's code (docs/rules.md)
+                self.submit(Command("pause", actor, now, result.note, result.reason))
+                return
             self.submit(Command(UPSTREAM_ACTIONS[result.action], actor, now, result.reason))
             return
         actor = (f"upstream [{result.id or '?'}]: {result.action or '?'} refused "

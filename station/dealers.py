@@ -40,7 +40,9 @@ ACTOR_PREFIX: Final = "dealer:"
 _ACTOR = re.compile(r"dealer:([A-Za-z0-9._-]{1,32})(?=\s|$)(.*)", re.S)
 
 # States (``station.machine.Phase`` values) with no card on the table and none due.
-SIGN_STATES: Final = frozenset({"no_shoe", "shoe_closed", "between_rounds", "betting_open"})
+# The shuffle check too: the dealer who shuffled signs in before the supervisor confirms.
+SIGN_STATES: Final = frozenset({"no_shoe", "shuffle_check", "shoe_closed", "between_rounds",
+                                "betting_open"})
 _BURN = frozenset({"burn_indicator", "burning"})
 _WHEN = "between rounds, or while betting is open"
 

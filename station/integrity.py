@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from station.cards import ALL_CARDS, DECK_SIZE, RANKS, Card
 from station.outputs import Announced, Output, Published
+from station.procedures import penetration
 from station.shoe import ShoeCounts
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ class Pause:
     reasons: list[str]
     cleared: str | None = None  # "resume" or "void"; None while paused or at the shoe's end
     by: str | None = None
+    raised: tuple[str, str, str | None] | None = None  # the dealer's own: by, code, note
 
 
 @dataclass(slots=True)
@@ -88,6 +90,7 @@ class ShoeLog:
     # ``iso(started_ts)``, written when the shoe starts (a command), so the card that ends
     # the shoe formats one time, not two; "" for a log built without it.
     started: str = ""
+    shuffle: dict[str, Any] | None = None  # the checked shuffle (docs/rules.md), if any
 
 
 def iso(ts: float) -> str:
@@ -141,12 +144,26 @@ def shoe_report(log: ShoeLog, counts: ShoeCounts, ended_ts: float, *,
         "rounds": {"complete": log.rounds.get("complete", 0), "void": log.rounds.get("void", 0),
                    **{k: v for k, v in sorted(log.rounds.items())
                       if k not in ("complete", "void")}},
-        "pauses": [{"ts": iso(p.ts), "reasons": list(p.reasons), "cleared": p.cleared,
-                    "by": p.by} for p in log.pauses],
+        "pauses": [_pause_json(p) for p in log.pauses],
         "started": log.started or iso(log.started_ts),
         "ended": iso(ended_ts),
         "duration_s": round(ended_ts - log.started_ts, 3),
+        # Table procedures (docs/rules.md), only when there is something to say.
+        **({"shuffle": log.shuffle} if log.shuffle is not None else {}),
+        **({"cut_card_at": counts.cut_card_at,
+            "penetration": penetration(counts.cut_card_at, counts.decks)}
+           if counts.cut_card_at is not None else {}),
     }
+
+
+def _pause_json(p: Pause) -> dict[str, Any]:
+    out: dict[str, Any] = {"ts": iso(p.ts), "reasons": list(p.reasons), "cleared": p.cleared,
+                           "by": p.by}
+    if p.raised is not None:  # the dealer's own pause (docs/rules.md): who raised it and why
+        out["raised_by"], out["code"] = p.raised[0], p.raised[1]
+        if p.raised[2] is not None:
+            out["note"] = p.raised[2]
+    return out
 
 
 # --- the repeated-shoe alarm --------------------------------------------------------------
@@ -422,13 +439,13 @@ class ShoeIntegrity:
             started = iso(event.ts)
         except (OverflowError, ValueError, OSError):
             started = ""  # a clock beyond the calendar (the shoe id says "badtime"): as before
-        self.log = ShoeLog(d.shoe.shoe_id, event.ts, started=started)
+        self.log = ShoeLog(d.shoe.shoe_id, event.ts, started=started, shuffle=d.shuffle)
         self.watch.begin(d.shoe.shoe_id)
 
     def _track_pause(self, event: InputEvent, d: Dealing, log: ShoeLog) -> None:
         if d.state == "paused":
             if self._pause is None:
-                self._pause = Pause(event.ts, list(d.pause_reasons))
+                self._pause = Pause(event.ts, list(d.pause_reasons), raised=d.raised)
                 log.pauses.append(self._pause)
             elif self._pause.reasons != d.pause_reasons:
                 self._pause.reasons = list(d.pause_reasons)

@@ -25,6 +25,7 @@ from station.cards import Card
 from station.fsm import LeanMachine
 from station.outcome import ValuesKey, values_key
 from station.pauses import DRAWN_SHOWN, PauseReasons
+from station.procedures import Procedures, band_text, penetration
 from station.results import case_records, round_record, void_record
 from station.rules import BANKER_DRAW, PLAYER_DRAW, banker_draws, player_draws
 from station.settlement import Settler
@@ -33,6 +34,7 @@ from station.shoe import ShoeCounts
 
 class Phase(StrEnum):
     NO_SHOE = "no_shoe"
+    SHUFFLE_CHECK = "shuffle_check"  # table.shuffle_check: supervisor; nothing is dealt
     BURN_INDICATOR = "burn_indicator"
     BURNING = "burning"
     BETWEEN_ROUNDS = "between_rounds"
@@ -52,7 +54,7 @@ P = Phase
 DEALING = (P.PLAYER_1, P.BANKER_1, P.PLAYER_2, P.BANKER_2, P.PLAYER_3, P.BANKER_3)
 IN_ROUND = (P.BETTING_OPEN, *DEALING, P.REVEAL)
 BURN = (P.BURN_INDICATOR, P.BURNING)
-NOT_DUE = (P.NO_SHOE, P.BETWEEN_ROUNDS, P.BETTING_OPEN, P.SHOE_CLOSED, P.REVEAL)
+NOT_DUE = (P.NO_SHOE, P.SHUFFLE_CHECK, P.BETWEEN_ROUNDS, P.BETTING_OPEN, P.SHOE_CLOSED, P.REVEAL)
 RESUMABLE = tuple(p for p in Phase if p is not P.PAUSED)
 WITH_SHOE = tuple(p for p in Phase if p not in (P.NO_SHOE, P.PAUSED))
 
@@ -69,8 +71,11 @@ def _t(trigger: str, source: Any, dest: Any, **kw: Any) -> dict[str, Any]:
 # The whole machine. Order matters where one trigger leaves a source several ways: the first
 # transition whose conditions hold wins, so the unconditional one comes last.
 TRANSITIONS: list[dict[str, Any]] = [
-    # Shoe life (RULES.md 3).
+    # Shoe life (RULES.md 3). Where the shuffle is checked (seed 003), NEW SHOE waits for the
+    # supervisor's confirmation, and the shoe starts only then.
     _t("shoe_started", [P.NO_SHOE, P.SHOE_CLOSED], P.BURN_INDICATOR, before="start_shoe"),
+    _t("shuffle_due", [P.NO_SHOE, P.SHOE_CLOSED], P.SHUFFLE_CHECK, before="await_shuffle_check"),
+    _t("shuffle_confirmed", P.SHUFFLE_CHECK, P.BURN_INDICATOR, before="start_shoe"),
     _t("card_read", P.BURN_INDICATOR, P.BURNING, before="show_burn_indicator"),
     _t("card_read", P.BURNING, P.BETWEEN_ROUNDS, conditions="is_last_burn_card",
        before="burn_card"),
@@ -114,7 +119,8 @@ TRANSITIONS: list[dict[str, Any]] = [
        before=["note_cut_card", "close_shoe"]),
     _t("cut_card_seen", P.BETWEEN_ROUNDS, None, before="mark_next_round_last"),
     _t("cut_card_seen", list(BURN), P.PAUSED, before="pause_cut_card_in_burn"),
-    _t("cut_card_seen", [P.NO_SHOE, P.SHOE_CLOSED], None, before="note_cut_card_no_shoe"),
+    _t("cut_card_seen", [P.NO_SHOE, P.SHUFFLE_CHECK, P.SHOE_CLOSED], None,
+       before="note_cut_card_no_shoe"),
     _t("cut_card_seen", P.PAUSED, None, before="note_cut_card_while_paused"),
     # Anything unexpected halts the table until a supervisor acts (fail safe, DESIGN.md).
     _t("card_read", list(NOT_DUE), P.PAUSED, before="pause_card_not_due"),
@@ -129,6 +135,8 @@ TRANSITIONS: list[dict[str, Any]] = [
         for p in RESUMABLE
     ],
     _t("voided", P.PAUSED, P.NO_SHOE, conditions="paused_from_no_shoe", before="void_round"),
+    _t("voided", P.PAUSED, P.SHUFFLE_CHECK, conditions="paused_from_shuffle_check",
+       before="void_round"),
     _t("voided", P.PAUSED, P.SHOE_CLOSED, conditions="void_closes_shoe",
        before=["void_round", "close_shoe"]),
     _t("voided", P.PAUSED, P.BETWEEN_ROUNDS, before="void_round", after="close_if_pending"),
@@ -167,6 +175,8 @@ class Dealing:
     card_read: Callable[[Card], bool]
     cut_card_seen: Callable[[], bool]
     shoe_started: Callable[[str], bool]
+    shuffle_due: Callable[[], bool]
+    shuffle_confirmed: Callable[[str], bool]
     shoe_ended: Callable[[str], bool]
     betting_opened: Callable[[], bool]
     betting_closed: Callable[[], bool]
@@ -178,11 +188,21 @@ class Dealing:
 
     def __init__(self, table: str, decks: int, cut_card_between_rounds: str,
                  paytable: Paytable | None = None, *, face_down: bool = False,
-                 guard: BetGuard | None = None) -> None:
-        """``face_down``: a squeeze or VIP table, where cards wait for their reveal.
-        ``guard``: the bet guard (station.betguard), None when ``off``."""
+                 guard: BetGuard | None = None,
+                 procedures: Procedures | None = None) -> None:
+        """``face_down``: a squeeze or VIP table, where cards wait for their reveal;
+        ``guard``: the bet guard (station.betguard), None when ``off``; ``procedures``: the
+        table's procedure settings (station.procedures)."""
         self.guard = guard
         self.table = table
+        self.procedures = procedures or Procedures()
+        # The dealer's own pause in progress (raised_by, code, note), None for any other.
+        self.raised: tuple[str, str, str | None] | None = None
+        # The shuffle check of the shoe to come: the packs scanned during it, and the shuffle
+        # block (station.procedures) that start_shoe gives the shoe it starts.
+        self.check_packs: list[str] = []
+        self.pending_shuffle: dict[str, Any] | None = None
+        self.shuffle: dict[str, Any] | None = None
         self.face_down = face_down
         self.to_reveal: list[str] = []  # the hands whose cards wait for a reveal, in order
         self.revealed_n = {"player": 0, "banker": 0}  # cards of each hand revealed so far
@@ -247,6 +267,14 @@ class Dealing:
         self._reset_shoe_state()
         if self.guard is not None:
             self.guard.new_shoe()
+        self.shuffle, self.pending_shuffle = self.pending_shuffle, None
+
+    def await_shuffle_check(self) -> None:
+        # No shoe is in play until the supervisor confirms: a card drawn now counts against
+        # none, and the closed shoe's report is out already.
+        self.shoe = None
+        self.shuffle = None
+        self.check_packs = []
 
     def _reset_shoe_state(self) -> None:
         """What every new shoe starts from: one place, so a new field cannot be missed."""
@@ -417,6 +445,7 @@ class Dealing:
                               dealer=self.dealer)
         if self.settler is not None or self.skipped:
             self._add_bets(record, (player, banker, key))
+        self._add_cut_card(record)
         self._publish(record)
 
     def _add_bets(self, record: dict[str, Any],
@@ -434,6 +463,14 @@ class Dealing:
             record["open_bets"] = self.open_bets
             record["bets"] = (settler.settle_round(*deal) if deal is not None
                               else settler.refund_all())
+
+    def _add_cut_card(self, record: dict[str, Any]) -> None:
+        """Where the cut card was, on the record of the round it made the last (kept only on a
+        table that records its procedures: ``note_cut_card``)."""
+        shoe = self.shoe
+        if self.last_round and shoe is not None and shoe.cut_card_at is not None:
+            record["cut_card_at"] = shoe.cut_card_at
+            record["penetration"] = penetration(shoe.cut_card_at, self.decks)
 
     def end_round(self, *args: Any) -> None:
         # A round ends between rounds; the last one then closes the shoe. One extra trigger per
@@ -458,7 +495,25 @@ class Dealing:
     def note_cut_card(self, *args: Any) -> None:
         if self.cut_seen:
             self.notices.append("cut card seen again in this shoe: ignored (sensor bounce?)")
+            return
         self.cut_seen = True
+        shoe = self.shoe
+        if shoe is None:
+            return
+        # Every card counted out of the shoe since it started: burn, dealt, set aside. Kept
+        # (for the last round's record and the shoe report) only where the table records its
+        # procedures (``Procedures.on_records``): a standard table's outputs keep their bytes.
+        at = shoe.drawn
+        if self.procedures.on_records:
+            shoe.cut_card_at = at
+        band = self.procedures.penetration
+        share = penetration(at, self.decks)
+        if band is not None and not band[0] <= share <= band[1]:
+            self.announcements.append({
+                "type": "alert", "alert": "cut_card_position", "by": "station",
+                "shoe": shoe.shoe_id, "round": self.round_no or None,
+                "detail": f"cut card after {at} cards: penetration {share:g}, outside "
+                          f"table.penetration {band_text(band)}"})
 
     def cut_seen_before(self) -> bool:
         return self.cut_seen
@@ -478,7 +533,7 @@ class Dealing:
         first = not self.cut_seen
         self.note_cut_card()
         src = self.paused_from
-        if not first or src in (P.NO_SHOE, P.SHOE_CLOSED):
+        if not first or src in (P.NO_SHOE, P.SHUFFLE_CHECK, P.SHOE_CLOSED):
             return
         if src in BURN:
             self.last_round = True
@@ -506,6 +561,7 @@ class Dealing:
     # --- pauses ---------------------------------------------------------------------------
     def _pause(self, reason: str, action: str = "") -> None:
         self.paused_from = self.phase
+        self.raised = None  # the station sets it after a dealer's pause begins
         self._reasons.start(reason)
         self.pause_reasons = self._reasons.shown()
         self.pause_actions = [action] if action else []
@@ -540,6 +596,8 @@ class Dealing:
             return "betting is still open"
         if phase is P.NO_SHOE:
             return "no shoe started"
+        if phase is P.SHUFFLE_CHECK:
+            return "the shuffle is not confirmed yet"
         if phase is P.SHOE_CLOSED:
             return "the shoe is closed"
         # Between rounds: name the third card the dealer probably reached for.
@@ -579,6 +637,7 @@ class Dealing:
         if self.shoe is not None:
             self.shoe.discarded.extend(self.shoe.stray)
             self.shoe.stray.clear()
+        self.raised = None
         self._reasons.clear()
         self.pause_reasons = []
         self.pause_actions = []
@@ -602,6 +661,7 @@ class Dealing:
         )
         if self.settler is not None or self.skipped:
             self._add_bets(record, None)
+        self._add_cut_card(record)
         self._publish(record)
 
     def void_closes_shoe(self, actor: str) -> bool:

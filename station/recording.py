@@ -41,6 +41,7 @@ from station.limits import (
     table_id_problem,
 )
 from station.paytable import Paytable, parse_paytable
+from station.procedures import PROCEDURE_KEYS, procedure_value, procedure_value_problem
 from station.station import Station
 from station.tablerules import CUT_POLICIES, MODE_KEYS, TableRules
 from station.textfile import bounded_lines, decode, describe_path, parse_json
@@ -52,6 +53,9 @@ VERSION = 1
 
 def event_to_json(event: InputEvent) -> dict[str, Any]:
     if isinstance(event, CardRead):
+        if event.pack is not None:  # only when the reader read one: a plain card keeps its bytes
+            return {"t": event.ts, "e": "card", "code": event.code, "src": event.source,
+                    "pack": event.pack}
         return {"t": event.ts, "e": "card", "code": event.code, "src": event.source}
     if isinstance(event, CutCardSeen):
         return {"t": event.ts, "e": "cut", "src": event.source}
@@ -65,6 +69,8 @@ def event_to_json(event: InputEvent) -> dict[str, Any]:
                            "actor": event.actor}
     if event.note is not None:  # only when given: a command without one keeps its bytes
         out["note"] = event.note
+    if event.code is not None:  # a dealer's pause only
+        out["code"] = event.code
     return out
 
 
@@ -78,7 +84,8 @@ def event_from_json(obj: object) -> InputEvent:
         # The line nearly every event is, accepted at once when it is exactly what a station
         # writes; anything else takes the checks below, which name what is wrong.
         t, code, src = obj.get("t"), obj.get("code"), obj.get("src")
-        if type(t) is float and 0.0 <= t < LATEST_TS and type(code) is str and type(src) is str:
+        if (type(t) is float and 0.0 <= t < LATEST_TS and type(code) is str and type(src) is str
+                and len(obj) == 4):
             return CardRead(code, src, t)
     if not isinstance(obj, dict):
         raise ValueError(f"expected a JSON object, got {short(obj)}")
@@ -90,7 +97,8 @@ def event_from_json(obj: object) -> InputEvent:
         raise ValueError(f"timestamp t={short(t)} is not a time between 1970 and 2100")
     ts = float(t)
     if kind == "card":
-        return CardRead(_text(obj, "code"), _text(obj, "src"), ts)
+        pack = _text(obj, "pack") if "pack" in obj else None
+        return CardRead(_text(obj, "code"), _text(obj, "src"), ts, pack)
     if kind == "cut":
         return CutCardSeen(_text(obj, "src"), ts)
     if kind == "lost":
@@ -99,7 +107,8 @@ def event_from_json(obj: object) -> InputEvent:
         return DeviceRestored(_text(obj, "src"), ts)
     if kind == "cmd":
         note = _text(obj, "note") if "note" in obj else None
-        return Command(_text(obj, "action"), _text(obj, "actor"), ts, note)
+        code = _text(obj, "code") if "code" in obj else None
+        return Command(_text(obj, "action"), _text(obj, "actor"), ts, note, code)
     if kind == "timer":
         return TimerExpired(_text(obj, "name"), ts)
     raise ValueError(
@@ -351,7 +360,7 @@ def _rules_from_json(obj: object) -> TableRules:
     return TableRules(table=obj["table"], decks=obj["decks"], dedupe_ms=obj["dedupe_ms"],
                       cut_card_between_rounds=policy, badge_prefix=prefix,
                       **_modes_from_json(obj), **_integrity_from_json(obj),
-                      **_guard_from_json(obj))
+                      **_guard_from_json(obj), **_procedures_from_json(obj))
 
 
 def _guard_from_json(obj: dict[str, Any]) -> dict[str, Any]:
@@ -364,6 +373,18 @@ def _guard_from_json(obj: dict[str, Any]) -> dict[str, Any]:
             if problem is not None:
                 raise ValueError(f"rules.{key}: {problem}")
             out[key] = obj[key] if key == "bet_guard" else float(obj[key])
+    return out
+
+
+def _procedures_from_json(obj: dict[str, Any]) -> dict[str, Any]:
+    """The table procedures' keys a header holds (only those that are not the default)."""
+    out: dict[str, Any] = {}
+    for key in PROCEDURE_KEYS:
+        if key in obj:
+            problem = procedure_value_problem(key, obj[key])
+            if problem is not None:
+                raise ValueError(f"rules.{key}: {problem}")
+            out[key] = procedure_value(key, obj[key])
     return out
 
 

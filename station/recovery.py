@@ -53,6 +53,13 @@ class Recovered:
         """(shoe number, cards drawn from it, cut card out, rounds opened) for the
         simulated table's ``continue_shoe``."""
         d = self.station.dealing
+        checking = d.state == "shuffle_check" or (
+            d.state == "paused" and d.paused_from is not None
+            and d.paused_from.value == "shuffle_check")
+        if checking:
+            # NEW SHOE was pressed, the supervisor has not confirmed: the next shoe is in
+            # the shoe, untouched (docs/rules.md, the shuffle check).
+            return d.shoes_started + 1, 0, False, 0
         if d.shoe is None or d.state in ("no_shoe", "shoe_closed"):
             return d.shoes_started, 10**9, True, d.round_no  # that shoe is finished
         return d.shoes_started, d.shoe.drawn, d.cut_seen, d.round_no

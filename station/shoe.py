@@ -23,6 +23,9 @@ class ShoeCounts:
     stray: list[Card] = field(default_factory=list)
     held: list[Card] = field(default_factory=list)
     discarded: list[Card] = field(default_factory=list)
+    # Cards that had left the shoe when the cut card came out (station.procedures); None
+    # while it is in.
+    cut_card_at: int | None = None
 
     @property
     def size(self) -> int:

@@ -18,6 +18,7 @@ from station.station import Station
 
 DUE: dict[Phase, Due] = {
     Phase.NO_SHOE: Due.NEW_SHOE,
+    Phase.SHUFFLE_CHECK: Due.SHUFFLE_CHECK,
     Phase.SHOE_CLOSED: Due.NEW_SHOE,
     Phase.BURN_INDICATOR: Due.CARD,
     Phase.BURNING: Due.CARD,

@@ -24,16 +24,24 @@ from drivers.events import (
     TimerExpired,
 )
 from station import dealers as dealer_rules
-from station.actions import COMMAND_TRIGGERS, WIRE_NAMES
+from station.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, WIRE_NAMES
 from station.betguard import BetGuard
 from station.bets.model import Paytable
 from station.cards import Card, try_parse_card
 from station.dealers import DealerDesk
-from station.integrity import CARD_STATES, ShoeIntegrity
+from station.integrity import CARD_STATES, ShoeIntegrity, iso
 from station.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.modes import TableModes, upstream_id
 from station.outputs import Announced, Notice, Output, Prompt, Published, Refused
 from station.pauses import NoiseWatch, noise_reason
+from station.procedures import (
+    PACK_SHOWN,
+    PACKS_MAX,
+    PAUSE_WORDS,
+    pack_of,
+    pause_problem,
+    pause_reason,
+)
 from station.rules import BANKER_DRAWS
 from station.shoe import ShoeCounts
 from station.tablerules import TableRules
@@ -55,6 +63,8 @@ _SUPERVISOR_CHOICES: dict[Phase | None, str] = {
     Phase.BURNING: "supervisor: resume continues the burn, void abandons the shoe",
     Phase.BETWEEN_ROUNDS: "supervisor: resume or void sets the card aside and goes on",
     Phase.NO_SHOE: "supervisor: resume or void sets the card aside",
+    Phase.SHUFFLE_CHECK: "supervisor: resume or void sets the card aside; the shuffle check is "
+                         "still due",
     Phase.SHOE_CLOSED: "supervisor: resume or void sets the card aside",
     **{p: _IN_ROUND_CHOICE for p in (Phase.BETTING_OPEN, Phase.PLAYER_1, Phase.BANKER_1,
                                      Phase.PLAYER_2, Phase.BANKER_2, Phase.PLAYER_3,
@@ -93,7 +103,8 @@ class Station:
         self.paytable = paytable
         self.dealing = Dealing(rules.table, rules.decks, rules.cut_card_between_rounds,
                                paytable, face_down=rules.mode in ("squeeze", "vip"),
-                               guard=_guard(rules, paytable))
+                               guard=_guard(rules, paytable),
+                               procedures=rules.procedures)
         self.modes = TableModes(self, rules)
         self._dedupe_s = rules.dedupe_ms / 1000.0
         self._last_read: dict[str, tuple[object, float]] = {}
@@ -242,9 +253,13 @@ class Station:
             # A dealer's badge, after the double-read window (a bouncing badge read signs in
             # once) and after the card parse (a code that is a card is a card, and a card
             # pays nothing for badges).
+            if self.rules.pack_prefix and self._on_pack(ev):
+                return
             if self.rules.badge_prefix and self._on_badge(ev):
                 return
             self._on_unreadable(ev)
+            return
+        if ev.pack is not None and d.shuffle is not None and not self._of_this_shoe(ev, card):
             return
         if d.state == "paused" and self._rescan_wanted and not (d.shoe and d.shoe.held):
             self._on_rescan(card)
@@ -326,6 +341,21 @@ class Station:
         if ev.action == "end_shoe":
             self._end_shoe(ev)
             return
+        if ev.action == PAUSE_ACTION:
+            self._dealer_pause(ev)
+            return
+        if ev.action == CONFIRM_ACTION:
+            self._confirm_shuffle(ev)
+            return
+        if ev.action == "new_shoe" and self.rules.shuffle_check == "supervisor":
+            try:
+                self.dealing.shuffle_due()
+            except MachineError:
+                self.refuse(ev, f"not possible while {self.phase.value.replace('_', ' ')}")
+                return
+            self._out.append(Notice(f"new shoe by {ev.actor}: the supervisor checks the "
+                                    "shuffle before the burn"))
+            return
         trigger = COMMAND_TRIGGERS.get(ev.action)
         if trigger in ("betting_opened", "betting_closed"):
             refusal = self.modes.betting_refusal(ev)
@@ -401,6 +431,79 @@ class Station:
         d.last_round = True
         self._out.append(Notice(f"end of shoe asked for by {ev.actor}: round {d.round_no} is "
                                 "the shoe's last"))
+
+    # --- procedures (station.procedures, docs/rules.md) ------------------------------------
+    def _dealer_pause(self, ev: Command) -> None:
+        """The dealer stops the table for what the station cannot see (seed 000): a pause as
+        any other, cleared by a supervisor's resume or void, that says who raised it and why."""
+        problem = pause_problem(ev.code, ev.note)
+        if problem is not None:
+            self.refuse(ev, problem, reason="malformed")
+            return
+        d = self.dealing
+        if d.state == "paused":
+            self.refuse(ev, "the table is paused already; a supervisor resumes or voids")
+            return
+        assert ev.code is not None
+        d.fault(pause_reason(ev.code, ev.note), "")
+        d.raised = (ev.actor, ev.code, ev.note)
+        self._out.append(Notice(f"paused by {ev.actor}: {PAUSE_WORDS[ev.code][0]}"))
+
+    def _confirm_shuffle(self, ev: Command) -> None:
+        """The supervisor confirms the shuffle (seed 003): the shoe starts, its burn follows."""
+        d = self.dealing
+        if self.rules.shuffle_check != "supervisor":
+            self.refuse(ev, "this table's shuffle is not checked (table.shuffle_check is none)")
+            return
+        if d.state != "shuffle_check":
+            self.refuse(ev, "no shuffle check is due")
+            return
+        try:
+            confirmed_at = iso(ev.ts)
+        except (OverflowError, ValueError, OSError):
+            confirmed_at = "badtime"  # recordings are checked on load; a live clock never is
+        d.pending_shuffle = {"by": d.dealer, "confirmed_by": ev.actor,
+                             "confirmed_at": confirmed_at, "method": self.rules.shuffle_method,
+                             "packs": list(d.check_packs)}
+        d.shuffle_confirmed(self._shoe_id(ev.ts))
+        self._out.append(Notice(f"shuffle confirmed by {ev.actor}: burn the first card"))
+
+    def _of_this_shoe(self, ev: CardRead, card: Card) -> bool:
+        """Whether a card whose barcode names its pack is of a pack registered at this shoe's
+        shuffle check (any pack is, where none was registered); else a pause on first sight,
+        the card set aside and not counted, as a ninth copy is."""
+        d = self.dealing
+        packs = d.shuffle["packs"] if d.shuffle is not None else []
+        if d.shoe is None or not packs or ev.pack in packs:
+            return True
+        what = "a card" if d.face_down else card.code  # no value leaves a face-down table
+        pack = ascii(ev.pack)[1:-1][:PACK_SHOWN]
+        d.fault(f"card from another pack: {what} of pack {pack} (not registered at the "
+                "shuffle check)", "set it aside")
+        return False
+
+    def _on_pack(self, ev: CardRead) -> bool:
+        """Whether ``ev`` was a pack or seal code (``reader.pack_prefix``): registered for the
+        shoe during its shuffle check, a notice otherwise; never a card, never a pause."""
+        code = ev.code.strip()
+        if not code.startswith(self.rules.pack_prefix):
+            return False
+        ident = pack_of(code, self.rules.pack_prefix)
+        d = self.dealing
+        if ident is None:
+            self._out.append(Notice(f"pack code {code[:60]!a} from {ev.source} is not "
+                                    "a pack id (1-32 of A-Z a-z 0-9 . _ -): ignored"))
+        elif d.state != "shuffle_check":
+            self._out.append(Notice(f"pack {ident} scanned outside a shuffle check: ignored"))
+        elif ident in d.check_packs:
+            self._out.append(Notice(f"pack {ident} is registered already"))
+        elif len(d.check_packs) >= PACKS_MAX:
+            self._out.append(Notice(f"pack {ident} not registered: {PACKS_MAX} packs already"))
+        else:
+            d.check_packs.append(ident)
+            self._out.append(Notice(f"pack {ident} registered for this shoe "
+                                    f"({len(d.check_packs)} so far)"))
+        return True
 
     # --- dealers (station.dealers) --------------------------------------------------------
     def _on_badge(self, ev: CardRead) -> bool:
@@ -495,6 +598,9 @@ class Station:
             return Prompt(name, text, _SUPERVISOR_CHOICES.get(d.paused_from, ""), paused=True)
         if phase is Phase.NO_SHOE:
             return Prompt(name, "NEW SHOE: shuffle, insert the cut card, press NEW SHOE")
+        if phase is Phase.SHUFFLE_CHECK:
+            return Prompt(name, "SHUFFLE CHECK: supervisor confirms the shuffle and places the "
+                          "cut card", "do not deal")
         if phase is Phase.SHOE_CLOSED:
             after = f"after round {d.round_no}" if d.round_no else "before any round"
             if self.modes.new_shoe_requested:

@@ -12,6 +12,7 @@ from typing import Any
 
 from station.dealers import DEFAULT_PREFIX
 from station.integrity import REPEAT_CARDS, REPEAT_HISTORY, REPEAT_THRESHOLD
+from station.procedures import PROCEDURE_KEYS, Procedures
 
 CUT_POLICIES = ("next_round_last", "close_shoe")
 
@@ -45,6 +46,17 @@ class TableRules:
     # (its rules have no such key) replays byte for byte; a config's default is "observe".
     bet_guard: str = "off"
     bet_guard_max_rtp: float = 1.0
+    # Table procedures (station.procedures, docs/rules.md): the supervisor's shuffle check,
+    # the shuffle's method, the cut card's band, and the pack codes scanned during the check.
+    shuffle_check: str = "none"
+    shuffle_method: str = "manual"
+    penetration: tuple[float, float] | None = None
+    pack_prefix: str = ""
+
+    @property
+    def procedures(self) -> Procedures:
+        return Procedures(shuffle_check=self.shuffle_check == "supervisor",
+                          method=self.shuffle_method, penetration=self.penetration)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -66,5 +78,5 @@ class TableRules:
 MODE_KEYS = ("mode", "betting", "betting_s", "result_s", "reveal_s", "open_cards_s",
              "new_shoe_s", "max_skips", "new_shoe_after")
 OPTIONAL_KEYS = (*MODE_KEYS, "repeat_cards", "repeat_threshold", "repeat_history",
-                 "bet_guard", "bet_guard_max_rtp")
+                 "bet_guard", "bet_guard_max_rtp", *PROCEDURE_KEYS)
 _DEFAULT_RULES = TableRules()

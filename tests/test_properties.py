@@ -118,7 +118,7 @@ MODE_ACTIONS = ["reveal", "skip", "request_new_shoe", "request_dealer"]
 # What the dealer or supervisor does next when following the display, by phase.
 LEGAL: dict[str, str] = {
     "no_shoe": "new_shoe", "shoe_closed": "new_shoe", "between_rounds": "open_betting",
-    "betting_open": "close_betting", "reveal": "reveal",
+    "betting_open": "close_betting", "reveal": "reveal", "shuffle_check": "confirm_shuffle",
 }
 PHASES_SEEN: set[str] = set()
 TALLY = {"events": 0, "paused_after": 0, "complete": 0, "void": 0}
@@ -245,7 +245,9 @@ def test_the_random_table_deals_real_rounds_and_reaches_every_phase() -> None:
                                        derandomize=True)
     )
     # The properties above only mean something if the random table really deals.
-    assert {p.value for p in Phase} - {"reveal"} == PHASES_SEEN, sorted(PHASES_SEEN)
+    # (A squeeze table reveals; only a table whose shuffle is checked has the check.)
+    assert {p.value for p in Phase} - {"reveal", "shuffle_check"} == PHASES_SEEN, sorted(
+        PHASES_SEEN)
     assert TALLY["complete"] >= 100 and TALLY["void"] >= 10, TALLY
     assert TALLY["paused_after"] < TALLY["events"] / 2, TALLY
 
@@ -282,3 +284,49 @@ def test_the_random_squeeze_table_deals_and_reveals() -> None:
     )
     assert "reveal" in PHASES_SEEN, sorted(PHASES_SEEN)
     assert TALLY["complete"] >= 5 and TALLY["void"] >= 5, TALLY
+
+
+class RandomCheckedTable(RandomTable):
+    """The same random table with the table procedures (docs/rules.md): the shuffle checked
+    by a supervisor, pack codes, cards that name their pack, the cut card's band, and the
+    dealer's own pause with any code at any time."""
+
+    RULES = TableRules(dedupe_ms=100, shuffle_check="supervisor", penetration=(0.3, 0.9),
+                       pack_prefix="PK-")
+
+    @rule(code=st.sampled_from(["card_dropped", "misdeal", "other", "nope", None]),
+          note=st.sampled_from([None, "a lamp failed", ""]))
+    def dealer_pause(self, code: str | None, note: str | None) -> None:
+        self.send(Command("pause", "dealer:pbt", self.tick(1.0), note, code))
+
+    @rule(action=st.sampled_from(["confirm_shuffle", "new_shoe"]))
+    def check(self, action: str) -> None:
+        self.send(Command(action, "supervisor:pbt", self.tick(1.0)))
+
+    @rule(code=st.sampled_from(["PK-A1", "PK-B2", "PK-", "PK-?"]))
+    def pack(self, code: str) -> None:
+        self.send(CardRead(code, "a", self.tick(0.5)))
+
+    @rule(code=st.sampled_from(CODES), pack=st.sampled_from(["A1", "B2", "ZZ"]))
+    def packed_card(self, code: str, pack: str) -> None:
+        self.send(CardRead(code, "a", self.tick(2.0), pack))
+
+    @invariant()
+    def the_cut_cards_place_is_only_on_a_shoes_last_round(self) -> None:
+        marked = [r for r in self.records if "cut_card_at" in r]
+        assert len({r["shoe"] for r in marked}) == len(marked)
+        for r in marked:
+            assert 0 <= r["cut_card_at"] <= 416 and r["penetration"] == round(
+                r["cut_card_at"] / 416, 4)
+
+
+def test_the_random_checked_table_deals_through_its_procedures() -> None:
+    PHASES_SEEN.clear()
+    TALLY.update(dict.fromkeys(TALLY, 0))
+    run_state_machine_as_test(
+        RandomCheckedTable,
+        settings=settings(max_examples=100, stateful_step_count=60, deadline=None,
+                          derandomize=True),
+    )
+    assert {p.value for p in Phase} - {"reveal"} == PHASES_SEEN, sorted(PHASES_SEEN)
+    assert TALLY["complete"] >= 50 and TALLY["void"] >= 5, TALLY

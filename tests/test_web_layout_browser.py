@@ -42,7 +42,8 @@ SIZES = [(1920, 1080), (1366, 768), (1280, 800)]
 TABLE = "BAC-07"
 DEALER = "D0042"
 # Who did what, as the notices name them: supervisors' and dealers' names are ids too.
-PEOPLE = ["alice", "ann", "sim", "test", "cam-2", "sim-shoe"]
+PEOPLE = ["alice", "ann", "sim", "test", "cam-2", "sim-shoe",
+          "A1"]  # the last: a pack id registered at a shuffle check (tests/test_web_words.py)
 ALL = os.environ.get("STATION_LAYOUT_ALL") == "1"
 
 # What the page measures about itself after each view (returned to Python).

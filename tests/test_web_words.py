@@ -32,6 +32,7 @@ from station.daemon import JOURNAL
 from station.journal import JournalWriteError, read_journal
 from station.machine import DEALING, Phase
 from station.outputs import Notice, Output, Prompt
+from station.procedures import PAUSE_CODES
 from station.simulation import simulate
 from station.station import RESTART, Station
 from station.tablerules import TableRules
@@ -67,8 +68,12 @@ class Seen:
     views: list[dict[str, Any]] = field(default_factory=list)  # the daemon's, in order
 
     def event(self, ev: InputEvent) -> None:
+        if isinstance(ev, Command) and ev.note is not None:
+            self.verbatim.add(ev.note)  # a dealer's note is shown as written
         if isinstance(ev, CardRead):
             self.verbatim.update((ev.source, ascii(ev.code)))
+            if ev.pack is not None:
+                self.verbatim.add(ev.pack)  # a card's pack id is shown as read
         elif isinstance(ev, DeviceLost):
             if ev.source != JOURNAL:  # the station's own journal is named in Chinese
                 self.verbatim.add(ev.source)
@@ -203,6 +208,25 @@ def scenarios() -> Iterable[Table]:
     for i in range(25):
         t.card(f"#{i}#", dt=0.01, source="cam-2")
     yield t
+    # Table procedures (docs/rules.md): the dealer's pause, each code (the note kept as
+    # written), and a card drawn during the shuffle check.
+    for code in PAUSE_CODES:
+        t = Table()
+        t.new_shoe()
+        note = "the lamp over the shoe went out" if code == "other" else None
+        t.send(Command("pause", "dealer:test", t.tick(1.0), note, code))
+        yield t
+    t = Table(shuffle_check="supervisor")
+    t.cmd("new_shoe")
+    t.card("AS")
+    yield t
+    for mode in ("standard", "squeeze"):  # a card of a pack not registered at the check
+        t = Table(shuffle_check="supervisor", pack_prefix="PK-", mode=mode)
+        t.cmd("new_shoe")
+        t.card("PK-A1")
+        t.cmd("confirm_shuffle")
+        t.send(CardRead("AS", "scanner", t.tick(1.0), "ZZ9"))
+        yield t
 
 
 class FullDisk:

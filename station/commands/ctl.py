@@ -1,10 +1,12 @@
 """``station ctl status|resume|void|new-shoe|open-betting|close-betting|sign-in ID|sign-out|
-reveal|skip|request-new-shoe|request-dealer``: the local control API from a terminal, for
+reveal|skip|request-new-shoe|request-dealer|pause --reason CODE [--note TEXT]|
+confirm-shuffle``: the local control API from a terminal, for
 scripts and technicians (docs/display.md; a dealer's sign-in and sign-out: docs/dealers.md;
-the table modes' reveal and the VIP player's requests: docs/display.md).
+the table modes' reveal and the VIP player's requests: docs/display.md; the dealer's pause and
+the shuffle check: docs/rules.md).
 
 Talks to the station's web display named by the config (``display.host``/``display.port``)
-or ``--url``. A supervisor's PIN for resume, void and the VIP requests (skip,
+or ``--url``. A supervisor's PIN for resume, void, confirm-shuffle and the VIP requests (skip,
 request-new-shoe, request-dealer) is read from the environment variable
 ``STATION_PIN`` or from standard input (asked without echo on a terminal), never from the
 command line. Exit codes: 0 done (or the status printed), 1 refused by the station (the reason
@@ -25,12 +27,16 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from station.procedures import NOTE_MAX, PAUSE_CODES, pause_problem
+
 TAKEN = 3  # exit code: the station took the command but has not applied it yet
 ACTIONS = ("status", "resume", "void", "new-shoe", "open-betting", "close-betting", "sign-in",
-           "sign-out", "reveal", "skip", "request-new-shoe", "request-dealer")
+           "sign-out", "reveal", "skip", "request-new-shoe", "request-dealer", "pause",
+           "confirm-shuffle")
 # Commands that need a supervisor's PIN (station.web.server.PIN_ACTIONS): the overrides, and
 # the VIP player's requests, which a supervisor makes for the player.
-PIN_ACTIONS = ("resume", "void", "skip", "request-new-shoe", "request-dealer")
+PIN_ACTIONS = ("resume", "void", "skip", "request-new-shoe", "request-dealer",
+               "confirm-shuffle")
 TIMEOUT_S = 10.0
 
 
@@ -38,8 +44,9 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "ctl", help="control a running station through its web display's API",
         description="Print the station's state, or send it a command, through the local "
-        "control API. A PIN (resume, void, and the VIP requests skip, request-new-shoe and "
-        "request-dealer) comes from STATION_PIN or standard input.",
+        "control API. A PIN (resume, void, confirm-shuffle, and the VIP requests skip, "
+        "request-new-shoe and request-dealer) comes from STATION_PIN or standard input. "
+        "pause takes --reason CODE (and --note TEXT, needed with other).",
     )
     p.add_argument("action", choices=ACTIONS)
     p.add_argument("dealer", nargs="?", default=None,
@@ -50,6 +57,11 @@ def register(sub: Any) -> None:
                    help="the display's address, e.g. http://127.0.0.1:8080 (default: the "
                    "config's display.host and display.port)")
     p.add_argument("--actor", default="technician", help="who is acting, for the journal")
+    p.add_argument("--reason", default=None, choices=PAUSE_CODES,
+                   help="pause only: why the dealer stops the table")
+    p.add_argument("--note", default=None,
+                   help=f"pause only: what happened (1-{NOTE_MAX} characters; needed with "
+                   "--reason other)")
     p.add_argument("--json", action="store_true", help="print the answer as JSON")
     p.set_defaults(func=run)
 
@@ -105,6 +117,12 @@ def run(args: argparse.Namespace) -> int:
     action: str = args.action
     if (action == "sign-in") != bool(args.dealer):
         return _usage("a dealer id goes with sign-in only: station ctl sign-in ID")
+    if action != "pause" and (args.reason is not None or args.note is not None):
+        return _usage("--reason and --note go with pause only")
+    if action == "pause":
+        why = pause_problem(args.reason, args.note)
+        if why is not None:
+            return _usage(f"{why}; e.g. station ctl pause --reason card_dropped")
     try:
         if action == "status":
             status, answer = _call(f"{base}/api/state", None)
@@ -112,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
             body: dict[str, Any] = {"actor": args.actor[:40]}
             if action == "sign-in":
                 body["dealer"] = args.dealer
+            if action == "pause":
+                body["reason"] = args.reason
+                if args.note is not None:
+                    body["note"] = args.note
             if action in PIN_ACTIONS:
                 pin = _pin()
                 if not pin:

@@ -31,6 +31,9 @@ BIND = "127.0.0.1"
 # Pause reasons hold card codes and sources; the label is the kind of reason, so a table
 # that pauses all night cannot grow the series without bound.
 PAUSE_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # First: the dealer's note is free text that may hold any other kind's words.
+    ("dealer", re.compile(r"^held by the dealer: ")),
+    ("another_pack", re.compile(r"^card from another pack: ")),
     ("unreadable", re.compile(r"^unreadable code ")),
     ("not_due", re.compile(r"^card not due")),
     ("beyond_shoe", re.compile(r" would be copy \d+ in a ")),

@@ -24,6 +24,7 @@ import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from station.actions import UPSTREAM_ACTIONS
+from station.procedures import NOTE_MAX, pause_problem
 from station.upstream.signing import SignatureError, verify
 
 ACTIONS: Final = tuple(UPSTREAM_ACTIONS)  # station.actions: the one list
@@ -44,7 +45,7 @@ MAX_COMMAND_BYTES: Final = 4096
 MAX_ID = 128
 MAX_ACTOR = 128
 MAX_REASON = 500
-_FIELDS: Final = {"v", "id", "table", "action", "ts", "actor", "reason", "sig"}
+_FIELDS: Final = {"v", "id", "table", "action", "ts", "actor", "reason", "note", "sig"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,7 @@ class Accepted:
     actor: str | None  # the person the command names, if any
     reason: str | None
     ts: float  # when it was sent, seconds since the epoch
+    note: str | None = None  # a pause's note (its ``reason`` is the pause's code)
 
     @property
     def sent_by(self) -> str:
@@ -153,13 +155,20 @@ def _field_problem(message: Mapping[str, Any]) -> str | None:
         value = message.get(field)
         if not isinstance(value, str) or not value or len(value) > limit:
             return f"'{field}' must be a string of 1-{limit} characters, got {_short(value)}"
-    for field, limit in (("actor", MAX_ACTOR), ("reason", MAX_REASON)):
+    for field, limit in (("actor", MAX_ACTOR), ("reason", MAX_REASON), ("note", NOTE_MAX)):
         value = message.get(field)
         if field in message and (not isinstance(value, str) or len(value) > limit):
             return f"'{field}' must be a string of at most {limit} characters"
     if _parse_ts(message.get("ts")) is None:
         return (f"'ts' must be an ISO 8601 time with a time zone, got "
                 f"{_short(message.get('ts'))}")
+    if message.get("action") == "pause":
+        # A pause's reason is its code (docs/rules.md); a bad one changes nothing.
+        problem = pause_problem(message.get("reason"), message.get("note"))
+        if problem is not None:
+            return problem
+    elif "note" in message:
+        return "'note' goes with a pause only"
     return None
 
 
@@ -210,7 +219,7 @@ def check_command(payload: bytes, policy: CommandPolicy, now: float,
                                      "refusing more", cid, action)
     actor = message.get("actor")
     reason = message.get("reason")
-    return Accepted(cid, action, signer, actor or None, reason, ts)
+    return Accepted(cid, action, signer, actor or None, reason, ts, message.get("note"))
 
 
 class CommandVerifier:

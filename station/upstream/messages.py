@@ -75,10 +75,16 @@ def envelope(kind: str, *, table: str, seq: int, key: str, ts: float) -> dict[st
             "ts": iso_ts(ts)}
 
 
-def shoe_started(*, table: str, seq: int, ts: float, shoe: str, decks: int) -> dict[str, Any]:
-    return envelope(SHOE_STARTED, table=table, seq=seq, key=f"{shoe}:{SHOE_STARTED}", ts=ts) | {
+def shoe_started(*, table: str, seq: int, ts: float, shoe: str, decks: int,
+                 shuffle: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``shuffle``: who shuffled and who confirmed it, where the shuffle is checked
+    (``table.shuffle_check: supervisor``, docs/rules.md); absent elsewhere."""
+    out = envelope(SHOE_STARTED, table=table, seq=seq, key=f"{shoe}:{SHOE_STARTED}", ts=ts) | {
         "shoe": shoe, "decks": decks,
     }
+    if shuffle is not None:
+        out["shuffle"] = dict(shuffle)
+    return out
 
 
 def shoe_ended(*, table: str, seq: int, ts: float, shoe: str, rounds: int,
@@ -182,10 +188,19 @@ def round_result(record: Mapping[str, Any], *, table: str, seq: int,
 
 
 def pause(*, table: str, seq: int, ts: float, reason: str, shoe: str | None,
-          round_no: int | None) -> dict[str, Any]:
-    return envelope(PAUSE, table=table, seq=seq, key=f"{table}:{PAUSE}:{seq}", ts=ts) | {
+          round_no: int | None, raised_by: str | None = None, code: str | None = None,
+          note: str | None = None) -> dict[str, Any]:
+    """A pause the dealer raised (docs/rules.md) also says who (``raised_by``, as the journal
+    names actors), its ``code`` and, when one was written, its ``note``."""
+    out = envelope(PAUSE, table=table, seq=seq, key=f"{table}:{PAUSE}:{seq}", ts=ts) | {
         "reason": reason, "shoe": shoe, "round": round_no,
     }
+    if raised_by is not None:
+        out["raised_by"] = raised_by
+        out["code"] = code
+        if note is not None:
+            out["note"] = note
+    return out
 
 
 def resume(*, table: str, seq: int, ts: float, by: str, shoe: str | None,

@@ -36,6 +36,8 @@ class Snapshot:
     skipped: bool = False
     new_shoe_requested: bool = False  # a VIP player asked for a new shoe (docs/modes.md)
     end_requested_by: str | None = None  # END SHOE or close_shoe taken: "dealer", "upstream"
+    raised: tuple[str, str, str | None] | None = None  # a dealer's pause: by, code, note
+    shuffle: dict[str, Any] | None = None  # the shoe's checked shuffle (docs/rules.md)
 
     @classmethod
     def of(cls, station: Station) -> Snapshot:
@@ -51,6 +53,8 @@ class Snapshot:
             skipped=d.skipped,
             new_shoe_requested=station.modes.new_shoe_requested,
             end_requested_by=d.end_requested_by,
+            raised=d.raised,
+            shuffle=d.shuffle,
         )
 
     @property
@@ -72,7 +76,10 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
     out: list[Pending] = []
     ts = event.ts
     if after.shoes_started > before.shoes_started and after.shoe is not None:
-        out.append((m.SHOE_STARTED, {"ts": ts, "shoe": after.shoe, "decks": decks}))
+        started: dict[str, Any] = {"ts": ts, "shoe": after.shoe, "decks": decks}
+        if after.shuffle is not None:
+            started["shuffle"] = after.shuffle
+        out.append((m.SHOE_STARTED, started))
     where = {"shoe": after.shoe, "round_no": after.round_no or None}
     if before.paused and not after.paused and isinstance(event, Command) \
             and event.action == "resume":
@@ -106,7 +113,11 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
         out.append((m.SHOE_ENDED, {"ts": ts, "shoe": after.shoe, "rounds": after.round_no,
                                    "reason": _why_ended(after, event)}))
     if after.paused and (not before.paused or after.reasons != before.reasons):
-        out.append((m.PAUSE, {"ts": ts, "reason": "; ".join(after.reasons), **where}))
+        raised = {}
+        if after.raised is not None:
+            raised = {"raised_by": after.raised[0], "code": after.raised[1],
+                      "note": after.raised[2]}
+        out.append((m.PAUSE, {"ts": ts, "reason": "; ".join(after.reasons), **where, **raised}))
     if after.status_key() != before.status_key():
         out.append((m.STATUS, {"ts": ts, "phase": after.phase, "shoe": after.shoe,
                                "round_no": after.round_no or None,

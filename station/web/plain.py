@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 
+from station.procedures import HELD_BY_DEALER, PAUSE_WORDS
 from station.web.devicenames import DEVICES, device
 from station.web.words import _NOT_DUE, _apply
 
@@ -77,6 +78,28 @@ def _last(m: re.Match[str], zh: bool) -> str:
     return f"最后{m['last']}张：" if zh else f"the last {m['last']}: "
 
 
+_WORDS_ZH = dict(PAUSE_WORDS.values())
+
+
+def _held(m: re.Match[str], zh: bool, still_lost: Collection[str] | None) -> str:
+    # The note is free text in whatever language its writer used: it goes with the pause
+    # message, the journal and the pit's console, not onto the page, which keeps to its own
+    # language (docs/display.md).
+    if zh:
+        return f"荷官暂停：{_WORDS_ZH[m['what']]}"
+    return f"Held by the dealer: {m['what']}"
+
+
+def _another_pack(m: re.Match[str], zh: bool, still_lost: Collection[str] | None) -> str:
+    # Face down, the station names no card ("a card"): its value stays in the station.
+    hidden = m["card"] == "a card"
+    # The pack's id is what the scanner read: it stays in the journal and the log.
+    if zh:
+        return ("一张牌" if hidden else f"{m['card']} ") + "来自其他牌包（洗牌确认时未登记）"
+    return (("A card" if hidden else m["card"]) + " is from another pack (not registered at "
+            "the shuffle check)")
+
+
 def _fixed(en: str, zh: str) -> _Plain:
     return lambda m, in_zh, still_lost: zh if in_zh else en
 
@@ -92,9 +115,9 @@ _RULES: list[tuple[re.Pattern[str], _Plain]] = [
      lambda m, zh, r: (f"{m['card']} 已出现过：{m['d']}副牌中不可能有第{m['n']}张（外来牌或读错）"
                        if zh else f"{m['card']} seen too often: copy {m['n']} in a "
                        f"{m['d']}-deck shoe (a foreign card or a misread)")),
-    (re.compile(r"unreadable code (?P<code>.*) from (?P<source>.+?): not a card"
+    (re.compile(r"unreadable code (?P<code>.*) from (?P<source>[\w.-]+): not a card"
                 r"(?P<none> \(no card is due\))?"), _unreadable),
-    (re.compile(r"unreadable code from (?P<source>.+?): not a card"
+    (re.compile(r"unreadable code from (?P<source>[\w.-]+): not a card"
                 r"(?P<none> \(no card is due\))?"), _unreadable),
     # The shoes' ids are the journal's: the page says what it means for the table.
     (re.compile(r"repeated shoe: the first (?P<n>\d+) cards after the burn of \S+ "
@@ -103,7 +126,7 @@ _RULES: list[tuple[re.Pattern[str], _Plain]] = [
      lambda m, zh, r: (f"重复牌靴：烧牌后的前{m['n']}张牌与之前的一靴牌相同" if zh
                        else f"Repeated shoe: the first {m['n']} cards after the burn are those "
                        "of an earlier shoe")),
-    (re.compile(r"(?P<source>.+?) lost \((?P<said>.*)\)"), _lost),
+    (re.compile(r"(?P<source>[\w.-]+) lost \((?P<said>.*)\)"), _lost),
     (re.compile(r"station restarted during the burn"),
      _fixed("The station restarted during the burn", "工作站在烧牌时重启")),
     (re.compile(r"station restarted mid-round"),
@@ -116,12 +139,18 @@ _RULES: list[tuple[re.Pattern[str], _Plain]] = [
      lambda m, zh, r: (f"暂停期间抽出{m['n']}张牌（{_last(m, True)}{m['cards']}）" if zh
                        else f"{m['n']} card{'s' * (m['n'] != '1')} drawn while paused "
                        f"({_last(m, False)}{m['cards']})")),
+    # The table procedures (station.procedures): the dealer's own pause, a foreign pack.
+    (re.compile(HELD_BY_DEALER + r": (?P<what>" + "|".join(re.escape(en) for en, _ in
+                                                         PAUSE_WORDS.values())
+                + r")(?: \((?P<note>.*)\))?"), _held),
+    (re.compile(r"card from another pack: (?P<card>a card|\S+) of pack (?P<pack>\S+) \(not "
+                r"registered at the shuffle check\)"), _another_pack),
     # A pause's reasons are bounded (station.pauses): the count of those no longer shown.
     (re.compile(r"(?P<n>\d+) more not shown"),
      lambda m, zh, r: (f"另有{m['n']}个故障（见工作站日志）" if zh
                        else f"{m['n']} more fault{'s' * (m['n'] != '1')}, listed in the "
                        "station log")),
-    (re.compile(r"(?P<source>.+?) sends noise: more than \d+ bad codes within [\d.]+ s"),
+    (re.compile(r"(?P<source>[\w.-]+) sends noise: more than \d+ bad codes within [\d.]+ s"),
      _noise),
     (re.compile(r"the journal cannot be written \((?P<said>.*)\)"),
      _fixed("The station cannot write its records (disk full or failing)",

@@ -25,8 +25,9 @@ from aiohttp import web
 
 from drivers.events import Command
 from station import dealers
-from station.actions import COMMAND_TRIGGERS, SUPERVISOR_ACTIONS
+from station.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
 from station.errors import ConfigError
+from station.procedures import pause_problem
 from station.ratelimit import Budget, Every, Tally, retry_after_s
 from station.station import REFUSED_OUTSIDE
 from station.web.backlog import Backlog, Dropped
@@ -69,8 +70,10 @@ ROUTE_ACTIONS.update({a.replace("_", "-"): a for a in dealers.COMMANDS})  # docs
 # The table modes (docs/display.md): the dealer's REVEAL, and the VIP player's requests, which
 # a supervisor presses for the player at a studio without the player's own client.
 ROUTE_ACTIONS.update({a.replace("_", "-"): a for a in (REVEAL, *VIP_ACTIONS)})
-PIN_ACTIONS = (*SUPERVISOR_ACTIONS, *VIP_ACTIONS)
-BODY_KEYS = {"actor", "pin", "dealer"}
+# Table procedures (docs/rules.md): the dealer's pause, the supervisor's shuffle check.
+ROUTE_ACTIONS.update({"pause": PAUSE_ACTION, "confirm-shuffle": CONFIRM_ACTION})
+PIN_ACTIONS = (*SUPERVISOR_ACTIONS, *VIP_ACTIONS, CONFIRM_ACTION)
+BODY_KEYS = {"actor", "pin", "dealer", "reason", "note"}
 _PAGES = {"/": "index.html"}
 _TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
 
@@ -386,6 +389,15 @@ class WebServer:
                 return problem(400, f"dealer must be an id of {dealers.ID_RULE}",
                                'e.g. {"dealer": "D042"}')
             who = dealers.actor_for(dealer, who)  # the id travels in the Command's actor
+        code = note = None
+        if action == PAUSE_ACTION or "reason" in body or "note" in body:
+            if action != PAUSE_ACTION:
+                return problem(400, f"{action} takes no reason or note",
+                               "send reason and note only to pause")
+            code, note = body.get("reason"), body.get("note")
+            why = pause_problem(code, note)
+            if why is not None:
+                return problem(400, why, 'e.g. {"reason": "card_dropped", "actor": "dealer"}')
         pin = body.get("pin")
         if action in PIN_ACTIONS:
             if not isinstance(pin, str) or not pin:
@@ -419,7 +431,7 @@ class WebServer:
                        "display.credentials_file"}.get(verdict, "enter the right PIN")
                 return problem(status, detail, fix)
             who = f"{detail} (web {request.remote or '?'})"
-        applied = await self._apply(Command(action, who, time.time()))
+        applied = await self._apply(Command(action, who, time.time(), note, code))
         if applied is None:
             self.budget.give_back(source, time.monotonic())
             return answer({"ok": None, "action": action, "queued": True,

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from station.procedures import HELD_BY_DEALER, PAUSE_WORDS
 from station.web.devicenames import device
 
 _Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
@@ -87,6 +88,9 @@ _TEXT: list[_Rule] = [
     (re.compile(r"BURN (\d+) MORE FACE DOWN"), lambda m: f"再烧{m[1]}张牌（牌面朝下）"),
     (re.compile(r"NEW SHOE: shuffle, insert the cut card, press NEW SHOE"),
      lambda m: "新牌靴：洗牌，插入切牌，按“新牌靴”"),
+    # Table procedures (station.procedures): the supervisor's shuffle check (seed 003).
+    (re.compile(r"SHUFFLE CHECK: supervisor confirms the shuffle and places the cut card"),
+     lambda m: "洗牌确认：由主管确认洗牌结果并插入切牌"),
     (re.compile(r"SHOE CLOSED (?:after round (\d+)|before any round): discard the rest, start "
                 r"a NEW SHOE"),
      lambda m: (f"第{m[1]}局后牌靴结束" if m[1] else "牌靴未开局即结束")
@@ -111,6 +115,9 @@ _DETAIL: list[_Rule] = [
      lambda m: "主管：恢复则继续本局，作废则退还本局投注"),
     (re.compile(r"supervisor: resume continues the burn, void abandons the shoe"),
      lambda m: "主管：恢复则继续烧牌，作废则放弃本牌靴"),
+    (re.compile(r"do not deal"), lambda m: "请勿派牌"),
+    (re.compile(r"supervisor: resume or void sets the card aside; the shuffle check is still "
+                r"due"), lambda m: "主管：恢复或作废都将此牌放在一旁；仍须确认洗牌"),
     (re.compile(r"supervisor: resume or void sets the card aside and goes on"),
      lambda m: "主管：恢复或作废都将此牌放在一旁并继续"),
     (re.compile(r"supervisor: resume or void sets the card aside"),
@@ -128,6 +135,7 @@ _DETAIL: list[_Rule] = [
 _NOT_DUE: list[_Rule] = [
     (re.compile(r"betting is still open"), lambda m: "仍在下注"),
     (re.compile(r"no shoe started"), lambda m: "未开新牌靴"),
+    (re.compile(r"the shuffle is not confirmed yet"), lambda m: "洗牌尚未确认"),
     (re.compile(r"the shoe is closed"), lambda m: "牌靴已结束"),
     (re.compile(r"no round is open"), lambda m: "尚未开局"),
     (re.compile(r"extra card: a natural, no third cards"), lambda m: "多派一张：例牌，不补牌"),
@@ -160,7 +168,19 @@ def _lost(m: re.Match[str]) -> str:
 # One pause reason each (``Station``'s faults, ``Dealing``'s pauses, restarts, the daemon's
 # journal outage). Free text (a read's raw code, a driver's words) is matched last-resort
 # wide, so a reason that happens to contain another's words still reads whole.
+_PAUSE_EN_ZH = dict(PAUSE_WORDS.values())
+
+
+def _held(m: re.Match[str]) -> str:
+    """The dealer's own pause: its words in Chinese, the note as written."""
+    words = _PAUSE_EN_ZH.get(m["what"], m["what"])
+    return f"荷官暂停：{words}" + (f"（{m['note']}）" if m["note"] is not None else "")
+
+
 _REASONS: list[_Rule] = [
+    (re.compile(re.escape(HELD_BY_DEALER) + r": (?P<what>"
+                + "|".join(re.escape(en) for en in _PAUSE_EN_ZH) + r")(?: \((?P<note>.*)\))?"),
+     _held),
     (re.compile(r"card not due: (?P<card>\S+) \((?P<why>.+)\)"), _not_due),
     (re.compile(r"(\S+) would be copy (\d+) in a (\d+)-deck shoe: foreign card or misread"),
      lambda m: f"{m[1]} 将是{m[3]}副牌中的第{m[2]}张：外来牌或读错"),
@@ -180,6 +200,10 @@ _REASONS: list[_Rule] = [
     (re.compile(r"(?P<source>.+?) lost \((?P<said>.*)\)"), _lost),
     (re.compile(r"station restarted during the burn"), lambda m: "工作站在烧牌时重启"),
     (re.compile(r"station restarted mid-round"), lambda m: "工作站在牌局中途重启"),
+    (re.compile(r"card from another pack: (?P<card>a card|\S+) of pack (?P<pack>.*) \(not "
+                r"registered at the shuffle check\)"),
+     lambda m: "其他牌包的牌：" + ("一张牌" if m["card"] == "a card" else m["card"])
+     + f"（牌包 {m['pack']}，洗牌确认时未登记）"),
     (re.compile(r"cut card came out during the burn: the shoe can give one more round"),
      lambda m: "烧牌时出现切牌：本牌靴只能再开一局"),
     (re.compile(r"drawn while paused: (\d+) cards \(the last (\d+): (.*)\)"),
@@ -310,12 +334,12 @@ def reason_zh(text: str) -> str:
 _WHAT = {"reveal": "开牌", "skip": "飞牌", "request new shoe": "请求新牌靴",
          "request dealer": "请求更换荷官", "open betting": "开始下注", "close betting": "停止下注",
          "new shoe": "新牌靴", "end shoe": "结束牌靴", "resume": "恢复", "void": "作废",
-         "sign in": "签到", "sign out": "签退"}
+         "sign in": "签到", "sign out": "签退", "pause": "暂停", "confirm shuffle": "确认洗牌"}
 _PHASE = {"no shoe": "无牌靴", "shoe closed": "牌靴已结束", "burn indicator": "烧牌亮牌",
           "burning": "烧牌", "between rounds": "两局之间", "betting open": "下注中",
           "player 1": "派闲家第1张牌", "banker 1": "派庄家第1张牌", "player 2": "派闲家第2张牌",
           "banker 2": "派庄家第2张牌", "player 3": "闲家补牌", "banker 3": "庄家补牌",
-          "reveal": "等待开牌", "paused": "暂停"}
+          "reveal": "等待开牌", "paused": "暂停", "shuffle check": "洗牌确认"}
 _MODE = {"standard": "标准", "squeeze": "咪牌", "vip": "包"}
 _WHY: list[_Rule] = [
     (re.compile(r"this table's betting runs on the station's countdown"),
@@ -342,6 +366,13 @@ _WHY: list[_Rule] = [
      lambda m: "本桌已暂停；恢复派牌后再请求"),
     (re.compile(r"a request for another dealer is open already"),
      lambda m: "已有更换荷官的请求"),
+    (re.compile(r"the table is paused already; a supervisor resumes or voids"),
+     lambda m: "本桌已暂停；由主管恢复或作废"),
+    (re.compile(r"this table's shuffle is not checked \(table\.shuffle_check is none\)"),
+     lambda m: "本桌不设洗牌确认（table.shuffle_check 为 none）"),
+    (re.compile(r"no shuffle check is due"), lambda m: "无须确认洗牌"),
+    (re.compile(r"reason other needs a note saying what happened"),
+     lambda m: "原因为“其他”时须注明发生了什么"),
     (re.compile(r"not possible while (.+)"),
      lambda m: f"{_PHASE.get(m[1], m[1])}时不可操作"),
 ]
@@ -393,6 +424,17 @@ _NOTICES: list[_Rule] = [
      lambda m: "暂停期间检测到切牌：下一局为最后一局"),
     (re.compile(r"cut card seen while paused: this round is the last"),
      lambda m: "暂停期间检测到切牌：本局为最后一局"),
+    (re.compile(r"paused by (?P<actor>.+): (?P<what>"
+                + "|".join(re.escape(en) for en in _PAUSE_EN_ZH) + r")"),
+     lambda m: f"{actor_zh(m['actor'])} 暂停本桌：{_PAUSE_EN_ZH[m['what']]}"),
+    (re.compile(r"new shoe by (.+): the supervisor checks the shuffle before the burn"),
+     lambda m: f"{actor_zh(m[1])} 开始新牌靴：烧牌前由主管确认洗牌"),
+    (re.compile(r"shuffle confirmed by (.+): burn the first card"),
+     lambda m: f"{actor_zh(m[1])} 已确认洗牌：请烧牌"),
+    (re.compile(r"pack (\S+) registered for this shoe \((\d+) so far\)"),
+     lambda m: f"牌包 {m[1]} 已登记（共{m[2]}包）"),
+    (re.compile(r"pack (\S+) scanned outside a shuffle check: ignored"),
+     lambda m: f"牌包 {m[1]} 不在洗牌确认时扫描：已忽略"),
     (re.compile(r"(player|banker) cards revealed by (.+)"),
      lambda m: f"{_HAND[m[1]]}家的牌已开（{actor_zh(m[2])}）"),
     (re.compile(r"(player|banker) cards revealed: the squeeze's ([\d.]+) s were up"),

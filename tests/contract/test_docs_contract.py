@@ -87,7 +87,7 @@ def test_the_reader_refuses_irregular_docs() -> None:
 
 
 def test_problems_names_each_way_a_message_breaks_the_tables() -> None:
-    (text,) = CONTRACT.examples["shoe_started"]
+    text = CONTRACT.examples["shoe_started"][0]  # the first: without a checked shuffle
     good = json.loads(text)
     fields = CONTRACT.fields("shoe_started")
     assert docs.problems(good, fields, "shoe_started") == []

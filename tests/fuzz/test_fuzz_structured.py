@@ -63,9 +63,10 @@ def _assert_ok(case: Case) -> None:
 
 
 CONFIG_KEYS = {
-    "table": ["id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants"],
+    "table": ["id", "decks", "cut_card_between_rounds", "paytable", "paytable_variants",
+              "shuffle_check", "shuffle_method", "penetration"],
     "reader": ["type", "dedupe_ms", "port", "baud", "framing", "code_format", "cut_code",
-               "source", "decoder", "roi", "agree_frames"],
+               "source", "decoder", "roi", "agree_frames", "pack_prefix"],
     "journal": ["path"],
     "upstream": ["type", "path", "host", "port", "prefix", "client_id", "credentials_file",
                  "tls", "signing_key_file", "keepalive_s", "session_expiry_s", "max_inflight",
@@ -319,6 +320,43 @@ def test_structured_mode_configs(table: dict[str, Any], players: dict[str, Any],
 @given(st.dictionaries(st.sampled_from(MODE_KEYS), mode_values, max_size=3),
        st.lists(events(), max_size=6))
 def test_structured_mode_recordings(rules: dict[str, Any], evs: list[dict[str, Any]]) -> None:
+    header = {"format": "dealer-station-recording", "version": 1,
+              "rules": {**HEADER_RULES, **rules}}
+    lines = [json.dumps(header)] + [json.dumps(e) for e in evs]
+    path = _file("recording.jsonl", "\n".join(lines) + "\n")
+    _assert_ok(harness.recording_case(path, _WORK / "recording.out"))
+
+
+# Table procedures (docs/rules.md): the shuffle check, the cut card's band, pack codes, and a
+# recording whose header carries them and whose events include the dealer's pause.
+PROCEDURE_KEYS = ["shuffle_check", "shuffle_method", "penetration", "pack_prefix", "x"]
+procedure_values = st.one_of(
+    st.sampled_from(["none", "supervisor", "manual", "machine", "PK-", "", [0.6, 0.9],
+                     [0.9, 0.6], [0, 1], [-0.1, 0.5], [0.5], [True, 1], None]), values)
+procedure_events = st.fixed_dictionaries(
+    {"t": st.just(1767225700.0), "e": st.just("cmd"),
+     "action": st.sampled_from(["pause", "confirm_shuffle", "new_shoe", "resume"]),
+     "actor": st.sampled_from(["dealer", "ann (web 127.0.0.1)"])},
+    optional={"code": st.one_of(st.sampled_from(["card_dropped", "other", "nope"]), values),
+              "note": st.one_of(st.sampled_from(["a lamp failed", "", "x" * 300]), values)})
+
+
+@SETTINGS
+@given(st.dictionaries(st.sampled_from(PROCEDURE_KEYS), procedure_values, max_size=3),
+       st.one_of(st.none(), procedure_values))
+def test_structured_procedure_configs(table: dict[str, Any], pack_prefix: object) -> None:
+    doc: dict[str, Any] = {"table": table}
+    if pack_prefix is not None:
+        doc["reader"] = {"pack_prefix": pack_prefix}
+    path = _file("config.yaml", _dump(doc))
+    _assert_ok(harness.config_case(path, _WORK / "config.out"))
+
+
+@SETTINGS
+@given(st.dictionaries(st.sampled_from(PROCEDURE_KEYS), procedure_values, max_size=3),
+       st.lists(st.one_of(procedure_events, events()), max_size=6))
+def test_structured_procedure_recordings(rules: dict[str, Any],
+                                         evs: list[dict[str, Any]]) -> None:
     header = {"format": "dealer-station-recording", "version": 1,
               "rules": {**HEADER_RULES, **rules}}
     lines = [json.dumps(header)] + [json.dumps(e) for e in evs]

@@ -106,6 +106,10 @@ def test_the_endpoint_listens_on_loopback_only_and_a_taken_port_is_a_config_erro
     ("station restarted mid-round", "restart"),
     ("cut card came out during the burn: the shoe can give one more round", "cut_card"),
     ("voided by supervisor", "other"),
+    ("held by the dealer: card dropped", "dealer"),
+    ("held by the dealer: other (cut card lost on the floor)", "dealer"),
+    ("card from another pack: AS of pack ZZ9 (not registered at the shuffle check)",
+     "another_pack"),
 ])
 def test_pause_reasons_are_counted_by_kind(reason: str, kind: str) -> None:
     assert pause_kind(reason) == kind

@@ -28,6 +28,9 @@ COMMON = (
     Key("code_format", "regular expression", "null", "the scanner's code form, with groups "
         "(?P<rank>...) and (?P<suit>...); null: the station's own forms (AS, TD, 10H, QH)"),
     Key("cut_code", "text", "null", "the code the scanner sends for the cut card"),
+    Key("pack_prefix", "text", "null", "the start of a pack or seal barcode scanned at the "
+        "shuffle check (table.shuffle_check), e.g. PACK-; such codes go to the station as "
+        "read ([rules.md](rules.md))"),
 )
 
 
@@ -52,7 +55,9 @@ def parse_common(sec: Section, settings: ReaderSettings, chosen: str) -> ReaderS
         settings,
         code_format=sec.str_("code_format", None, "a regular expression with groups "
                              "(?P<rank>...) and (?P<suit>...)"),
-        cut_code=sec.str_("cut_code", None, "the code the scanner sends for the cut card"))
+        cut_code=sec.str_("cut_code", None, "the code the scanner sends for the cut card"),
+        # Checked with the table rules (config._procedures): it decides what a scan means.
+        pack_prefix=sec.data.get("pack_prefix", "") or "")
 
 
 def finish(sec: Section, settings: ReaderSettings, traits: frozenset[str]) -> None:
@@ -66,9 +71,10 @@ def finish(sec: Section, settings: ReaderSettings, traits: frozenset[str]) -> No
 
 def reader_codes(settings: ReaderSettings) -> CodeFormat:
     """The scanner's code format; raises ValueError naming what is wrong. A dealer's badge
-    (``dealers.badge_prefix``) goes to the station as read."""
+    (``dealers.badge_prefix``) and a pack's code (``reader.pack_prefix``) go to the station
+    as read."""
     cut = [settings.cut_code] if settings.cut_code else []
-    passed = [settings.badge_prefix] if settings.badge_prefix else []
+    passed = [p for p in (settings.badge_prefix, settings.pack_prefix) if p]
     if settings.code_format is None:
         return CodeFormat(cut_codes=cut, passed_prefixes=passed)
     return CodeFormat(settings.code_format, cut_codes=cut, passed_prefixes=passed)
