@@ -198,7 +198,7 @@ def compares(n: int) -> None:
 
 def fresh_scores(shoes: int) -> None:
     """The score of every comparison of ``shoes`` fresh 8-deck shoes (the simulated table's
-    shuffle and burn, as tests/test_integrity.py deals them) with the 100 before each: how
+    shuffle and burn, as tests/core/test_integrity.py deals them) with the 100 before each: how
     far below the threshold fresh shoes stay."""
     rng = random.Random(20261201)
     kept: list[tuple[int, tuple[int, ...]]] = []

@@ -69,7 +69,7 @@ __all__ = [
 
 # The keys of the sections this module reads itself; the device, outlet and display sections
 # (reader, cut_card, upstream, display) are their kinds' (station.kinds.registry). Every key
-# is listed in docs/configuration.md, checked by tests/test_config_docs.py.
+# is listed in docs/configuration.md, checked by tests/cli/test_config_docs.py.
 SIMULATION_KEYS = ("seed", "shoes", "supervisor", "pace", "faults", "dealer_badge",
                    "relief_badge", "dealer_change_shoes", "players")
 INTEGRITY_KEYS = ("repeat_cards", "repeat_threshold", "repeat_history")

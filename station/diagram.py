@@ -1,6 +1,6 @@
 """The dealing machine drawn from its own table (mermaid), for docs/machine.md.
 
-``python -m station.diagram`` prints the page; tests/test_diagram.py fails when the checked-in
+``python -m station.diagram`` prints the page; tests/core/test_diagram.py fails when the checked-in
 page no longer matches ``station.machine.TRANSITIONS``.
 """
 

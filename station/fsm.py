@@ -18,7 +18,7 @@ steps without it: the transitions of the model's state are tried in table order;
 enter callbacks, if any, run as in the library) and runs its ``after`` callbacks; a trigger
 the state does not take raises ``MachineError``. It refuses, at construction, the options
 whose work those versions skip (machine-wide callbacks, ``queued``, ``send_event``, enum
-states), so the two can never disagree; ``tests/test_fsm.py`` runs random event sequences
+states), so the two can never disagree; ``tests/core/test_fsm.py`` runs random event sequences
 through both and compares.
 """
 

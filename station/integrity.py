@@ -97,7 +97,7 @@ def iso(ts: float) -> str:
     """UTC, milliseconds, as the upstream envelope writes times."""
     w = datetime.fromtimestamp(round(ts, 3), UTC)
     # Not strftime, nor isoformat(timespec=...): CPython keeps objects of its own in both
-    # (tests/test_memory.py).
+    # (tests/core/test_memory.py).
     return (f"{w.year:04d}-{w.month:02d}-{w.day:02d}T{w.hour:02d}:{w.minute:02d}:"
             f"{w.second:02d}.{w.microsecond // 1000:03d}Z")
 
@@ -248,7 +248,7 @@ class RepeatWatch:
     per slot lives in bit-sliced form (``_planes[i]`` holds bit i of every counter), so a card
     adds one to every counter it matches with a few integer operations, and the slots whose
     count reached ``threshold`` come out of the planes at the ``cards``-th card. ``compare``
-    is the same bound taken shoe by shoe (``tests/test_integrity.py`` holds the two equal).
+    is the same bound taken shoe by shoe (``tests/core/test_integrity.py`` holds the two equal).
     """
 
     def __init__(self, cards: int = REPEAT_CARDS, threshold: int = REPEAT_THRESHOLD,
@@ -260,7 +260,7 @@ class RepeatWatch:
         self.threshold = threshold
         self.history = history
         # A list, not a deque(maxlen=...): a deque's blocks come and go as it turns, a list
-        # of H entries stays one allocation (tests/test_memory.py measures what is kept).
+        # of H entries stays one allocation (tests/core/test_memory.py measures what is kept).
         self._kept: list[_Kept] = []
         # Place -> the slots of the kept shoes holding it, as an int of H bits.
         self._index = [0] * (DECK_SIZE * cards)

@@ -168,7 +168,7 @@ class Dealing:
     """The model: the shoe, the round in progress and the pause, plus the callbacks named in
     ``TRANSITIONS``. ``events`` collects what the station must publish or show."""
 
-    # The library's full Machine runs the same table (tests/test_fsm.py compares the two).
+    # The library's full Machine runs the same table (tests/core/test_fsm.py compares the two).
     machine_cls: type[Machine] = LeanMachine
     state: str
     # Bound by transitions at construction; declared so the type checker knows them.
@@ -250,7 +250,7 @@ class Dealing:
     def transitions_for(face_down: bool) -> list[dict[str, Any]]:
         """A face-up table leaves out the rows whose condition is ``squeezing``, false on it
         from start to end: one condition less on every round's fourth card and third cards.
-        tests/test_fsm.py deals it against the library's machine on the whole table."""
+        tests/core/test_fsm.py deals it against the library's machine on the whole table."""
         return TRANSITIONS if face_down else FACE_UP_TRANSITIONS
 
     @property

@@ -98,7 +98,7 @@ def values_key(player: Sequence[Card], banker: Sequence[Card]) -> ValuesKey:
 def values_cases() -> dict[ValuesKey, RoundOutcome]:
     """One round for each case of the values a round can end with, dealt by the tableau
     (RULES.md 2) from every pair of two-card totals and every third card: 205 cases
-    (tests/test_settlement_fast.py holds them to the exact analysis' own enumeration)."""
+    (tests/bets/test_settlement_fast.py holds them to the exact analysis' own enumeration)."""
     spade = {c.value: c for c in ALL_CARDS if c.suit == "S"}  # a card of each value 0-9
     cases: dict[ValuesKey, RoundOutcome] = {}
 

@@ -256,7 +256,7 @@ def _plain_events(block: bytes) -> list[InputEvent]:
     so splitting a line at its quotes gives its fields, with no JSON parser and no dict per
     event (replay's reading cost halved: benchmarks/bench_speed.py). The timestamp is a JSON
     number as orjson writes it, which ``float`` reads to the same double (correctly rounded,
-    as orjson reads it: tests/test_recording_check.py compares the two on every event)."""
+    as orjson reads it: tests/journal/test_recording_check.py compares the two on every event)."""
     out: list[InputEvent] = []  # a list: no generator frame between the file and replay
     add = out.append
     for line in block.decode("ascii").split("\n")[:-1]:

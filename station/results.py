@@ -53,7 +53,7 @@ def round_record(shoe: str, round_no: int, player: Sequence[Card], banker: Seque
     whose ``values_key`` is ``key``, without building its ``RoundOutcome``: a copy of the
     record of its case of the values (totals, winner, naturals: they follow from the case),
     with the round's own facts written into their places (key order kept). A round's last
-    card runs this; tests/test_settlement_fast.py holds it to ``complete_record``."""
+    card runs this; tests/bets/test_settlement_fast.py holds it to ``complete_record``."""
     case = case_records().get(key)
     if case is None:  # not a case the tableau deals (none is): the outcome's own record
         return complete_record(shoe, round_no, decide(tuple(player), tuple(banker)), dealer)

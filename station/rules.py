@@ -49,7 +49,7 @@ def banker_draws(player_total: int, banker_total: int, player_third: int | None)
 
 # The two functions above as look-up tables, for the dealing machine's conditions, which run
 # on every round's fourth and fifth cards: built from the functions (they stay the rules, and
-# tests/test_tableau.py holds the tables to them), read with one index instead of three calls.
+# tests/core/test_tableau.py holds the tables to them), read with one index instead of three calls.
 # PLAYER_DRAW[10 * player_total + banker_total]; BANKER_DRAW[11 * (10 * player_total +
 # banker_total) + k], k = 0 when the player stood, else 1 + the player's third card's value.
 PLAYER_DRAW: Final[tuple[bool, ...]] = tuple(

@@ -72,10 +72,10 @@ class Settler:
     combinations the tableau deals 205, all settled when the Settler is built.
     Bets reading the first two cards of each hand see only whether ranks and suits are equal,
     whether a rank is 4 and whether a suit is hearts, diamonds or black (the symmetry the
-    exact analysis rests on, held to every kind by tests/test_analysis_symmetry.py), so the
+    exact analysis rests on, held to every kind by tests/bets/test_analysis_symmetry.py), so the
     first four cards fall into a few thousand classes. Each group's entries are settled once
     per case or class and reused; a bet reading both is settled every round.
-    ``tests/test_settlement_fast.py`` holds this against ``settle``.
+    ``tests/bets/test_settlement_fast.py`` holds this against ``settle``.
     """
 
     def __init__(self, paytable: Paytable) -> None:

@@ -73,7 +73,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="the modem-status pin the cut-card contact is wired to")
 
 
-# The browser of the page tests (tests/test_web_*.py): one Debian Chromium per test module, a
+# The browser of the page tests (tests/web/test_web_*.py): one Debian Chromium per test module, a
 # fresh context per test (tests/webkit.py launches it).
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:

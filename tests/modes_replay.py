@@ -4,7 +4,7 @@ announcements, published rounds) and the upstream messages the daemon's feed wou
 The recorded sessions of the table modes (tests/recordings/README.md) keep both beside the
 recording, from the live simulation that made it (its ``--display`` lines) and from this
 replay (the messages, unsigned, without ``station_version``, which changes with releases);
-tests/test_recordings_modes.py replays each and compares. To write them again, on purpose:
+tests/journal/test_recordings_modes.py replays each and compares. To write them again, on purpose:
 
     python -m tests.modes_replay tests/recordings/NAME.jsonl
 """

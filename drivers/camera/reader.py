@@ -25,7 +25,7 @@ A Motion-JPEG source (a file, a stream, a camera that sends MJPG) is read direct
 (``direct_jpeg``, the default): its compressed frames are taken from OpenCV and only their
 gray pixels decoded (``jpeg.py``), and the recording gets the frames as they came. Any other
 source, or ``direct_jpeg=False``, is decoded by OpenCV into BGR as before. Both give the same
-events (``tests/test_camera_paths.py``).
+events (``tests/drivers/test_camera_paths.py``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A composition is 52 counts, one per card in ``Card.index`` order (rank and suit:
 suit and pair bets need them). ``CompositionAnalyzer(paytable)`` does every per-paytable
 step once; then ``rtp(counts)`` gives every bet's exact return in well under a millisecond
 and ``analyze(counts)`` the full figures of ``station.analysis.analyze``. For a full shoe
-both equal today's analysis exactly (tests/test_analysis_composition.py).
+both equal today's analysis exactly (tests/bets/test_analysis_composition.py).
 
 Three groups of bets, each over its own exact integer-weighted classes, each class settled
 once on a representative round by the station's own settlement code:

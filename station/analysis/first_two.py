@@ -5,7 +5,7 @@ Those kinds (pairs, perfect pairs, tiger pair, 4-fortune pairs, colours) read on
 ranks and suits are equal, whether a rank is 4, and whether a suit is diamonds, hearts or
 black. So the twelve ranks other than 4 are interchangeable, and so are spades and clubs:
 the 52**4 ordered rank-and-suit sequences collapse to a few thousand classes, each with an
-exact integer weight (ordered draws from the shoe). ``tests/test_analysis_symmetry.py`` pins
+exact integer weight (ordered draws from the shoe). ``tests/bets/test_analysis_symmetry.py`` pins
 the assumption by relabelling random deals.
 """
 

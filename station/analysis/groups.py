@@ -3,7 +3,7 @@ of numpy, so that a config is checked without loading the analysis itself.
 
 Values bets are valued over the tableau tree; first-two bets over one hand's two cards
 (``ONE_HAND_KINDS``) or both hands' pair structure (``PAIR_KINDS``). A new first-two kind
-must be put in one of the two (tests/test_analysis_composition.py holds the registry to
+must be put in one of the two (tests/bets/test_analysis_composition.py holds the registry to
 them); until then it is refused by name.
 """
 

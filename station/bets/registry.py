@@ -168,7 +168,7 @@ KINDS: Final[dict[str, KindSpec]] = {
 def reads(bet: Bet) -> frozenset[Reads]:
     """The parts of a round ``bet`` depends on: ``values``, ``first_two``, or, for a bet made
     of other bets, whatever those read. The exact analysis and the settlement cache both rely
-    on it, and tests/test_analysis_symmetry.py holds every kind to its declaration."""
+    on it, and tests/bets/test_analysis_symmetry.py holds every kind to its declaration."""
     spec = KINDS[bet.kind]
     if spec.reads != "refs":
         return frozenset((spec.reads,))

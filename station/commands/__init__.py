@@ -11,7 +11,7 @@ COMMANDS: tuple[str, ...] = ("run", "simulate", "replay", "roads", "analyze", "j
 
 # Each command's one-line help, for ``station --help``: the station lists its commands
 # without importing their modules (and what they import), so it starts fast. The modules'
-# own ``register`` passes the same text; tests/test_startup.py holds the two equal. A
+# own ``register`` passes the same text; tests/cli/test_startup.py holds the two equal. A
 # command missing here is imported to be listed (correct, but slower to start).
 SUMMARIES: dict[str, str] = {
     "run": "run the station daemon",

@@ -171,7 +171,7 @@ def registered(family: str, entry: Kind) -> Iterator[Kind]:
 
 def doc_rows(family: str) -> list[str]:
     """The rows of docs/configuration.md for ``family``'s section, from its entries: the
-    shared keys, then each kind's, marked with the kind (tests/test_config_docs.py holds
+    shared keys, then each kind's, marked with the kind (tests/cli/test_config_docs.py holds
     the document to these)."""
     fam = FAMILIES[family]
     kinds = "; ".join(f"`{k.name}`: {k.summary}" for k in fam.kinds.values())

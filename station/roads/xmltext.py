@@ -2,7 +2,7 @@
 
 Written here because importing ``xml.sax.saxutils`` brings in ``urllib`` and ``http.client``
 (about 40 ms) on every start of ``station roads``, for two string functions.
-tests/test_startup.py holds both to the standard library's on any text.
+tests/cli/test_startup.py holds both to the standard library's on any text.
 """
 
 from __future__ import annotations

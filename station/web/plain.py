@@ -6,7 +6,7 @@ journal and wrong for a dealer at 2 m: the page shows one plain sentence per rea
 from this catalogue (docs/display.md). Card codes stay (the page draws them as rank and suit);
 raw bytes, reprs and what a device said never reach the page; they stay in the log and the
 journal. A reason the catalogue does not know is shown as a plain "another fault" sentence,
-never as its raw text; tests/test_web_plain.py checks every reason the station gives is known.
+never as its raw text; tests/web/test_web_words.py checks every reason the station gives is known.
 
 ``still_lost``: the devices the station has lost now; a reason naming a device no longer in it
 says the device is back ("scanner is back: a supervisor may resume") rather than that it is

@@ -6,7 +6,7 @@ about the game. Pause reasons come from a bounded set of templates (the station'
 machine's pauses, restarts, the daemon's journal outage, devices lost): each has its Chinese
 sentence here, with the card codes, the device names and what a device itself said kept
 verbatim inside it. A sentence it does not know is left in English, which a supervisor reads
-anyway: an untranslated reason is better than a wrong one; tests/test_web_words.py checks
+anyway: an untranslated reason is better than a wrong one; tests/web/test_web_words.py checks
 that every reason the station gives is known.
 """
 

@@ -23,8 +23,8 @@ from station.web import pins
 from station.web.server import JOURNAL_FULL, JOURNAL_INTERVAL_S, REFUSALS_BURST, REFUSALS_PER_S
 from tests import webkit
 from tests.abuse.scale import pick
-from tests.test_web_api import journaled_commands
-from tests.test_web_ctl import ctl
+from tests.web.test_web_api import journaled_commands
+from tests.web.test_web_ctl import ctl
 from tests.webkit import state, wait_state
 
 WORKERS = 8

@@ -18,7 +18,7 @@ from station.assembly import build_daemon
 from station.config import parse_config
 from station.journal import export_journal, verify_journal
 from tests.abuse.scale import pick
-from tests.test_daemon import config_dict
+from tests.daemon.test_daemon import config_dict
 
 RESTARTS = pick(12, 50)
 EVENTS_PER_START = 20

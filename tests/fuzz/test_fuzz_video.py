@@ -1,7 +1,7 @@
 """``station replay --video`` on damaged videos, through the fuzz harness's property: exit 0 or
 2 with one clear line, never a traceback or a hang, and a refusal leaves ``--out`` untouched.
 
-The driver itself is fuzzed far harder in tests/test_camera_fuzz.py (in process); this runs
+The driver itself is fuzzed far harder in tests/drivers/test_camera_fuzz.py (in process); this runs
 a seeded sample through the real command line, as an operator would.
 """
 
@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from drivers.sim_camera import ShoeVideo, write_video
+from tests.drivers.test_camera_fuzz import mutate
 from tests.fuzz import harness
-from tests.test_camera_fuzz import mutate
 
 SEEDS = range(8)
 VIDEO_MEMORY = 2 << 30

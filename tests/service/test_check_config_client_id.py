@@ -12,8 +12,8 @@ import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
 from station.config import load_config
+from tests.daemon.test_daemon import config_dict
 from tests.service.test_install_check import station, write
-from tests.test_daemon import config_dict
 from tests.upstream.broker import Broker, wait_until
 
 

@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from station.config import load_config
+from tests.daemon.test_daemon import config_dict
 from tests.service.notifykit import NotifySocket
-from tests.test_daemon import config_dict
 
 ETC = Path("etc")
 

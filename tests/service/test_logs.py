@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from station.service.logs import JournaldFormatter, configure, priority, stream_is_journal
-from tests.test_daemon import config_dict
+from tests.daemon.test_daemon import config_dict
 
 
 def run_station(tmp: Path, journal_stream: str | None) -> list[str]:

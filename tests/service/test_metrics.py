@@ -15,7 +15,7 @@ from station.assembly import build_daemon
 from station.config import parse_config
 from station.service.metrics import pause_kind
 from station.service.runner import serve_metrics, start_service
-from tests.test_daemon import config_dict
+from tests.daemon.test_daemon import config_dict
 
 
 def scrape(port: int) -> dict[str, float]:

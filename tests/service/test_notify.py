@@ -17,8 +17,8 @@ from station.assembly import build_daemon
 from station.config import parse_config
 from station.service.notify import MAX_STATUS_CHARS, Notifier, one_line
 from station.service.watchdog import Heartbeat, watchdog_interval
+from tests.daemon.test_daemon import config_dict
 from tests.service.notifykit import NotifySocket, pings
-from tests.test_daemon import config_dict
 
 
 @pytest.fixture(params=[False, True], ids=["path", "abstract"])

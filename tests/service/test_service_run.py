@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 
 from station.service.runner import STOP_TIMEOUT_S
+from tests.daemon.test_daemon import config_dict
 from tests.service.notifykit import NotifySocket, pings
-from tests.test_daemon import config_dict
 
 
 def start(tmp: Path, cfg: dict[str, Any], env: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -14,8 +14,8 @@ from station.config import parse_config
 from station.journal import Journal
 from station.upstream import messages as m
 from station.upstream.schema import load_schema, validate
+from tests.daemon.test_daemon import config_dict
 from tests.stationkit import write_key
-from tests.test_daemon import config_dict
 
 
 def test_station_version_prints_the_package_version() -> None:

@@ -54,7 +54,7 @@ def test_a_good_command_is_accepted_with_who_sent_it() -> None:
 
 @pytest.mark.parametrize("action", ACTIONS)
 def test_every_action_is_accepted(action: str) -> None:
-    # A pause needs its code (docs/rules.md); tests/test_procedures_upstream.py refuses it bare.
+    # A pause needs its code (docs/rules.md); tests/core/test_procedures.py refuses it bare.
     code = "card_dropped" if action == "pause" else None
     assert isinstance(check_command(command(action=action, reason=code), POLICY, NOW,
                                     SeenIds()), Accepted)
