@@ -11,8 +11,10 @@ tests/journal/test_recordings_modes.py replays each and compares. To write them 
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -61,6 +63,25 @@ def main(argv: list[str]) -> int:
         upstream.write_text("".join(m + "\n" for m in messages))
         print(f"{upstream}: {len(messages)} messages")
     return 0
+
+def assert_journal_replays_live(journal: Path, messages: list[dict[str, Any]],
+                                outside: str) -> None:
+    """``station journal export`` of ``journal``, replayed with no clock, gives the events
+    messages the live daemon sent (``messages``, first copy of each key), but the verifier's
+    refusals with reason ``outside`` (journaled beside their event, never the station's) and
+    the envelope, which numbers and signs them."""
+    exported = journal.with_name("exported.jsonl")
+    done = subprocess.run([sys.executable, "-m", "station.cli", "journal", "export",
+                           str(journal), "--out", str(exported)], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    envelope = ("seq", "prev_seq", "key", "sig", "station_version")
+    live = [{k: v for k, v in m.items() if k not in envelope} for m in messages
+            if m.get("reason") != outside and "seq" in m]
+    again = [{k: v for k, v in orjson.loads(m).items() if k not in envelope}
+             for m in replay(exported)[2]]
+    again = [m for m in again if m["kind"] != "status"]  # those go to the status topic
+    assert again == live
 
 
 if __name__ == "__main__":

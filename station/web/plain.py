@@ -21,7 +21,7 @@ from collections.abc import Callable, Collection
 
 from station.procedures import HELD_BY_DEALER, PAUSE_WORDS
 from station.web.devicenames import DEVICES, device
-from station.web.words import _NOT_DUE, _apply
+from station.web.words import _NOT_DUE, _apply, segments
 
 JOURNAL = "journal"
 
@@ -159,8 +159,6 @@ _RULES: list[tuple[re.Pattern[str], _Plain]] = [
 
 UNKNOWN = ("Another fault: the supervisor reads it in the station's log",
            "其他故障：请主管查看工作站日志")
-_JOIN = "; "
-_MAX_PIECES = 64
 
 
 def _one(text: str, zh: bool, still_lost: Collection[str] | None) -> str | None:
@@ -184,27 +182,11 @@ def reasons_plain(text: str, *, zh: bool = False,
     text is cut at every ``; `` and put back together so the fewest pieces stay unknown (as
     ``words.reason_zh`` does). Consecutive unknown pieces make one "another fault" sentence.
     """
-    pieces = text.split(_JOIN)
-    if len(pieces) > _MAX_PIECES:
-        pieces = [text]
-    n = len(pieces)
-    # best[i]: (unknown pieces, -groups, sentences or None for unknown) of the first i.
-    best: list[tuple[int, int, list[str | None]]] = [(0, 0, [])]
-    for i in range(1, n + 1):
-        prev = best[i - 1]
-        choice: tuple[int, int, list[str | None]] = (prev[0] + 1, prev[1] - 1, [*prev[2], None])
-        for j in range(i):
-            said = _one(_JOIN.join(pieces[j:i]), zh, still_lost)
-            if said is None:
-                continue
-            head = best[j]
-            if (head[0], head[1] - 1) < choice[:2]:
-                choice = (head[0], head[1] - 1, [*head[2], said])
-        best.append(choice)
+    found = [said for _, said in segments(text, lambda p: _one(p, zh, still_lost))]
     out: list[str] = []
     unknown = UNKNOWN[1] if zh else UNKNOWN[0]
-    for found in best[n][2]:
-        said = unknown if found is None else found
+    for one in found:
+        said = unknown if one is None else one
         if not out or out[-1] != said or said != unknown:
             out.append(said)
     return out

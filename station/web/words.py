@@ -306,27 +306,36 @@ _JOIN = "; "
 _MAX_PIECES = 64  # beyond this (never from the station), the pieces are taken one by one
 
 
-@lru_cache(maxsize=512)
-def reason_zh(text: str) -> str:
-    """A pause's reasons (what a void publishes, ``view.split_pause``) in Chinese."""
+def segments(text: str, say: Callable[[str], str | None]) -> list[tuple[str, str | None]]:
+    """``text`` cut at every ``; `` and put back together as above: (the piece, what ``say``
+    made of it, or None where it knew nothing), in order. Shared by the Chinese reasons and
+    the page's plain sentences (station.web.plain)."""
     pieces = text.split(_JOIN)
     if len(pieces) > _MAX_PIECES:
-        return "；".join(_apply(_REASONS, p) or p for p in pieces)
+        return [(p, say(p)) for p in pieces]
     n = len(pieces)
-    # best[i]: (unknown pieces, -groups, the rendering) of the first i pieces.
-    best: list[tuple[int, int, list[str]]] = [(0, 0, [])]
+    # best[i]: (unknown pieces, -groups, the pieces and what was said) of the first i.
+    best: list[tuple[int, int, list[tuple[str, str | None]]]] = [(0, 0, [])]
     for i in range(1, n + 1):
         prev = best[i - 1]
-        choice = (prev[0] + 1, prev[1] - 1, [*prev[2], pieces[i - 1]])
+        choice = (prev[0] + 1, prev[1] - 1, [*prev[2], (pieces[i - 1], None)])
         for j in range(i):
-            said = _apply(_REASONS, _JOIN.join(pieces[j:i]))
+            piece = _JOIN.join(pieces[j:i])
+            said = say(piece)
             if said is None:
                 continue
             head = best[j]
             if (head[0], head[1] - 1) < choice[:2]:
-                choice = (head[0], head[1] - 1, [*head[2], said])
+                choice = (head[0], head[1] - 1, [*head[2], (piece, said)])
         best.append(choice)
-    return "；".join(best[n][2])
+    return best[n][2]
+
+
+@lru_cache(maxsize=512)
+def reason_zh(text: str) -> str:
+    """A pause's reasons (what a void publishes, ``view.split_pause``) in Chinese."""
+    return "；".join(said if said is not None else piece
+                    for piece, said in segments(text, lambda p: _apply(_REASONS, p)))
 
 
 # Notices: what the station says happened, and the refusals the page shows under its buttons

@@ -7,7 +7,6 @@ answers again."""
 
 from __future__ import annotations
 
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -20,8 +19,8 @@ from station.upstream.messages import iso_ts
 from station.upstream.schema import validate
 from station.upstream.signing import Signer
 from tests import webkit
-from tests.modes_replay import replay
-from tests.stationkit import STATION, first_by_key, write_key
+from tests.modes_replay import assert_journal_replays_live
+from tests.stationkit import first_by_key, write_key
 from tests.upstream.broker import Broker, Subscriber
 
 
@@ -111,15 +110,4 @@ def test_every_upstream_command_is_applied_or_answered(tmp_path: Path, broker: B
     assert (ended["reason"], ended["rounds"]) == ("upstream", 1)
     # The journal replayed with no clock gives every message again, the station's refusals
     # included; only the verifier's refusal (journaled beside its event) is not the station's.
-    exported = tmp_path / "exported.jsonl"
-    done = subprocess.run([STATION, "journal", "export", str(tmp_path / "journal.sqlite3"),
-                           "--out", str(exported)], capture_output=True, text=True,
-                          timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    envelope = ("seq", "prev_seq", "key", "sig", "station_version")
-    live = [{k: v for k, v in m.items() if k not in envelope} for m in messages
-            if m.get("reason") != "bad_signature" and "seq" in m]
-    again = [{k: v for k, v in orjson.loads(m).items() if k not in envelope}
-             for m in replay(exported)[2]]
-    again = [m for m in again if m["kind"] != "status"]  # those go to the status topic
-    assert again == live
+    assert_journal_replays_live(tmp_path / "journal.sqlite3", messages, "bad_signature")

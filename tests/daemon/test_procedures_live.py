@@ -24,8 +24,8 @@ from station.upstream.messages import iso_ts
 from station.upstream.schema import validate
 from station.upstream.signing import Signer
 from tests import webkit
-from tests.modes_replay import replay
-from tests.stationkit import STATION, first_by_key, write_key
+from tests.modes_replay import assert_journal_replays_live
+from tests.stationkit import first_by_key, write_key
 from tests.upstream.broker import Broker, Subscriber
 
 NOTE = "the lamp over the shoe went out"
@@ -206,15 +206,4 @@ def test_every_pause_code_from_every_source_and_the_shuffle_check(tmp_path: Path
     assert void["status"] == "void" and void["void_reason"] == "held by the dealer: misdeal"
     # The journal replayed with no clock gives every message again (the verifier's refusal,
     # journaled beside its event, is not the station's).
-    exported = tmp_path / "exported.jsonl"
-    done = subprocess.run([STATION, "journal", "export", str(tmp_path / "journal.sqlite3"),
-                           "--out", str(exported)], capture_output=True, text=True,
-                          timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    envelope = ("seq", "prev_seq", "key", "sig", "station_version")
-    live = [{k: v for k, v in m.items() if k not in envelope} for m in messages
-            if m.get("reason") != "malformed" and "seq" in m]
-    again = [{k: v for k, v in orjson.loads(m).items() if k not in envelope}
-             for m in replay(exported)[2]]
-    again = [m for m in again if m["kind"] != "status"]
-    assert again == live
+    assert_journal_replays_live(tmp_path / "journal.sqlite3", messages, "malformed")
