@@ -22,6 +22,7 @@ from station.web.view import (
     actions_for,
     build_view,
     notices_of,
+    procedure_actions,
     split_pause,
 )
 from station.web.words import action_zh, detail_zh, prompt_zh, without_timer_figures
@@ -69,7 +70,8 @@ def check_view(view: dict[str, Any], station: Station) -> None:
     assert view["round"]["banker"] == [c.code for c in d.banker]
     if d.shoe is not None and view["shoe"] is not None:
         assert view["shoe"]["drawn"] + view["shoe"]["left"] == 8 * 52
-    assert view["actions"] == actions_for(station.phase)
+    assert view["actions"] == actions_for(station.phase) + procedure_actions(
+        station.phase, view["paused"])
     zh = p["zh"]
     if not p["paused"]:
         # Every instruction the station gives outside a pause is translated whole.
