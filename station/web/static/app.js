@@ -197,6 +197,7 @@ function fitAll() {
   fit($("picker-message"), 2.6, 1.4);
   for (const b of document.querySelectorAll("#picker .reason")) fit(b, 3.6, 1.8);
   fit($("shuffle-packs"), 2.2, 1.2);
+  fit($("confirm-shuffle"), 2.6, 1.4);
   fit($("shuffle-message"), 2.2, 1.2);
   // Button labels: one line, whole, in their fixed boxes (a longer language shrinks them).
   for (const b of document.querySelectorAll("#controls button.cmd")) fit(b, 3.4, 1.8);
