@@ -47,10 +47,18 @@ def phase(base: str, name: str) -> dict[str, Any]:
     return webkit.wait_state(base, lambda s: s["phase"] == name, what=name)
 
 
+def page_not_paused(page: Any) -> None:
+    """Wait until the page has the station's view of the pause cleared: the dealer's keys
+    do nothing on a page still showing a pause."""
+    page.wait_for_function("() => state && !state.paused && state.actions.includes('pause')",
+                           timeout=30_000)
+
+
 def resume_on_the_page(page: Any, base: str, to: str = "between_rounds") -> None:
     page.fill("#pin", webkit.PIN)
     page.click("#resume")
     phase(base, to)
+    page_not_paused(page)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -105,7 +113,11 @@ def test_the_procedure_controls_on_a_live_table(tmp_path: Path, page: Any, lang:
             resume_on_the_page(page, base)
             # --- key P, then 1: card dropped; VOID from a dealer's pause ----------------------
             page.keyboard.press("p")
-            wait_text(page, "#picker-title", "(" if lang == "en" else "（")
+            page.wait_for_selector("#picker", state="visible")
+            page.keyboard.press("Escape")  # closed, nothing sent
+            page.wait_for_selector("#picker", state="hidden")
+            page.keyboard.press("p")
+            page.wait_for_selector("#picker", state="visible")
             page.keyboard.press("1")
             assert phase(base, "paused")["prompt"]["reason"] == "held by the dealer: card dropped"
             wait_text(page, "#pause-reason", w["dropped"])
@@ -113,6 +125,7 @@ def test_the_procedure_controls_on_a_live_table(tmp_path: Path, page: Any, lang:
             page.click("#void")
             page.click("#void")  # VOID asks first
             phase(base, "between_rounds")
+            page_not_paused(page)
             # --- the pedal held a second: the picker; 4: dispute -------------------------------
             page.keyboard.down("Enter")
             page.wait_for_selector("#picker", state="visible", timeout=15_000)
@@ -126,6 +139,7 @@ def test_the_procedure_controls_on_a_live_table(tmp_path: Path, page: Any, lang:
             # --- the pedal pressed short is the one dealer command, as before ---------------
             page.keyboard.press("Enter")
             phase(base, "betting_open")
+            page.wait_for_function("() => state.phase === 'betting_open'", timeout=30_000)
             # --- a pause while paused: refused, in the station's words ------------------------
             page.click("#controls button[data-action=pause]")
             assert webkit.command(base, "pause", reason="equipment", actor="bob")[0] == 200
