@@ -3,10 +3,11 @@
     .venv/bin/python scripts/screenshots.py
 
 A live table (its scanner a pty this script types into) with the web display, in English and
-in Chinese, photographed by Debian's Chromium at 1920x1080 and 1280x800 in four states:
-betting open, third card due, paused, offline; then the table modes (docs/modes.md): a squeeze
-table waiting for the player hand's reveal, and a VIP table on the station's countdown. Nothing
-is drawn by hand.
+in Chinese, photographed by Debian's Chromium at 1920x1080 and 1280x800: the supervisor's
+shuffle check with two packs scanned, betting open, third card due, paused, the dealer's
+reason picker and the dealer's own pause (the cut card out), offline; then the table modes
+(docs/modes.md): a squeeze table waiting for the player hand's reveal, and a VIP table on the
+station's countdown. Nothing is drawn by hand.
 """
 
 # ruff: noqa: T201 - a script that says what it wrote
@@ -55,6 +56,10 @@ def one_language(tmp: Path, lang: str, browser: Any) -> None:
     zh = lang == "zh"
     with PtyScanner(tmp / "scanner") as pty:
         config = webkit.live_config(tmp, pty.path, language=lang)
+        cfg = yaml.safe_load(config.read_text())
+        cfg["table"]["shuffle_check"] = "supervisor"
+        cfg["reader"].update(pack_prefix="PK-", cut_code="CUT")
+        config.write_text(yaml.safe_dump(cfg))
         proc = webkit.start(config)
         base = webkit.url_of(config)
         try:
@@ -65,6 +70,10 @@ def one_language(tmp: Path, lang: str, browser: Any) -> None:
                 pages.append(page)
             wait(base, "the scanner", lambda s: all(d["ok"] for d in s["devices"]))
             webkit.command(base, "new-shoe")
+            pty.send(["PK-A1", "PK-B2"])  # two packs' seals scanned during the check
+            shoot(pages, lang, "shuffle-check", "#shuffle-packs", "B2")
+            webkit.command(base, "confirm-shuffle", pin=webkit.PIN, actor="alice")
+            wait(base, "the confirmation", lambda s: s["phase"] == "burn_indicator")
             pty.send(["3H", "KD", "QD", "JD"])  # the burn: a 3 shown, 3 face down
             wait(base, "the burn", lambda s: s["phase"] == "between_rounds")
             for cards in ROUNDS:
@@ -82,6 +91,17 @@ def one_language(tmp: Path, lang: str, browser: Any) -> None:
             pty.send(["8H", "4H"])  # the round ends on 8H; 4H is not due
             shoot(pages, lang, "paused", "#pause-reason",
                   "不应派出" if zh else "was not due")
+            webkit.command(base, "resume", pin=webkit.PIN, actor="alice")
+            wait(base, "the resume", lambda s: s["phase"] == "between_rounds")
+            pty.send(["CUT"])  # the cut card out: its place in the header
+            wait(base, "the cut card", lambda s: s["shoe"]["cut_card_at"] is not None)
+            for page in pages:
+                page.click("#controls button[data-action=pause]")
+            shoot(pages, lang, "pause-picker", "#picker-title", "原因" if zh else "WHY")
+            pages[0].click("#picker .reason[data-code=card_dropped]")
+            for page in pages[1:]:
+                page.click("#picker-cancel")
+            shoot(pages, lang, "dealer-pause", "#pause-reason", "荷官暂停" if zh else "Held by")
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(10)
             shoot(pages, lang, "offline", "#offline h1", "离线" if zh else "OFFLINE")

@@ -504,6 +504,7 @@ class Dealing:
         # (for the last round's record and the shoe report) only where the table records its
         # procedures (``Procedures.on_records``): a standard table's outputs keep their bytes.
         at = shoe.drawn
+        shoe.cut_out_at = at
         if self.procedures.on_records:
             shoe.cut_card_at = at
         band = self.procedures.penetration

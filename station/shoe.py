@@ -26,6 +26,9 @@ class ShoeCounts:
     # Cards that had left the shoe when the cut card came out (station.procedures); None
     # while it is in.
     cut_card_at: int | None = None
+    # The same count on every table, for the dealer's page only (never on a record, so a
+    # standard table's outputs keep their bytes).
+    cut_out_at: int | None = None
 
     @property
     def size(self) -> int:

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from station import dealers
-from station.actions import COMMAND_TRIGGERS, SUPERVISOR_ACTIONS
+from station.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
 from station.cards import hand_total
 from station.machine import TRANSITIONS, Phase
 from station.outputs import Notice, Output, Prompt, Published
+from station.procedures import penetration
 from station.roads import Roads, Scoreboard
 from station.roads.svg import render_svg
 from station.station import Station
@@ -58,6 +59,14 @@ def actions_for(phase: Phase) -> list[str]:
     if phase is not Phase.PAUSED:
         found = [a for a in found if a not in SUPERVISOR_ACTIONS]
     return found
+
+
+def procedure_actions(phase: Phase, paused: bool) -> list[str]:
+    """The procedures' commands the station takes now (``station.procedures``): the dealer's
+    own pause in every phase but a pause, and the supervisor's confirmation of the shuffle
+    while it is checked."""
+    found = [CONFIRM_ACTION] if phase is Phase.SHUFFLE_CHECK else []
+    return [*found, PAUSE_ACTION] if not paused else found
 
 
 class ShoeHistory:
@@ -202,17 +211,21 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
     names = sorted({*around.devices, *lost})
     shown_p, shown_b = d.visible("player"), d.visible("banker")
     shown_notices = list(notices)[-LAST_NOTICES:]
+    paused = phase is Phase.PAUSED or prompt.paused
+    checking = phase is Phase.SHUFFLE_CHECK or (phase is Phase.PAUSED
+                                                and d.paused_from is Phase.SHUFFLE_CHECK)
+    cut_at = shoe.cut_out_at if shoe is not None else None
     view = {
         "v": VIEW_VERSION,
         "table": around.table,
         "language": around.language,
         "sound": around.sound,
         "phase": phase.value,
-        "paused": phase is Phase.PAUSED or prompt.paused,
+        "paused": paused,
         "paused_from": d.paused_from.value if phase is Phase.PAUSED and d.paused_from else None,
         "prompt": prompt_view(prompt, d.paused_from or phase if phase is Phase.PAUSED else phase,
                               around.language, lost),
-        "actions": mode_actions(station, actions_for(phase)),
+        "actions": mode_actions(station, actions_for(phase)) + procedure_actions(phase, paused),
         "round": {
             "no": d.round_no,
             # Face down (squeeze, VIP): only what is revealed, and how many wait; a total
@@ -232,7 +245,14 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
             "left": shoe.remaining,
             "cut_card_out": d.cut_seen,
             "last_round": d.last_round,
+            # Where the cut card was (cards out of the shoe when it came out) and the shoe's
+            # penetration, once it is out (docs/rules.md).
+            "cut_card_at": cut_at,
+            "penetration": None if cut_at is None else penetration(cut_at, shoe.decks),
         },
+        # The shuffle check (table.shuffle_check: supervisor) while it is due: the packs
+        # registered so far.
+        "shuffle_check": {"packs": list(d.check_packs)} if checking else None,
         "shoe_end": shoe_end(station) if phase is Phase.SHOE_CLOSED else None,
         "results": [_result(r) for r in history.records[-LAST_RESULTS:]],
         "roads_version": history.version,

@@ -184,7 +184,7 @@ _REASONS: list[_Rule] = [
     (re.compile(r"card not due: (?P<card>\S+) \((?P<why>.+)\)"), _not_due),
     (re.compile(r"(\S+) would be copy (\d+) in a (\d+)-deck shoe: foreign card or misread"),
      lambda m: f"{m[1]} 将是{m[3]}副牌中的第{m[2]}张：外来牌或读错"),
-    (re.compile(r"unreadable code (?P<code>.*) from (?P<source>.+?): not a card"
+    (re.compile(r"unreadable code (?P<code>.*) from (?P<source>[\w.-]+): not a card"
                 r"(?P<none> \(no card is due\))?"),
      lambda m: f"{m['source']} 读到无法识别的码 {m['code']}：不是牌"
      + ("（此时无牌应派）" if m["none"] else "")),
@@ -193,11 +193,11 @@ _REASONS: list[_Rule] = [
      lambda m: f"重复牌靴：{m[2]} 烧牌后的前{m[1]}张牌与"
      + (f"牌靴 {m[3]}" if m[3] else "之前的一靴牌（见日志）") + f"顺序相符（{m[4]}/{m[1]}）"),
     # On a face-down table the misread's bytes are not shown (docs/modes.md).
-    (re.compile(r"unreadable code from (?P<source>.+?): not a card"
+    (re.compile(r"unreadable code from (?P<source>[\w.-]+): not a card"
                 r"(?P<none> \(no card is due\))?"),
      lambda m: f"{m['source']} 读到无法识别的码：不是牌"
      + ("（此时无牌应派）" if m["none"] else "")),
-    (re.compile(r"(?P<source>.+?) lost \((?P<said>.*)\)"), _lost),
+    (re.compile(r"(?P<source>[\w.-]+) lost \((?P<said>.*)\)"), _lost),
     (re.compile(r"station restarted during the burn"), lambda m: "工作站在烧牌时重启"),
     (re.compile(r"station restarted mid-round"), lambda m: "工作站在牌局中途重启"),
     (re.compile(r"card from another pack: (?P<card>a card|\S+) of pack (?P<pack>.*) \(not "
@@ -214,7 +214,7 @@ _REASONS: list[_Rule] = [
      lambda m: f"工作站日志无法写入（{m[1]}）"),
     # Bounded pauses (station.pauses): the count of reasons not shown, a reader's flood.
     (re.compile(r"(\d+) more not shown"), lambda m: f"另有{m[1]}条未显示"),
-    (re.compile(r"(?P<source>.+?) sends noise: more than (\d+) bad codes within (\S+) s"),
+    (re.compile(r"(?P<source>[\w.-]+) sends noise: more than (\d+) bad codes within (\S+) s"),
      lambda m: f"{m['source']} 发送干扰信号：{m[3]}秒内超过{m[2]}个无效码"),
     # A squeeze or VIP table (station.machine): named without the card's value.
     (re.compile(r"card not due: a card was drawn before the cards dealt face down were "

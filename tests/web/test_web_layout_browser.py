@@ -43,7 +43,7 @@ TABLE = "BAC-07"
 DEALER = "D0042"
 # Who did what, as the notices name them: supervisors' and dealers' names are ids too.
 PEOPLE = ["alice", "ann", "sim", "test", "cam-2", "sim-shoe",
-          "A1"]  # the last: a pack id registered at a shuffle check (tests/web/test_web_words.py)
+          "A1", "B2"]  # the last: pack ids registered at a shuffle check
 ALL = os.environ.get("STATION_LAYOUT_ALL") == "1"
 
 # What the page measures about itself after each view (returned to Python).
@@ -89,7 +89,8 @@ MEASURE = """() => {
       '#bar > *, #line > *, #instruction, #detail, #countdown, #reveal-by, #pause-head, ' +
       '#pause-reason, #pause-todo, #pause-choice, .hand h2, .card, #controls > *, ' +
       '#panel button, #panel input, #panel label, #dealer-when, #vip .why, #vip-message, ' +
-      '#pause-message, #roads')].filter(shown);
+      '#pause-message, #roads, #picker-title, #picker .reason, #picker-foot > *, ' +
+      '#shuffle-packs, #shuffle-message')].filter(shown);
     for (const e of leaves) {
       const region = regions.find((r) => r.contains(e));
       if (region && !inside(box(e), box(region))) bad.push('out of its region: ' + name(e));
@@ -125,7 +126,7 @@ MEASURE = """() => {
 # Latin letters the Chinese page may show: card ranks (drawn with their suit symbol), the key
 # letters on the buttons, the table's and the dealer's ids, and device names not known to it.
 RANK = re.compile(r"(?:10|[2-9AJQK])[♠♥♦♣]")
-KEY = re.compile(r"\((?:[NOCRM])\)")
+KEY = re.compile(r"\((?:[NOCRMP])\)")
 
 
 def latin_left(text: str, ids: Iterable[str]) -> list[str]:
@@ -187,6 +188,29 @@ def mode_events() -> list[tuple[TableRules, list[InputEvent]]]:
             (lost.station.rules, lost.events), (restart.station.rules, restart.events)]
 
 
+def procedure_views(lang: str) -> list[dict[str, Any]]:
+    """The procedures' screens (issue 22), always taken: the shuffle check with two packs
+    registered, and a dealer's pause with the cut card out (its place in the header). Each is
+    marked ``picker``: measured again with the dealer's reason picker open where it is
+    offered."""
+    check = Table(shuffle_check="supervisor", pack_prefix="PK-")
+    check.cmd("sign_in", f"dealer:{DEALER} ann")
+    check.cmd("new_shoe")
+    check.cards("PK-A1", "PK-B2")
+    held = Table()  # a standard table: the page shows where the cut card was all the same
+    held.new_shoe()
+    held.round("2S", "3S", "4S", "5S")
+    held.cut()
+    cut_out = views_of(held.events, held.station.rules, lang)[-1]
+    held.send(Command("pause", "dealer (web 127.0.0.1)", held.tick(1.0), None, "card_dropped"))
+    views = [views_of(check.events, check.station.rules, lang)[-1], cut_out,
+             views_of(held.events, held.station.rules, lang)[-1]]
+    assert [v["phase"] for v in views] == ["shuffle_check", "between_rounds", "paused"]
+    assert views[0]["shuffle_check"]["packs"] == ["A1", "B2"]
+    assert views[1]["shoe"]["penetration"] is not None
+    return [{**v, "picker": True} for v in views]
+
+
 def states(lang: str) -> list[dict[str, Any]]:
     """Distinct states: each phase and prompt wording (digits aside), each pause reason."""
     runs = [(TableRules(decks=1), simulated_events()), *mode_events()]
@@ -207,10 +231,10 @@ def states(lang: str) -> list[dict[str, Any]]:
                                  for k, (en, zh) in ALERTS.items()]
             views.append(alerted)
             break
-    if ALL:
-        return views
-    return [v for i, v in enumerate(views)
-            if v["paused"] or v["mode"] != "standard" or i % 3 == 0]
+    if not ALL:
+        views = [v for i, v in enumerate(views)
+                 if v["paused"] or v["mode"] != "standard" or i % 3 == 0]
+    return views + procedure_views(lang)
 
 
 @pytest.fixture(scope="module")
@@ -259,6 +283,16 @@ def test_nothing_moves_overlaps_or_leaves_the_screen(page_on_a_table: Any, lang:
                     problems += [f"{where}: Latin {x}" for x in latin_left(
                         opened["text"], [TABLE, DEALER, *PEOPLE])]
                 page.evaluate("() => openVip(false)")
+            if view.get("picker") and "pause" in view["actions"]:  # the dealer's reasons
+                page.evaluate("() => openPicker(true)")
+                opened = page.evaluate(MEASURE)
+                problems += [f"{where} (reason picker open): {b}" for b in opened["bad"]]
+                if opened["buttons"] != got["buttons"]:
+                    problems.append(f"{where}: the buttons moved with the reason picker open")
+                if lang == "zh":
+                    problems += [f"{where}: Latin {x}" for x in latin_left(
+                        opened["text"], [TABLE, DEALER, *PEOPLE])]
+                page.evaluate("() => openPicker(false)")
             if buttons is None:
                 buttons = got["buttons"]
             elif got["buttons"] != buttons:

@@ -22,6 +22,7 @@ from station.web.view import (
     actions_for,
     build_view,
     notices_of,
+    procedure_actions,
     split_pause,
 )
 from station.web.words import action_zh, detail_zh, prompt_zh, without_timer_figures
@@ -69,7 +70,8 @@ def check_view(view: dict[str, Any], station: Station) -> None:
     assert view["round"]["banker"] == [c.code for c in d.banker]
     if d.shoe is not None and view["shoe"] is not None:
         assert view["shoe"]["drawn"] + view["shoe"]["left"] == 8 * 52
-    assert view["actions"] == actions_for(station.phase)
+    assert view["actions"] == actions_for(station.phase) + procedure_actions(
+        station.phase, view["paused"])
     zh = p["zh"]
     if not p["paused"]:
         # Every instruction the station gives outside a pause is translated whole.
@@ -196,3 +198,39 @@ def test_detail_words() -> None:
 def test_one_countdown_per_timer(said: str, live: str) -> None:
     """Beside a live countdown the page's instruction leaves the timer's own figure out."""
     assert without_timer_figures(said) == live
+
+
+def _view(t: Table) -> dict[str, Any]:
+    history = ShoeHistory()
+    history.add(t.outputs)
+    return build_view(t.station, t.station.prompt, history, [], AROUND)
+
+
+def test_the_procedures_in_the_view() -> None:
+    """HOLD is offered in every phase but a pause; CONFIRM SHUFFLE while the check is due,
+    with the packs registered so far; where the cut card was, on a standard table too,
+    though on none of its records (docs/display.md)."""
+    t = Table(shuffle_check="supervisor", pack_prefix="PK-")
+    assert _view(t)["actions"] == ["new_shoe", "pause"] and _view(t)["shuffle_check"] is None
+    t.cmd("new_shoe")
+    t.cards("PK-A1", "PK-B2")
+    view = _view(t)
+    assert view["actions"] == ["confirm_shuffle", "pause"]
+    assert view["shuffle_check"] == {"packs": ["A1", "B2"]}
+    t.card("AS")  # drawn before the confirmation: a pause, still in the check
+    view = _view(t)
+    assert view["actions"] == ["resume", "void"]
+    assert view["shuffle_check"] == {"packs": ["A1", "B2"]}
+    t.cmd("resume")
+    t.cmd("confirm_shuffle")
+    assert _view(t)["shuffle_check"] is None and "confirm_shuffle" not in _view(t)["actions"]
+    standard = Table()
+    standard.new_shoe()  # 2 burned
+    standard.round("2S", "3S", "4S", "5S")
+    assert _view(standard)["shoe"]["cut_card_at"] is None
+    standard.cut()
+    shoe = _view(standard)["shoe"]
+    assert (shoe["cut_card_at"], shoe["penetration"]) == (6, round(6 / 416, 4))
+    standard.round("6S", "7S", "8S", "9S")
+    records = [o.record for o in standard.outputs if hasattr(o, "record")]
+    assert records and not any("cut_card_at" in r for r in records)

@@ -12,6 +12,12 @@ const MAX_INSTRUCTION_VH = 8;
 const NOTICE_MS = 6000; // a station's notice stays this long in the message line
 const VOID_ARMED_MS = 5000; // VOID asks again; a second press within this voids
 const VIP_OPEN_MS = 60000; // the VIP requests close by themselves after this long unused
+const PICKER_OPEN_MS = 60000; // the pause's reason picker closes by itself after this long
+// A pedal held this long asks for the dealer's pause (its reason picker) instead of the one
+// dealer command a short press sends (docs/display.md, keys).
+const PEDAL_HOLD_MS = 1000;
+// The dealer's pause codes in the order the picker shows them, keys 1-6 (station.procedures).
+const PAUSE_CODES = ["card_dropped", "card_exposed", "misdeal", "dispute", "equipment", "other"];
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const LABELS = {
   en: {
@@ -51,6 +57,13 @@ const LABELS = {
     suitLetter: { S: "S", H: "H", D: "D", C: "C" },
     byTimer: (s) => `Betting runs on the station's countdown (${s} s)`,
     byUpstream: "The game server opens and closes betting",
+    pause: "HOLD / CALL SUPERVISOR (P)", pickTitle: "HOLD THE TABLE: WHY? (the supervisor is called)",
+    codes: { card_dropped: "CARD DROPPED", card_exposed: "CARD EXPOSED", misdeal: "MISDEAL",
+      dispute: "DISPUTE", equipment: "EQUIPMENT PROBLEM", other: "OTHER (write a note)" },
+    noteLabel: "Note (needed for OTHER)", needNote: "OTHER needs a note saying what happened",
+    cancel: "CANCEL",
+    confirm_shuffle: "CONFIRM SHUFFLE", packs: (list) => `packs: ${list}`,
+    noPacks: "no pack scanned", cutAt: (pct) => `cut card at ${pct}%`,
   },
   zh: {
     round: "局", shoe: "牌靴", lastRound: "最后一局",
@@ -86,6 +99,13 @@ const LABELS = {
     suitLetter: { S: "黑", H: "红", D: "方", C: "梅" },
     byTimer: (s) => `由工作站倒计时控制下注（${s} 秒）`,
     byUpstream: "由游戏服务器开始和停止下注",
+    pause: "暂停 / 呼叫主管 (P)", pickTitle: "暂停牌桌：原因？（将呼叫主管）",
+    codes: { card_dropped: "掉牌", card_exposed: "露牌", misdeal: "派错牌", dispute: "争议",
+      equipment: "设备故障", other: "其他（须填写说明）" },
+    noteLabel: "说明（选“其他”时必填）", needNote: "选择“其他”须填写说明",
+    cancel: "取消",
+    confirm_shuffle: "确认洗牌", packs: (list) => `牌包：${list}`, noPacks: "未扫描牌包",
+    cutAt: (pct) => `切牌位置 ${pct}%`,
   },
 };
 const DEVICE_ZH = { scanner: "读牌器", "sim-shoe": "读牌器", camera: "摄像头",
@@ -108,6 +128,9 @@ let lockedUntil = 0;
 let lockedWhere = null;
 let voidArmedUntil = 0;
 let vipOpenUntil = 0;
+let pickerOpenUntil = 0;
+let pedalTimer = null;
+let pedalLong = false;
 let muted = localStorage.getItem("station.muted") === "1";
 let audio = null;
 // The station's clock minus this page's (seconds): a countdown is counted on the station's
@@ -170,6 +193,12 @@ function fitAll() {
   fit($("betting-how"), 3, 1.6);
   fit($("pause-message"), 2.6, 1.4);
   fit($("vip-message"), 2.2, 1.2);
+  fit($("picker-title"), 4, 2);
+  fit($("picker-message"), 2.6, 1.4);
+  for (const b of document.querySelectorAll("#picker .reason")) fit(b, 3.6, 1.8);
+  fit($("shuffle-packs"), 2.2, 1.2);
+  fit($("confirm-shuffle"), 2.6, 1.4);
+  fit($("shuffle-message"), 2.2, 1.2);
   // Button labels: one line, whole, in their fixed boxes (a longer language shrinks them).
   for (const b of document.querySelectorAll("#controls button.cmd")) fit(b, 3.4, 1.8);
   for (const b of document.querySelectorAll("#vip .vipcmd")) fit(b, 2.2, 1.2);
@@ -391,6 +420,7 @@ function tick() {
   }
   if (voidArmedUntil && Date.now() > voidArmedUntil) disarmVoid();
   if (vipOpenUntil && Date.now() > vipOpenUntil) openVip(false);
+  if (pickerOpenUntil && Date.now() > pickerOpenUntil) openPicker(false);
 }
 setInterval(tick, 100);
 
@@ -404,6 +434,33 @@ function openVip(on) {
   $("vip-toggle").textContent = on ? t("vipClose") : t("vipOpen");
   if (!on) $("vip-pin").value = "";
   fitAll();
+}
+
+// The dealer's own pause (seed 000): PAUSE, key P or a long press of the pedal opens the
+// reason picker over the instruction band; a reason posts the pause, the station answers.
+// It stays open until a reason is chosen, CANCEL, or a minute passes: a pause the station
+// raised meanwhile makes the dealer's refused, with the station's words.
+function openPicker(on) {
+  pickerOpenUntil = on ? Date.now() + PICKER_OPEN_MS : 0;
+  $("picker").hidden = !on;
+  document.body.classList.toggle("picking", on);
+  $("picker-message").textContent = "";
+  if (!on) $("picker-note").value = "";
+  fitAll();
+}
+
+function choosePause(code) {
+  const note = $("picker-note").value.trim();
+  if (code === "other" && !note) {  // refused here: the station would refuse it too
+    setText($("picker-message"), t("needNote"));
+    fit($("picker-message"), 2.6, 1.4);
+    $("picker-note").focus();
+    return;
+  }
+  const body = { actor: "dealer", reason: code };
+  if (note) body.note = note;
+  openPicker(false);
+  send("pause", body, "message");
 }
 
 function disarmVoid() {
@@ -440,6 +497,7 @@ function render(s) {
   }
   const p = s.prompt;
   const zh = lang === "zh" && p.zh ? p.zh : null;
+  document.body.classList.toggle("checking", !!s.shuffle_check && !s.paused);
   $("table-id").textContent = s.table;
   // One countdown per timer: while one counts, the instruction without its fixed figure.
   const said = p.live || (zh ? zh : p);
@@ -467,6 +525,10 @@ function render(s) {
   const ended = s.shoe_end ? t("shoeEnd")[s.shoe_end] : "";
   $("last-round").textContent = ended || t("lastRound");
   $("last-round").hidden = !ended && !(shoe && shoe.last_round);
+  // Where the cut card was, once it is out: the shoe's penetration.
+  const pen = shoe && shoe.penetration != null ? Math.round(100 * shoe.penetration) : null;
+  $("cut-at").hidden = pen === null;
+  $("cut-at").textContent = pen === null ? "" : t("cutAt")(pen);
   renderHands(s);
   renderDealer(s.dealer);
   renderModes(s);
@@ -475,8 +537,9 @@ function render(s) {
   for (const b of document.querySelectorAll("#controls button.cmd")) {
     const allowed = s.actions.includes(b.dataset.action);
     b.disabled = !allowed;
-    b.classList.toggle("ready", allowed);
+    b.classList.toggle("ready", allowed && b.dataset.action !== "pause");
   }
+  renderShuffle(s);
   const last = s.results.length ? s.results[s.results.length - 1] : null;
   $("last-result").textContent = !last ? "" : last.status === "void" ? t("voided")(last.round)
     : t("result")(last.round, last.player_total, last.banker_total, t("heads")[last.winner],
@@ -502,6 +565,21 @@ function render(s) {
   $("supervisor").hidden = !paused;
   tick();
   fitAll();
+}
+
+// The shuffle check (table.shuffle_check: supervisor): the supervisor's PIN and CONFIRM
+// SHUFFLE in the panel, with the packs registered so far.
+function renderShuffle(s) {
+  const check = s.shuffle_check;
+  const on = !!check && !s.paused;
+  if (!on && !$("shuffle").hidden) {
+    $("shuffle-pin").value = "";
+    $("shuffle-message").textContent = "";
+  }
+  $("shuffle").hidden = !on;
+  $("confirm-shuffle").disabled = !s.actions.includes("confirm_shuffle");
+  const packs = check ? check.packs : [];
+  $("shuffle-packs").textContent = packs.length ? t("packs")(packs.join(", ")) : t("noPacks");
 }
 
 // The roads, drawn by the station to this panel's size and in the page's language: again
@@ -663,6 +741,14 @@ function labels() {
   for (const b of document.querySelectorAll("#vip button.vipcmd")) b.textContent = t(b.dataset.action);
   $("vip-pin-label").textContent = t("vipPin");
   $("vip-toggle").textContent = vipOpenUntil ? t("vipClose") : t("vipOpen");
+  $("shuffle-pin-label").textContent = t("pin");
+  $("picker-title").textContent = t("pickTitle");
+  PAUSE_CODES.forEach((code, i) => {
+    document.querySelector(`#picker .reason[data-code=${code}]`).textContent =
+      `${i + 1} ${t("codes")[code]}`;
+  });
+  $("picker-note-label").textContent = t("noteLabel");
+  $("picker-cancel").textContent = t("cancel");
   $("mute").setAttribute("aria-pressed", String(muted));
 }
 
@@ -707,8 +793,24 @@ async function send(action, body, where) {
 }
 
 for (const b of document.querySelectorAll("#controls button.cmd")) {
-  b.addEventListener("click", () => send(b.dataset.action, { actor: "dealer" }, "message"));
+  if (b.dataset.action === "pause") b.addEventListener("click", () => openPicker(true));
+  else b.addEventListener("click", () => send(b.dataset.action, { actor: "dealer" }, "message"));
 }
+for (const b of document.querySelectorAll("#picker .reason")) {
+  b.addEventListener("click", () => choosePause(b.dataset.code));
+}
+$("picker-cancel").addEventListener("click", () => openPicker(false));
+$("picker-note").addEventListener("keydown", (ev) => {
+  if (ev.key === "Escape") openPicker(false);
+  else if (ev.key === "Enter") { ev.preventDefault(); choosePause("other"); }
+});
+$("shuffle").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const pin = $("shuffle-pin").value;
+  if (!pin) { $("shuffle-message").textContent = t("needPin"); return; }
+  $("shuffle-pin").value = "";
+  send("confirm_shuffle", { actor: "supervisor", pin }, "shuffle-message");
+});
 
 $("dealer").addEventListener("submit", async (ev) => {
   ev.preventDefault();
@@ -761,22 +863,56 @@ $("mute").addEventListener("click", () => {
   fitBar();
 });
 
-// Keys for a USB keypad or a foot pedal: N, O, C, and Enter or Space for the one dealer
-// action the station takes now. Never while typing a PIN or offline; while paused only M.
+// Keys for a USB keypad or a foot pedal: N, O, C, R, P, and Enter or Space for the one dealer
+// action the station takes now (sent when the key is let go; held a second, the pedal asks
+// for the dealer's pause instead). Never while typing a PIN or offline; while paused only M.
+// With the reason picker open: 1-6 choose a reason, Escape closes it.
+function dealerKeys(ev) {
+  return !(ev.target instanceof HTMLInputElement) && state && !offline;
+}
+const PEDAL = (key) => key === "enter" || key === " ";
+
 document.addEventListener("keydown", (ev) => {
-  if (ev.target instanceof HTMLInputElement || !state || offline) return;
+  if (!dealerKeys(ev)) return;
   const key = ev.key.toLowerCase();
   if (key === "m") { $("mute").click(); return; }
   if (state.paused) return;
-  let action = KEYS[key];
-  if (!action && (key === "enter" || key === " ")) {
-    const dealer = state.actions.filter((a) => a in DEALER_ACTIONS);
-    if (dealer.length === 1) action = dealer[0];
+  if (pickerOpenUntil) {
+    const n = Number(key);
+    if (Number.isInteger(n) && n >= 1 && n <= PAUSE_CODES.length) choosePause(PAUSE_CODES[n - 1]);
+    else if (key === "escape") openPicker(false);
+    if (PEDAL(key)) ev.preventDefault();
+    return;
   }
+  if (key === "p") {
+    if (state.actions.includes("pause")) openPicker(true);
+    return;
+  }
+  if (PEDAL(key)) {
+    ev.preventDefault();  // never a click on the button that has the focus
+    if (ev.repeat || pedalTimer !== null) return;
+    pedalLong = false;
+    pedalTimer = setTimeout(() => {
+      pedalLong = true;
+      if (state && !state.paused && !offline && state.actions.includes("pause")) openPicker(true);
+    }, PEDAL_HOLD_MS);
+    return;
+  }
+  const action = KEYS[key];
   if (action) {
     ev.preventDefault();
     send(action, { actor: "dealer (key)" }, "message");
   }
+});
+document.addEventListener("keyup", (ev) => {
+  const key = ev.key.toLowerCase();
+  if (!PEDAL(key) || pedalTimer === null) return;
+  clearTimeout(pedalTimer);
+  pedalTimer = null;
+  if (pedalLong || !dealerKeys(ev) || state.paused || pickerOpenUntil) return;
+  ev.preventDefault();
+  const dealer = state.actions.filter((a) => a in DEALER_ACTIONS);
+  if (dealer.length === 1) send(dealer[0], { actor: "dealer (key)" }, "message");
 });
 
 labels();
