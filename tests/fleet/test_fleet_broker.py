@@ -1,0 +1,84 @@
+"""``station fleet`` against a real Mosquitto: three tables, each its own process and key,
+publish signed messages the pit can verify with DIR/keys/<table>.pub; one killed with
+kill -9 is reported and the others go on; SIGINT stops them all."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections import Counter
+from pathlib import Path
+
+from station.upstream.signing import load_public_key, verify
+from tests.fleet.fleetkit import Fleet, fleet_config, gone
+from tests.upstream.broker import Broker, Subscriber, wait_until
+
+
+def _events(sub: Subscriber) -> list[dict[str, object]]:
+    return [json.loads(m.payload) for m in sub.snapshot() if m.topic.endswith("/events")]
+
+
+def test_fleet_publishes_signed_survives_a_kill_and_stops_on_sigint(
+        tmp_path: Path, broker: Broker) -> None:
+    config = fleet_config(tmp_path / "conf", broker.port)
+    directory = tmp_path / "fleet"
+    sub = Subscriber(broker.port, "baccarat/+/+", client_id="fleet-test")
+    fleet = Fleet(config, 3, directory)
+    try:
+        pids = fleet.started(3)
+        tables = sorted(pids)
+        assert tables == ["t-01", "t-02", "t-03"]
+        for table, pid in pids.items():
+            assert f"table {table} pid {pid} journal {directory / table}" in "\n".join(
+                fleet.snapshot())
+
+        def each_table_sent(n: int) -> bool:
+            count = Counter(str(m["table"]) for m in _events(sub))
+            return all(count[t] >= n for t in tables)
+        wait_until(lambda: each_table_sent(5), 90, "5 events from each table", 0.1)
+
+        # Every message verifies with its own table's key, from DIR/keys, and no other's.
+        keys = {t: load_public_key(directory / "keys" / f"{t}.pub") for t in tables}
+        for m in sub.snapshot():
+            message = json.loads(m.payload)
+            table = str(message["table"])
+            assert m.topic.startswith(f"baccarat/{table}/")
+            verify(message, keys[table])
+        first = _events(sub)[0]
+        other = next(t for t in tables if t != first["table"])
+        try:
+            verify(first, keys[other])
+        except Exception:  # noqa: BLE001 - any refusal is the point
+            pass
+        else:
+            raise AssertionError("a table's message verified with another table's key")
+
+        # kill -9 of one table: reported, not restarted, and the others go on.
+        victim = "t-02"
+        os.kill(pids[victim], signal.SIGKILL)
+        wait_until(lambda: any(f"table {victim} pid {pids[victim]} ended by itself "
+                               "(killed by SIGKILL); not restarted" in x
+                               for x in fleet.snapshot()), 30, "the kill reported", 0.05)
+        wait_until(lambda: gone(pids[victim]), 30, "the killed table reaped")
+        after_kill = Counter(str(m["table"]) for m in _events(sub))
+        wait_until(lambda: all(Counter(str(m["table"]) for m in _events(sub))[t]
+                               >= after_kill[t] + 5 for t in ("t-01", "t-03")),
+                   90, "the other tables still publishing", 0.1)
+        assert fleet.proc.poll() is None, "the fleet ended with one table killed"
+        # Not restarted: its one start line is all there is of a start.
+        assert sum(1 for x in fleet.snapshot() if x.startswith(f"fleet: table {victim} ")
+                   and " journal " in x) == 1
+
+        # SIGINT: every table stops cleanly, the fleet exits 0, no process left.
+        code = fleet.stop(signal.SIGINT)
+        out = fleet.snapshot()
+        assert code == 0, out
+        for table in ("t-01", "t-03"):
+            assert f"fleet: table {table} pid {pids[table]} stopped (exit code 0)" in out
+        assert out[-1] == "fleet: all 3 table(s) stopped"
+        wait_until(lambda: all(gone(p) for p in pids.values()), 10, "every table's pid gone")
+    finally:
+        fleet.close()
+        sub.close()
+
