@@ -3,13 +3,14 @@ and what a member's config is made of (``station.fleet.plan``)."""
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import pytest
 
 from station.cli import main
-from station.config import parse_config
-from station.fleet.plan import TABLES_MAX, derive, plan
+from station.config import load_config, parse_config
+from station.fleet.plan import TABLES_MAX, derive, plan, write
 from station.limits import SEED_MAX
 from tests.conftest import REPO
 from tests.fleet.fleetkit import fleet_config
@@ -136,3 +137,20 @@ def test_derive_keeps_off_what_the_config_turned_off(tmp_path: Path) -> None:
     assert data["results"]["announcements_path"] is None
     assert data["recording"]["dir"] is None
     assert raw["table"] == {"id": "a"}  # CONFIG's own data is not changed
+
+
+def test_a_second_start_in_the_same_dir_keeps_each_tables_key(tmp_path: Path) -> None:
+    """The pit trusts DIR/keys/<table>.pub: a fleet started again must sign with the same
+    keys, written as `station keygen` writes them (private 0600)."""
+    config = fleet_config(tmp_path / "conf", 1883)
+    directory = tmp_path / "fleet"
+    write(plan(config, 2, directory))
+    first = {p.name: p.read_bytes() for p in (directory / "keys").iterdir()}
+    assert sorted(first) == ["t-01.pub", "t-02.pub"]
+    member = directory / "t-01"
+    assert stat.S_IMODE((member / "signing-key.pem").stat().st_mode) == 0o600
+    assert (member / "signing-key.pub.pem").read_bytes() == first["t-01.pub"]
+    assert load_config(member / "station.yaml").rules.table == "t-01"
+    write(plan(config, 2, directory))
+    assert {p.name: p.read_bytes() for p in (directory / "keys").iterdir()} == first
+    assert first["t-01.pub"] != first["t-02.pub"]
