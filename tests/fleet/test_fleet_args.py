@@ -154,3 +154,27 @@ def test_a_second_start_in_the_same_dir_keeps_each_tables_key(tmp_path: Path) ->
     write(plan(config, 2, directory))
     assert {p.name: p.read_bytes() for p in (directory / "keys").iterdir()} == first
     assert first["t-01.pub"] != first["t-02.pub"]
+
+
+def test_the_shipped_fleet_config_plans_a_fleet(tmp_path: Path) -> None:
+    """config/fleet.yaml, as docs/fleet.md runs it: a valid plan, broker on 127.0.0.1."""
+    fleet = plan(REPO / "config" / "fleet.yaml", 3, tmp_path / "fleet")
+    assert [m.table for m in fleet.members] == ["sim-01", "sim-02", "sim-03"]
+    up = fleet.members[0].data["upstream"]
+    assert (up["type"], up["host"], up["port"]) == ("mqtt", "127.0.0.1", 1883)
+    assert fleet.members[0].data["table"]["paytable"] == str(
+        REPO / "config" / "paytables" / "seed000.yaml")
+
+
+def test_a_tables_key_that_cannot_be_used_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = fleet_config(tmp_path / "conf", 1883)
+    directory = tmp_path / "fleet"
+    (directory / "t-02").mkdir(parents=True)
+    key = directory / "t-02" / "signing-key.pem"
+    key.write_text("not a key\n")
+    key.chmod(0o600)
+    _refused(["fleet", "-c", str(config), "--tables", "2", "--dir", str(directory)], capsys,
+             str(key), "not a PEM private key")
+    assert sorted(p.name for p in directory.iterdir()) == ["t-02"]
+    assert key.read_text() == "not a key\n"
