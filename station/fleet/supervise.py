@@ -121,9 +121,13 @@ def _start(member: Member) -> Child:
 
 
 def _end_with_parent(parent: int) -> Callable[[], None]:
-    """In the child before exec: SIGTERM when the fleet dies, even by kill -9, so a killed
-    fleet leaves no table publishing (Linux; elsewhere nothing)."""
+    """In the child before exec: SIGINT and SIGTERM blocked until `station run` has its
+    handlers; SIGTERM when the fleet dies, even by kill -9, so a killed fleet leaves no
+    table publishing (Linux; elsewhere nothing)."""
     def arm() -> None:
+        # A stop that comes while the table is starting waits for its handlers (station run
+        # unblocks these once they are set), so it stops cleanly, never half-started.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
         if os.getppid() != parent:  # the fleet died before the line above

@@ -82,3 +82,41 @@ def test_fleet_publishes_signed_survives_a_kill_and_stops_on_sigint(
         fleet.close()
         sub.close()
 
+
+
+def test_tables_that_all_end_by_themselves_end_the_fleet_with_0(
+        tmp_path: Path, broker: Broker) -> None:
+    """A table that has played `simulation.shoes` stops with 0; the fleet reports each and
+    exits 0 once none is left."""
+    config = fleet_config(tmp_path / "conf", broker.port)
+    text = config.read_text().replace("table: {id: t,", "table: {id: t, decks: 1,")
+    text = text.replace("reader: {type: simulated}", "reader: {type: simulated, dedupe_ms: 0}")
+    text = text.replace("card_s: 0.2", "card_s: 0.01").replace("supervisor: resume",
+                                                              "supervisor: resume\n  shoes: 1")
+    config.write_text(text)
+    fleet = Fleet(config, 2, tmp_path / "fleet")
+    try:
+        pids = fleet.started(2)
+        assert fleet.proc.wait(120) == 0, fleet.snapshot()
+        out = fleet.snapshot()
+        for table, pid in pids.items():
+            assert (f"fleet: table {table} pid {pid} ended by itself (exit code 0); not "
+                    "restarted; its log: ") in "\n".join(out)
+        assert out[-1] == "fleet: every table ended by itself; 0 of 2 with an error"
+    finally:
+        fleet.close()
+
+
+def test_sigterm_stops_every_table(tmp_path: Path, broker: Broker) -> None:
+    config = fleet_config(tmp_path / "conf", broker.port)
+    fleet = Fleet(config, 2, tmp_path / "fleet")
+    try:
+        pids = fleet.started(2)
+        assert fleet.stop(signal.SIGTERM) == 0, fleet.snapshot()
+        out = fleet.snapshot()
+        assert "fleet: SIGTERM: stopping 2 table(s)" in out
+        for table, pid in pids.items():
+            assert f"fleet: table {table} pid {pid} stopped (exit code 0)" in out
+        wait_until(lambda: all(gone(p) for p in pids.values()), 10, "every table's pid gone")
+    finally:
+        fleet.close()
