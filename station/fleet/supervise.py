@@ -109,11 +109,19 @@ def _watch(children: list[Child], asked: list[int], wake: threading.Event,
     return 1 if failed else 0
 
 
+# What systemd gives a service is the fleet's, not its tables': a table telling systemd
+# READY=1 with its own MAINPID would make systemd take it for the fleet.
+_SERVICE_ONLY: Final = ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS",
+                        "LISTEN_PID", "LISTEN_FDNAMES")
+
+
 def _start(member: Member) -> Child:
+    env = {k: v for k, v in os.environ.items() if k not in _SERVICE_ONLY}
     with open(member.log, "ab") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "station.cli", "run", "-c", str(member.config)],
-            cwd=member.folder, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            cwd=member.folder, env=env, stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT,
             # The fleet runs no thread of its own, so preexec_fn is safe here.
             start_new_session=True,
             preexec_fn=_end_with_parent(os.getpid()))  # noqa: PLW1509

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -39,13 +40,15 @@ def fleet_config(folder: Path, port: int, **extra: str) -> Path:
 class Fleet:
     """``station fleet`` as a process; ``lines`` are its stdout lines so far."""
 
-    def __init__(self, config: Path, tables: int, directory: Path) -> None:
+    def __init__(self, config: Path, tables: int, directory: Path,
+                 env: dict[str, str] | None = None) -> None:
         self.lines: list[str] = []
         self._lock = threading.Lock()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "station.cli", "fleet", "-c", str(config), "--tables",
              str(tables), "--dir", str(directory)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=None if env is None else {**os.environ, **env})
         self._reader = threading.Thread(target=self._read, name="fleet-stdout", daemon=True)
         self._reader.start()
 

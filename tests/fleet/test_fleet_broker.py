@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from station.upstream.signing import load_public_key, verify
 from tests.fleet.fleetkit import Fleet, fleet_config, gone
@@ -108,6 +111,8 @@ def test_tables_that_all_end_by_themselves_end_the_fleet_with_0(
 
 
 def test_sigterm_stops_every_table(tmp_path: Path, broker: Broker) -> None:
+    """Sent as soon as the tables are started: each still starting waits for its handlers
+    and stops cleanly (exit 0), never killed half-started."""
     config = fleet_config(tmp_path / "conf", broker.port)
     fleet = Fleet(config, 2, tmp_path / "fleet")
     try:
@@ -120,3 +125,27 @@ def test_sigterm_stops_every_table(tmp_path: Path, broker: Broker) -> None:
         wait_until(lambda: all(gone(p) for p in pids.values()), 10, "every table's pid gone")
     finally:
         fleet.close()
+
+
+def test_the_tables_never_speak_to_the_fleets_service_manager(
+        tmp_path: Path, broker: Broker) -> None:
+    """The fleet run as a systemd service: a table's READY=1 (with its own MAINPID) would
+    make systemd take the table for the fleet, so the tables do not get NOTIFY_SOCKET."""
+    config = fleet_config(tmp_path / "conf", broker.port)
+    notify = tmp_path / "notify"
+    manager = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    manager.bind(str(notify))
+    manager.setblocking(False)
+    fleet = Fleet(config, 2, tmp_path / "fleet", env={"NOTIFY_SOCKET": str(notify)})
+    try:
+        pids = fleet.started(2)
+        logs = [tmp_path / "fleet" / table / "station.log" for table in pids]
+        # Each loop is running: past the point where a table would say READY=1.
+        wait_until(lambda: all("INFO station.table:" in log.read_text() for log in logs), 60,
+                   "every table dealing")
+        assert fleet.stop(signal.SIGINT) == 0, fleet.snapshot()
+        with pytest.raises(BlockingIOError):
+            manager.recv(4096)
+    finally:
+        fleet.close()
+        manager.close()
