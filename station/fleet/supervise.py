@@ -51,16 +51,24 @@ def supervise(fleet: Plan, out: TextIO = sys.stdout) -> int:
                                                      (signal.SIGTERM, on_stop),
                                                      (signal.SIGCHLD, on_child))}
     children: list[Child] = []
+    unstarted = False
     try:
         for member in fleet.members:
             if asked:
                 break  # stopped while starting: start no more
-            children.append(_start(member))
+            try:
+                children.append(_start(member))
+            except OSError as exc:  # no process left to fork, no memory: stop the rest
+                _say(out, f"fleet: table {member.table} could not be started "
+                          f"({exc.strerror or exc}); stopping the fleet")
+                asked.append(signal.SIGTERM)
+                unstarted = True
+                break
             _say(out, f"fleet: table {member.table} pid {children[-1].proc.pid} journal "
                       f"{member.journal}")
         _say(out, f"fleet: {len(children)} table(s) running from {fleet.source}; public keys "
                   f"in {fleet.keys_dir}; each table's log in its folder; Ctrl-C stops them all")
-        return _watch(children, asked, wake, out)
+        return max(_watch(children, asked, wake, out), 1 if unstarted else 0)
     finally:
         for child in children:  # only after an error of our own: never leave one behind
             if child.proc.poll() is None:

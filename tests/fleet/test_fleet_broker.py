@@ -4,8 +4,10 @@ kill -9 is reported and the others go on; SIGINT stops them all."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import shutil
 import signal
 import socket
 from collections import Counter
@@ -13,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from station.fleet.plan import plan, write
+from station.fleet.supervise import supervise
 from station.upstream.signing import load_public_key, verify
 from tests.fleet.fleetkit import Fleet, fleet_config, gone
 from tests.upstream.broker import Broker, Subscriber, wait_until
@@ -149,3 +153,20 @@ def test_the_tables_never_speak_to_the_fleets_service_manager(
     finally:
         fleet.close()
         manager.close()
+
+
+def test_a_table_that_cannot_be_started_stops_the_fleet(tmp_path: Path, broker: Broker) -> None:
+    """A start that fails (here its folder gone; on a full machine, no process to fork):
+    reported, the tables started are stopped cleanly, and the fleet exits 1."""
+    config = fleet_config(tmp_path / "conf", broker.port)
+    fleet = plan(config, 2, tmp_path / "fleet")
+    write(fleet)
+    shutil.rmtree(tmp_path / "fleet" / "t-02")
+    out = io.StringIO()
+    assert supervise(fleet, out) == 1
+    lines = out.getvalue().splitlines()
+    assert any(x.startswith("fleet: table t-02 could not be started (No such file or "
+                            "directory); stopping the fleet") for x in lines), lines
+    assert any(x.startswith("fleet: table t-01 pid ") and x.endswith(" stopped (exit code 0)")
+               for x in lines), lines
+    assert lines[-1] == "fleet: all 1 table(s) stopped"
