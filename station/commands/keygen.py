@@ -8,9 +8,12 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from station.errors import StationError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 
 def register(subparsers: Any) -> None:
@@ -42,13 +45,24 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
     os.chmod(path, mode)  # whatever the umask took away or let through
 
 
-def run(args: argparse.Namespace) -> int:
-    # Imported here, so only this command pays for loading cryptography at start.
+def write_pair(private: Path, public: Path) -> Ed25519PrivateKey:
+    """A new key, written as ``private`` (PKCS#8, 0600) and ``public`` (0644), neither of
+    which may exist yet; raises OSError. `station fleet` makes its tables' keys with it."""
+    # Imported here, so only the commands that make keys pay for loading cryptography.
     from cryptography.hazmat.primitives.asymmetric.ed25519 import (  # noqa: PLC0415
         Ed25519PrivateKey,
     )
 
-    from station.upstream.signing import private_pem, public_pem, public_raw_b64  # noqa: PLC0415
+    from station.upstream.signing import private_pem, public_pem  # noqa: PLC0415
+
+    key = Ed25519PrivateKey.generate()
+    _write_new(private, private_pem(key), 0o600)
+    _write_new(public, public_pem(key.public_key()), 0o644)
+    return key
+
+
+def run(args: argparse.Namespace) -> int:
+    from station.upstream.signing import public_raw_b64  # noqa: PLC0415
 
     directory: Path = args.dir
     name: str = args.name
@@ -62,9 +76,7 @@ def run(args: argparse.Namespace) -> int:
                                "DIR or --name, or remove it if it was never used")
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        key = Ed25519PrivateKey.generate()
-        _write_new(private, private_pem(key), 0o600)
-        _write_new(public, public_pem(key.public_key()), 0o644)
+        key = write_pair(private, public)
     except OSError as exc:
         raise StationError(f"keygen {directory}: {exc.strerror or exc}") from None
     private, public = Path(os.path.abspath(private)), Path(os.path.abspath(public))

@@ -120,3 +120,7 @@ def install_stop_handlers(daemon: Daemon, service: Service,
 
     signal.signal(signal.SIGINT, handler)
     signal.signal(signal.SIGTERM, handler)
+    # `station fleet` starts its tables with these blocked, so a stop sent while a table is
+    # still starting waits here for the handlers instead of killing it half-started; a
+    # blocked signal is delivered now. Anywhere else nothing is blocked and this does nothing.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})

@@ -52,6 +52,9 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "bench_integrity.py": (("--shoes", "1", "--repeat", "1", "--compares", "10"),
                            ("integrity per card read", "compare with 100 kept",
                             "the station's path with 100 kept")),
+    # A fleet of simulated stations (issue 23): two tables, two seconds.
+    "bench_fleet.py": (("--tables", "2", "--seconds", "2", "--fast"),
+                       ("every table heard after", "per table: RSS", "stop: SIGINT to exit 0")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 
@@ -62,7 +65,7 @@ def test_every_benchmark_script_is_covered() -> None:
 
 @pytest.mark.parametrize("script", PRESENT)
 def test_a_benchmark_runs_in_its_smallest_mode(script: str, tmp_path: Path) -> None:
-    if script == "bench_upstream.py" and not Path(MOSQUITTO).exists():
+    if script in ("bench_upstream.py", "bench_fleet.py") and not Path(MOSQUITTO).exists():
         pytest.fail("mosquitto is not installed: run scripts/setup --test (as root)")
     args, expected = SMALLEST[script]
     res = subprocess.run(

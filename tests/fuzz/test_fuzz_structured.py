@@ -21,6 +21,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from station.fleet.plan import TABLES_MAX
 from tests.fuzz import harness
 from tests.fuzz.harness import REPO, SHORT_SHOE, Case
 
@@ -229,9 +230,20 @@ def _simulate(rng: random.Random, pool: dict[str, list[str]]) -> list[str]:
     return argv
 
 
+def _fleet(rng: random.Random, pool: dict[str, list[str]]) -> list[str]:
+    """Only counts a fleet refuses: a valid one would start tables that run until stopped."""
+    counts = ["0", "-1", "-0", "x", "", "1.5", str(TABLES_MAX + 1), "99999999999999999999"]
+    argv = ["fleet"]
+    for name, values in (("-c", pool["configs"]), ("--tables", counts),
+                         ("--dir", pool["outs"])):
+        if rng.random() < 0.9:
+            argv += [name, rng.choice(values)]
+    return argv if "--tables" in argv else [*argv, "--tables", rng.choice(counts)]
+
+
 def _command(rng: random.Random, pool: dict[str, list[str]]) -> list[str]:
     cmd = rng.choice(["simulate", "replay", "roads", "analyze", "run", "monitor", "journal",
-                      "keygen", "junk"])
+                      "keygen", "fleet", "junk"])
     if cmd == "journal":
         verb = rng.choice(["verify", "export", "nonsense"])
         argv = ["journal", verb, rng.choice([*pool["recordings"], *pool["files"],
@@ -242,6 +254,8 @@ def _command(rng: random.Random, pool: dict[str, list[str]]) -> list[str]:
     if cmd == "keygen":
         argv = ["keygen", rng.choice(pool["words"] + pool["outs"])]
         return argv + (["--name", rng.choice(pool["words"])] if rng.random() < 0.3 else [])
+    if cmd == "fleet":
+        return _fleet(rng, pool)
     if cmd == "simulate":
         return _simulate(rng, pool)
     if cmd == "replay":
@@ -286,6 +300,20 @@ def test_fuzzed_command_lines(batch: int) -> None:
         shutil.copy(SHORT_SHOE, SHOE_COPY)  # a case may have written over it (exit 0)
         case = Case(argv, None, [Path(a) for a in argv if a.endswith("argv.out")], allowed)
         found = harness.check(case)
+        if found:
+            failures.append(f"{argv!r}: {found}")
+    assert not failures, "\n\n".join(failures[:5]) + f"\n({len(failures)} failing)"
+
+
+def test_fuzzed_fleet_command_lines() -> None:
+    """`station fleet` with every kind of bad option: exit 2 naming it, never a start."""
+    rng = random.Random(f"{SEED}:fleet")
+    pool = _argv_pool()
+    failures = []
+    for _ in range(30):
+        argv = _fleet(rng, pool)
+        found = harness.check(Case(argv, None, [Path(a) for a in argv if a.endswith("argv.out")],
+                                   (2,)))
         if found:
             failures.append(f"{argv!r}: {found}")
     assert not failures, "\n\n".join(failures[:5]) + f"\n({len(failures)} failing)"
