@@ -41,9 +41,13 @@ def line(finding: Finding) -> str | None:
 
 
 def describe(m: Mapping[str, Any]) -> str:
-    head = f"{m['table']} #{m['seq']}" if "seq" in m else str(m["table"])
+    head = f"{m.get('table')} #{m['seq']}" if "seq" in m else str(m.get("table"))
     rnd = f"round {m['round']}: " if m.get("round") is not None else ""
-    return f"{head} {rnd}{_what(m)}"
+    try:
+        return f"{head} {rnd}{_what(m)}"
+    except (KeyError, TypeError, ValueError, AttributeError):
+        # Only a message the schemas were not there to refuse: say what it claims to be.
+        return f"{head} {rnd}{m.get('kind')} (fields not as the contract says)"
 
 
 def _what(m: Mapping[str, Any]) -> str:

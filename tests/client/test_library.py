@@ -237,3 +237,16 @@ def test_nothing_fed_in_ever_raises(payload: bytes, topic: str) -> None:
         if isinstance(message, dict) and message.get("table") == TABLE:
             floor.feed(topic, signed)
             floor.flush()
+
+
+@settings(max_examples=200, deadline=None)
+@given(message=st.dictionaries(
+    st.sampled_from(["kind", "seq", "round", "shoe", "hand", "cards", "status", "winner",
+                     "reason", "dealer", "alert", "phase", "penetration", "anomalies"]),
+    st.one_of(st.none(), st.integers(), st.text(max_size=4), st.lists(st.integers(), max_size=2),
+              st.sampled_from(["round", "card", "reveal", "status", "shoe_report", "alert"])),
+    max_size=8))
+def test_words_never_raise_on_what_no_schema_checked(message: dict[str, Any]) -> None:
+    from station.client.words import describe  # noqa: PLC0415
+
+    assert describe({"table": TABLE} | message).startswith(TABLE)
