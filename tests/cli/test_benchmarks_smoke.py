@@ -52,6 +52,8 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "bench_integrity.py": (("--shoes", "1", "--repeat", "1", "--compares", "10"),
                            ("integrity per card read", "compare with 100 kept",
                             "the station's path with 100 kept")),
+    # The client library (issue 23): Floor.feed per message, with and without the schemas.
+    "bench_client.py": (("--runs", "1", "--shoes", "1"), ("schemas on", "schemas off")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 
