@@ -178,3 +178,23 @@ def test_bad_arguments_exit_2_saying_what_is_wrong(
                           capture_output=True, text=True, timeout=60, cwd=tmp_path, check=False)
     assert done.returncode == 2, done
     assert says in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_watch_takes_the_broker_and_table_from_a_station_config(
+        tmp_path: Path, broker: Broker, key_pair: tuple[Path, Path, Ed25519PrivateKey],
+        publisher: Subscriber) -> None:
+    private, public, key = key_pair
+    upstream = {"type": "mqtt", "host": "127.0.0.1", "port": broker.port, "prefix": "floor/a",
+                "signing_key_file": str(private)}
+    config = table_config(tmp_path, seed=1, upstream=upstream)
+    watch = Watch("-c", str(config), "--key", str(public), "--strict")
+    try:
+        watch.subscribed()
+        assert any(f"floor/a/{TABLE}/events" in e for e in watch.err), watch.err
+        publisher.client.publish(f"floor/a/{TABLE}/events", card(Signer(key), 1, None), qos=1)
+        wait_for(lambda: len(watch.out) >= 1, 30, "the line")
+        watch.proc.send_signal(signal.SIGTERM)
+        assert watch.wait() == 0, watch.err
+    finally:
+        watch.kill()
+    assert watch.out == [f"{TABLE} #1 round 1: player card 1: 9H"]
