@@ -111,8 +111,16 @@ class Floor:
 
     def __init__(self, keys: Mapping[str, Ed25519PublicKey], *,
                  validate: Validator | None = None, window: int = 0) -> None:
+        self._validate, self._window = validate, window
         self.tables = {t: TableStream(t, k, validate=validate, window=window)
                        for t, k in keys.items()}
+
+    def add(self, table: str, key: Ed25519PublicKey) -> None:
+        """Trust a table from now on (a key added while running); a table already known
+        keeps its stream and state."""
+        if table not in self.tables:
+            self.tables[table] = TableStream(table, key, validate=self._validate,
+                                             window=self._window)
 
     def feed(self, topic: str, payload: bytes) -> list[Finding]:
         """Findings of one payload as it came off ``topic`` (``<prefix>/<table>/events`` or

@@ -250,3 +250,11 @@ def test_words_never_raise_on_what_no_schema_checked(message: dict[str, Any]) ->
     from station.client.words import describe  # noqa: PLC0415
 
     assert describe({"table": TABLE} | message).startswith(TABLE)
+
+
+def test_a_table_added_later_is_trusted_from_then_on(stream: Stream) -> None:
+    floor = Floor({}, validate=schema_validator())
+    p = stream.payloads[0]
+    assert isinstance(floor.feed(stream.topic(p), p)[0], UnknownTable)
+    floor.add(TABLE, load_keys(stream.keys_dir)[TABLE])
+    assert isinstance(floor.feed(stream.topic(p), p)[0], Applied)
