@@ -146,11 +146,20 @@ def _subscribe(settings: Any, table: str, topics: list[str],
         print(f"station watch: watching {', '.join(topics)} on {where}; Ctrl-C stops",
               file=sys.stderr, flush=True)
 
+    failed = threading.Event()
+
+    def on_connect_fail(client: paho.Client, userdata: Any) -> None:
+        if not failed.is_set():  # said once, not at every retry
+            failed.set()
+            print(f"station watch: cannot reach {where}; retrying", file=sys.stderr,
+                  flush=True)
+
     def on_message(client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
         inbox.put((message.topic, bytes(message.payload)))
 
     client.on_connect = on_connect
     client.on_subscribe = on_subscribe
+    client.on_connect_fail = on_connect_fail
     client.on_message = on_message
     client.connect_async(settings.host, settings.effective_port, keepalive=30)
     client.loop_start()
