@@ -7,7 +7,8 @@ callable taking the parsed ``argparse.Namespace`` and returning the exit code.
 from __future__ import annotations
 
 COMMANDS: tuple[str, ...] = ("run", "simulate", "replay", "roads", "analyze", "journal", "keygen",
-                             "monitor", "install_service", "check_config", "pin", "ctl", "fleet")
+                             "monitor", "install_service", "check_config", "pin", "ctl", "fleet",
+                             "watch")
 
 # Each command's one-line help, for ``station --help``: the station lists its commands
 # without importing their modules (and what they import), so it starts fast. The modules'
@@ -27,4 +28,5 @@ SUMMARIES: dict[str, str] = {
     "pin": "set or remove a supervisor's PIN for the web display",
     "ctl": "control a running station through its web display's API",
     "fleet": "run N simulated stations publishing to one broker, for the pit",
+    "watch": "print a table's verified upstream stream in plain words",
 }

@@ -55,6 +55,8 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # A fleet of simulated stations (issue 23): two tables, two seconds.
     "bench_fleet.py": (("--tables", "2", "--seconds", "2", "--fast"),
                        ("every table heard after", "per table: RSS", "stop: SIGINT to exit 0")),
+    # The client library (issue 23): Floor.feed per message, with and without the schemas.
+    "bench_client.py": (("--runs", "1", "--shoes", "1"), ("schemas on", "schemas off")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 

@@ -50,6 +50,8 @@ DOCUMENTED_PURE = (
     "station.journal.chain", "station.upstream.observe", "station.upstream.messages",
     "station.upstream.canonical", "station.web.view", "station.web.words",
     "station.web.hosts", "station.web.modeview",
+    "station.client.findings", "station.client.order", "station.client.state",
+    "station.client.words",
 )
 PURE_PACKAGES = ("station.bets", "station.analysis", "station.roads")
 
