@@ -34,7 +34,8 @@ Validator = Callable[[dict[str, Any]], None]  # raises ValueError naming the pro
 
 def schema_validator() -> Validator | None:
     """``station.upstream.schema.validate`` when the ``jsonschema`` package is there (a
-    dev dependency of the station), else None: the signature and order are still checked."""
+    dependency of the station since the client; a consumer that copies only this package may
+    lack it), else None: the signature and order are still checked."""
     try:
         import jsonschema  # noqa: F401, PLC0415 - only to know whether it is there
     except ImportError:
