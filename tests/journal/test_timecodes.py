@@ -187,12 +187,13 @@ def test_face_down_values_appear_only_once_revealed(squeeze: Path, tmp_path: Pat
     for cue in cues:
         seq = int(str(cue.ident)[4:])
         for line in cue.lines:
-            m = re.match(r"R(\d+) P: (.*?) \| B: (.*?)( = | \(|$)", line)
-            if not m:
+            hands = re.match(r"R(\d+) P: (.*?) \| B: (.*?)( = | \(|$)", line)
+            if not hands:
                 continue
-            for hand, part in (("player", m.group(2)), ("banker", m.group(3))):
+            n_round = int(hands.group(1))
+            for hand, part in (("player", hands.group(2)), ("banker", hands.group(3))):
                 shown = [c for c in part.split() if GLYPH.match(c)]
-                opened = sum(n for s, n in reveals.get((int(m.group(1)), hand), []) if s <= seq)
+                opened = sum(n for s, n in reveals.get((n_round, hand), []) if s <= seq)
                 assert len(shown) <= opened, f"a face-down value before its reveal: {line}"
                 seen_down += part.count("(down)")
                 seen_open += len(shown)
