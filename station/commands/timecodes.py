@@ -24,6 +24,9 @@ def run_timecodes(args: argparse.Namespace) -> int:
         raise JournalError("--out writes the recording; --vtt and --srt write timecodes: "
                            "give one or the other")
     outs = [p for p in (args.vtt, args.srt) if p is not None]
+    for option, path in (("--vtt", args.vtt), ("--srt", args.srt)):
+        if path is not None and str(path) == "-":
+            raise JournalError(f"{option} -: a track goes to a file, not stdout; name a file")
     if len(outs) == 2 and outs[0].resolve() == outs[1].resolve():
         raise JournalError(f"{args.vtt}: named by both --vtt and --srt; give each its own file")
     base = None if args.video_start is None else _video_start(args.video_start)

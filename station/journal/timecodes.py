@@ -57,8 +57,12 @@ def published(seq: int, wall_ts: float, rows: Iterable[tuple[str, bytes]]) -> Pu
     for topic, payload in rows:
         if topic != "events":
             continue
-        message = json.loads(payload)
-        if isinstance(message, dict) and message.get("kind") in SHOWN:
+        try:
+            message = json.loads(payload)
+        except ValueError:  # not what the station writes; the chain vouches only for bytes
+            continue
+        if isinstance(message, dict) and isinstance(message.get("kind"), str) \
+                and message["kind"] in SHOWN:
             shown.append(message)
     return Published(seq, wall_ts, tuple(shown))
 
@@ -130,6 +134,16 @@ def _text(m: dict[str, Any], table: _Table) -> str | None:
     return None
 
 
+def _shown(m: dict[str, Any], table: _Table, seq: int, notes: list[str]) -> str | None:
+    try:
+        return _text(m, table)
+    except (TypeError, ValueError, AttributeError):
+        # A message the station would not write (a field of the wrong type): left out, said.
+        notes.append(f"record {seq}: a {m['kind']} message with fields of the wrong type "
+                     "left out")
+        return None
+
+
 def _round(m: dict[str, Any]) -> str:
     n = m.get("round")
     if m.get("status") == "void":
@@ -169,7 +183,7 @@ def build(records: Iterable[Published], *, shoe: str | None = None,
             elif names or not inside:
                 inside = False
                 continue
-        texts = [(m["kind"], _text(m, table)) for m in rec.messages]
+        texts = [(m["kind"], _shown(m, table, rec.seq, notes)) for m in rec.messages]
         ended = any(kind == "round" for kind, _ in texts)
         # The card that ended the round: the round's line shows the same cards, and more.
         lines = [t for kind, t in texts if t and not (ended and kind == "card")]
@@ -179,7 +193,7 @@ def build(records: Iterable[Published], *, shoe: str | None = None,
         if lines:
             rows.append((round(rec.wall_ts * 1000), rec.seq, lines))
     if not rows:
-        return Track([], 0, notes, shoes)
+        return Track([], 0 if base_s is None else round(base_s * 1000), notes, shoes)
     if base_s is None:
         first = datetime.fromtimestamp(rows[0][0] / 1000, UTC)
         base_ms = int(first.replace(hour=0, minute=0, second=0, microsecond=0).timestamp()) * 1000
