@@ -17,9 +17,10 @@ import pytest
 import yaml
 
 from station.cli import main
-from station.journal import verify_journal
+from station.journal import Journal, verify_journal
 from station.journal.export import records
 from tests.conftest import REPO
+from tests.journal.journalkit import RULES, T0, event
 from tests.stationkit import finish, start, table_config, write_key
 
 VTT_TIME = r"(\d{2,}):([0-5]\d):([0-5]\d)\.(\d{3})"
@@ -275,3 +276,25 @@ def test_a_damaged_journal_exits_1_and_writes_nothing(standard: Path, tmp_path: 
     assert export(REPO / "README.md", "--vtt", str(vtt)) == 2
     assert "not a journal" in capsys.readouterr().err
     assert not vtt.exists()
+
+
+def test_messages_the_station_would_not_write_are_left_out_with_a_note(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "odd.sqlite3"
+    odd = [b'{"kind":"card","round":1,"hand":"player","position":"x","card":"AS"}',
+           b'{"kind":"reveal","round":1,"hand":"player","cards":[7]}', b"not json", b"[1]",
+           b'{"kind":["pause"]}', b'{"kind":"pause","reason":"a --> b <i>&"}']
+    with Journal.create(path, RULES, None, "test") as journal:
+        for i, payload in enumerate(odd):
+            journal.append(event(i), T0 + i, 1000.0 + i, [("events", payload)])
+    out, srt = tmp_path / "o.vtt", tmp_path / "o.srt"
+    assert export(path, "--vtt", str(out)) == 0
+    err = capsys.readouterr().err
+    assert "record 1: a card message with fields of the wrong type left out" in err
+    assert "record 2: a reveal message" in err
+    cues = read_vtt(out.read_text(encoding="utf-8"))
+    assert [c.lines for c in cues] == [("PAUSED: a -> b <i>&",)]
+    # SubRip cannot count past 99 hours: refused, nothing written.
+    assert export(path, "--srt", str(srt), "--video-start", "2025-12-01T00:00:00Z") == 2
+    assert "more than 99 hours after the track's start" in capsys.readouterr().err
+    assert not srt.exists()
