@@ -118,17 +118,8 @@ def write_output(journal: Path, out: Path, force: bool, what: str, *,
     failure never leaves a partial file. Never the journal or its own files; an existing
     ``out`` only with ``force``. Raises ``JournalError`` naming ``option``."""
     from station.journal import JournalError  # noqa: PLC0415
-    from station.journal.files import companions  # noqa: PLC0415
 
-    own = {journal.resolve(), *(p.resolve() for p in companions(journal))}
-    if out.resolve() in own or _same_file(out, journal):
-        raise JournalError(f"{out}: refusing to write over the journal or its own files; "
-                           f"choose another {option}")
-    if out.exists() and not force:
-        raise JournalError(f"{out}: exists; choose another {option}, or add --force to "
-                           "replace it")
-    if out.is_dir():
-        raise JournalError(f"{out}: is a directory; name a file with {option}")
+    check_output(journal, out, force, option)
     # Written beside the target, then renamed over it: a failure never leaves a partial file.
     tmp = out.with_name(f".{out.name}.partial-{os.getpid()}")
     try:
@@ -144,6 +135,23 @@ def write_output(journal: Path, out: Path, force: bool, what: str, *,
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+
+
+def check_output(journal: Path, out: Path, force: bool, option: str) -> None:
+    """Raise ``JournalError`` if ``out`` may not be written: the journal or its own files,
+    an existing file without ``force``, a directory."""
+    from station.journal import JournalError  # noqa: PLC0415
+    from station.journal.files import companions  # noqa: PLC0415
+
+    own = {journal.resolve(), *(p.resolve() for p in companions(journal))}
+    if out.resolve() in own or _same_file(out, journal):
+        raise JournalError(f"{out}: refusing to write over the journal or its own files; "
+                           f"choose another {option}")
+    if out.exists() and not force:
+        raise JournalError(f"{out}: exists; choose another {option}, or add --force to "
+                           "replace it")
+    if out.is_dir():
+        raise JournalError(f"{out}: is a directory; name a file with {option}")
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO
 
-from station.commands.journal import EXIT_CORRUPT, write_output
+from station.commands.journal import EXIT_CORRUPT, check_output, write_output
 from station.journal import JournalCorrupt, JournalError, verify_journal
 from station.journal.export import records
 from station.journal.timecodes import Track, build, published, srt, vtt
@@ -43,7 +43,11 @@ def run_timecodes(args: argparse.Namespace) -> int:
         raise JournalError(f"--shoe {args.shoe!r}: no such shoe in {journal}; "
                            f"{_known(track.shoes)}")
     title = f"{report.header.session} {journal.name}"
-    srt_lines = None if args.srt is None else _srt(track)  # refused before anything is written
+    # Every refusal comes before the first file is written: never one file of the two.
+    srt_lines = None if args.srt is None else _srt(track)
+    for option, path in (("--vtt", args.vtt), ("--srt", args.srt)):
+        if path is not None:
+            check_output(journal, path, args.force, option)
     if args.vtt is not None:
         write_output(journal, args.vtt, args.force, "the WebVTT track",
                      write=lambda f: _lines(f, vtt(track, title)), option="--vtt")

@@ -298,3 +298,12 @@ def test_messages_the_station_would_not_write_are_left_out_with_a_note(
     assert export(path, "--srt", str(srt), "--video-start", "2025-12-01T00:00:00Z") == 2
     assert "more than 99 hours after the track's start" in capsys.readouterr().err
     assert not srt.exists()
+
+
+def test_a_refused_srt_leaves_the_vtt_unwritten(standard: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    vtt, srt = tmp_path / "t.vtt", tmp_path / "t.srt"
+    srt.write_text("mine\n")
+    assert export(standard, "--vtt", str(vtt), "--srt", str(srt)) == 2
+    assert f"{srt}: exists" in capsys.readouterr().err
+    assert not vtt.exists() and srt.read_text() == "mine\n"
