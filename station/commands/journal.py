@@ -1,4 +1,5 @@
-"""``station journal verify|export PATH``: check a journal, or write it out as a recording.
+"""``station journal verify|export PATH``: check a journal, or write it out as a recording (or,
+with ``--vtt``/``--srt``, as video timecodes: ``station.commands.timecodes``).
 
 Exit codes: 0 intact (export: written); 1 the journal fails verification (the message names
 the first bad record or page; nothing is written); 2 not a journal, unreadable, or bad usage.
@@ -35,9 +36,10 @@ def register(sub: Any) -> None:
     v.add_argument("journal", type=Path, metavar="PATH", help="the journal file")
     v.set_defaults(func=run_verify)
     e = actions.add_parser(
-        "export", help="write the journal in the JSON Lines recording format",
+        "export", help="write the journal as a recording, or as video timecodes",
         description="Verify the journal, then write it as a recording (header line, then one "
-        "event per line) that `station replay` reads. Nothing is written if verification "
+        "event per line) that `station replay` reads, or with --vtt/--srt as a subtitle track "
+        "of its published messages for the table's video. Nothing is written if verification "
         "fails. An existing FILE is replaced only with --force; the journal and its own files "
         "never are.",
     )

@@ -307,3 +307,24 @@ def test_a_refused_srt_leaves_the_vtt_unwritten(standard: Path, tmp_path: Path,
     assert export(standard, "--vtt", str(vtt), "--srt", str(srt)) == 2
     assert f"{srt}: exists" in capsys.readouterr().err
     assert not vtt.exists() and srt.read_text() == "mine\n"
+
+
+def test_a_clock_set_back_keeps_the_track_in_order_and_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "back.sqlite3"
+    # Wall times as journaled: two in one millisecond, then the clock set back 2 s.
+    walls = [T0 + 10.0, T0 + 10.0002, T0 + 12.0, T0 + 10.5, T0 + 20.0]
+    with Journal.create(path, RULES, None, "test") as journal:
+        for i, wall in enumerate(walls):
+            pause = {"kind": "pause", "reason": f"reason {i}", "shoe": None, "round": None}
+            journal.append(event(i), wall, 1000.0 + i, [("events", orjson.dumps(pause))])
+    out = tmp_path / "o.vtt"
+    assert export(path, "--vtt", str(out)) == 0
+    assert ("record 4: its wall clock time is 1.500 s before the previous record's"
+            in capsys.readouterr().err)
+    cues = read_vtt(out.read_text(encoding="utf-8"))
+    day = 10_000  # T0 is midnight UTC: a cue's time is the journal's, from midnight
+    assert [(c.ident, c.start, c.end, c.lines) for c in cues] == [
+        ("seq 1", day, day + 2000, ("PAUSED: reason 0", "PAUSED: reason 1")),
+        ("seq 3", day + 2000, day + 7000, ("PAUSED: reason 2", "PAUSED: reason 3")),
+        ("seq 5", day + 10_000, day + 15_000, ("PAUSED: reason 4",))]
