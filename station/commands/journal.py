@@ -1,4 +1,5 @@
-"""``station journal verify|export PATH``: check a journal, or write it out as a recording.
+"""``station journal verify|export PATH``: check a journal, or write it out as a recording (or,
+with ``--vtt``/``--srt``, as video timecodes: ``station.commands.timecodes``).
 
 Exit codes: 0 intact (export: written); 1 the journal fails verification (the message names
 the first bad record or page; nothing is written); 2 not a journal, unreadable, or bad usage.
@@ -10,13 +11,15 @@ import argparse
 import contextlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from station.journal.verify import Report
 
 EXIT_CORRUPT = 1
+T = TypeVar("T")
 
 
 def register(sub: Any) -> None:
@@ -33,15 +36,27 @@ def register(sub: Any) -> None:
     v.add_argument("journal", type=Path, metavar="PATH", help="the journal file")
     v.set_defaults(func=run_verify)
     e = actions.add_parser(
-        "export", help="write the journal in the JSON Lines recording format",
+        "export", help="write the journal as a recording, or as video timecodes",
         description="Verify the journal, then write it as a recording (header line, then one "
-        "event per line) that `station replay` reads. Nothing is written if verification "
+        "event per line) that `station replay` reads, or with --vtt/--srt as a subtitle track "
+        "of its published messages for the table's video. Nothing is written if verification "
         "fails. An existing FILE is replaced only with --force; the journal and its own files "
         "never are.",
     )
     e.add_argument("journal", type=Path, metavar="PATH", help="the journal file")
-    e.add_argument("--out", default="-", metavar="FILE",
+    e.add_argument("--out", default=None, metavar="FILE",
                    help="where to write the recording; - (the default) for stdout")
+    e.add_argument("--vtt", type=Path, metavar="FILE",
+                   help="write video timecodes instead: a WebVTT track of the published "
+                   "messages, each cue at its journal record's wall time")
+    e.add_argument("--srt", type=Path, metavar="FILE",
+                   help="the same track in SubRip (.srt); may go with --vtt")
+    e.add_argument("--shoe", metavar="ID",
+                   help="with --vtt/--srt: only this shoe (its id, as in the messages)")
+    e.add_argument("--video-start", metavar="TIME",
+                   help="with --vtt/--srt: the UTC time the video starts, ISO 8601 "
+                   "(2026-01-01T14:00:00Z), as 00:00:00.000; default: midnight UTC of the "
+                   "first cue's day, so cue times are the UTC time of day")
     e.add_argument("--force", action="store_true", help="replace FILE if it exists")
     e.set_defaults(func=run_export)
 
@@ -69,6 +84,15 @@ def run_export(args: argparse.Namespace) -> int:
     if not journal.name:
         raise JournalError(f"{str(journal)!r}: names a folder, not a journal file; give the "
                            "journal's file name")
+    if args.vtt is not None or args.srt is not None:
+        from station.commands.timecodes import run_timecodes  # noqa: PLC0415
+
+        return run_timecodes(args)
+    for option in ("shoe", "video_start"):
+        if getattr(args, option) is not None:
+            raise JournalError(f"--{option.replace('_', '-')} goes with --vtt or --srt; add "
+                               "one of them")
+    args.out = "-" if args.out is None else args.out
     try:
         if args.out == "-":
             report = export_journal(journal, sys.stdout)
@@ -84,32 +108,52 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _export_to_file(journal: Path, out: Path, force: bool) -> Report:
-    from station.journal import JournalError, export_journal  # noqa: PLC0415
+    from station.journal import export_journal  # noqa: PLC0415
+
+    return write_output(journal, out, force, "the recording",
+                        write=lambda f: export_journal(journal, f), option="--out")
+
+
+def write_output(journal: Path, out: Path, force: bool, what: str, *,
+                 write: Callable[[IO[str]], T], option: str) -> T:
+    """Run ``write`` on a file beside ``out`` and rename it over ``out`` once complete: a
+    failure never leaves a partial file. Never the journal or its own files; an existing
+    ``out`` only with ``force``. Raises ``JournalError`` naming ``option``."""
+    from station.journal import JournalError  # noqa: PLC0415
+
+    check_output(journal, out, force, option)
+    # Written beside the target, then renamed over it: a failure never leaves a partial file.
+    tmp = out.with_name(f".{out.name}.partial-{os.getpid()}")
+    try:
+        with tmp.open("x", encoding="utf-8") as f:
+            result = write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, out)
+        return result
+    except OSError as exc:
+        raise JournalError(f"{out}: cannot write {what} ({exc.strerror or exc}); check "
+                           "the directory exists, is writable and has space") from exc
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def check_output(journal: Path, out: Path, force: bool, option: str) -> None:
+    """Raise ``JournalError`` if ``out`` may not be written: the journal or its own files,
+    an existing file without ``force``, a directory."""
+    from station.journal import JournalError  # noqa: PLC0415
     from station.journal.files import companions  # noqa: PLC0415
 
     own = {journal.resolve(), *(p.resolve() for p in companions(journal))}
     if out.resolve() in own or _same_file(out, journal):
         raise JournalError(f"{out}: refusing to write over the journal or its own files; "
-                           "choose another --out")
+                           f"choose another {option}")
     if out.exists() and not force:
-        raise JournalError(f"{out}: exists; choose another --out, or add --force to replace it")
+        raise JournalError(f"{out}: exists; choose another {option}, or add --force to "
+                           "replace it")
     if out.is_dir():
-        raise JournalError(f"{out}: is a directory; name a file with --out")
-    # Written beside the target, then renamed over it: a failure never leaves a partial file.
-    tmp = out.with_name(f".{out.name}.partial-{os.getpid()}")
-    try:
-        with tmp.open("x", encoding="utf-8") as f:
-            report = export_journal(journal, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, out)
-        return report
-    except OSError as exc:
-        raise JournalError(f"{out}: cannot write the recording ({exc.strerror or exc}); check "
-                           "the directory exists, is writable and has space") from exc
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+        raise JournalError(f"{out}: is a directory; name a file with {option}")
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -10,7 +10,7 @@ from typing import IO
 from drivers.events import InputEvent
 from station.journal.files import SQLITE_MAGIC
 from station.journal.schema import connect
-from station.journal.verify import READ_ERRORS, Report, sqlite_failure, verify_journal, walk
+from station.journal.verify import READ_ERRORS, Record, Report, sqlite_failure, verify_journal, walk
 from station.recording import Recorder, Recording
 
 
@@ -44,6 +44,13 @@ def export_journal(path: Path, out: IO[str]) -> Report:
 
 
 def _events(report: Report) -> Iterator[InputEvent]:
+    for record in records(report):
+        yield record.event
+
+
+def records(report: Report) -> Iterator[Record]:
+    """The verified journal's records, each checked against the chain again as it is read
+    (the file could change between verification and here)."""
     path = report.path
     try:
         conn = connect(path, readonly=True)
@@ -52,10 +59,9 @@ def _events(report: Report) -> Iterator[InputEvent]:
     where = "reading record 1"
     try:
         conn.execute("BEGIN")
-        # Checked again while read: the file could change between verification and here.
         for record in walk(path, conn, report.journal_id):
             where = f"reading the record after {record.seq}"
-            yield record.event
+            yield record
     except READ_ERRORS as exc:
         raise sqlite_failure(path, exc, where) from exc
     finally:

@@ -36,6 +36,8 @@ class Record:
     mono_ts: float  # time.monotonic() when journaled
     event: InputEvent
     hash: bytes  # H(seq)
+    # The outbox rows written with it, (topic, payload), as checked against its digest.
+    messages: tuple[tuple[str, bytes], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +207,7 @@ def walk(path: Path, conn: sqlite3.Connection, journal_id: bytes,
             event = decode_event(body)
         except ValueError as exc:
             raise bad(f"not an event ({exc})") from None
-        yield Record(seq, wall, mono, event, stored)
+        yield Record(seq, wall, mono, event, stored, tuple(messages))
         prev, expected = stored, expected + 1
     if row is not None:
         raise JournalCorrupt(f"{path}: outbox row {row[0]} (for record {row[1]}) follows the "

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from station.fleet.plan import TABLES_MAX
 from tests.fuzz import harness
 from tests.fuzz.harness import REPO, SHORT_SHOE, Case
+from tests.journal.journalkit import make_journal
 
 CASES = int(os.environ.get("FUZZ_CASES", "560"))
 SEED = int(os.environ.get("FUZZ_SEED", "0"))
@@ -206,9 +207,18 @@ def _argv_pool() -> dict[str, list[str]]:
         "recordings": [str(rec), *paths],
         "paytables": [str(REPO / "config" / "paytables" / "seed000.yaml"), *paths],
         "configs": [str(REPO / "config" / "station.yaml"), *paths],
+        "journals": [str(_journal())],
+        "times": ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00", "2026-13-01T00:00:00Z",
+                  "x", "", "2025-12-31T23:00:00+01:00", "9999-12-31T23:59:59Z"],
         "words": ["no_commission", "tie_9_to_1", "x", "", "none", "resume", "void", "BPT",
                   "BPTX", "s", "-", "--", "--nope", "\x00"],
     }
+
+
+def _journal() -> Path:
+    """A real journal (whose messages are not the station's: a reader must cope)."""
+    path = _WORK / "journal.sqlite3"
+    return path if path.exists() else make_journal(path)
 
 
 def _simulate(rng: random.Random, pool: dict[str, list[str]]) -> list[str]:
@@ -246,10 +256,15 @@ def _command(rng: random.Random, pool: dict[str, list[str]]) -> list[str]:
                       "keygen", "fleet", "junk"])
     if cmd == "journal":
         verb = rng.choice(["verify", "export", "nonsense"])
-        argv = ["journal", verb, rng.choice([*pool["recordings"], *pool["files"],
-                                             *pool["words"]])]
-        if verb == "export" and rng.random() < 0.5:
-            argv += ["--out", rng.choice(pool["outs"])]
+        argv = ["journal", verb, rng.choice([*pool["journals"], *pool["recordings"],
+                                             *pool["files"], *pool["words"]])]
+        if verb == "export":
+            # The recording (--out) or the video timecodes (--vtt, --srt and their options),
+            # each sometimes, so that mixes and options out of place are tried too.
+            for name, values in (("--out", "outs"), ("--vtt", "outs"), ("--srt", "outs"),
+                                 ("--shoe", "words"), ("--video-start", "times")):
+                if rng.random() < (0.5 if name in ("--out", "--vtt") else 0.3):
+                    argv += [name, rng.choice(pool[values])]
         return argv + (["--force"] if rng.random() < 0.2 else [])
     if cmd == "keygen":
         argv = ["keygen", rng.choice(pool["words"] + pool["outs"])]
