@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO
 
-from station.commands.journal import EXIT_CORRUPT, check_output, write_output
+from station.commands.journalout import EXIT_CORRUPT, check_output, write_output
 from station.journal import JournalCorrupt, JournalError, verify_journal
 from station.journal.export import records
 from station.journal.timecodes import Track, build, published, srt, vtt
