@@ -77,4 +77,17 @@ class TimerExpired:
     ts: float
 
 
-InputEvent = CardRead | CutCardSeen | DeviceLost | DeviceRestored | Command | TimerExpired
+@dataclass(frozen=True, slots=True)
+class ClockAlert:
+    """The station's clock check found the system clock unsynchronised
+    (``clock_unsynchronised``) or the wall clock jumped against the monotonic clock
+    (``clock_jump``); ``detail`` says what it saw. Posted by the daemon and journaled like
+    any input, so a replay raises the same alert with no clock."""
+
+    alert: str
+    detail: str
+    ts: float
+
+
+InputEvent = (CardRead | CutCardSeen | DeviceLost | DeviceRestored | Command | TimerExpired
+              | ClockAlert)

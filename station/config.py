@@ -91,11 +91,12 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "recording": ("dir", "raw"),
     "journal": ("path",),
     "metrics": ("port",),
+    "clock": ("check",),
     "dealers": ("badge_prefix",),
     "integrity": INTEGRITY_KEYS,
 }
 TOP_KEYS = ("table", "reader", "cut_card", "simulation", "display", "results", "recording",
-            "journal", "upstream", "metrics", "dealers", "integrity")
+            "journal", "upstream", "metrics", "clock", "dealers", "integrity")
 
 
 def load_config(path: Path) -> StationConfig:
@@ -165,6 +166,9 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         metrics_port=top.sub("metrics", SECTIONS["metrics"]).int_(
             "port", None, 0, "a TCP port for the Prometheus endpoint on 127.0.0.1 (e.g. 9464; "
             "0 picks a free one), or null for none", 65535),
+        clock_check=top.sub("clock", SECTIONS["clock"]).bool_(
+            "check", False, "true to check at start and every minute that the system clock is "
+            "synchronised and does not jump"),
         display=display,
     ))
 

@@ -98,4 +98,5 @@ class StationConfig:
     upstream: UpstreamSettings = field(default_factory=UpstreamSettings)
     recording_raw: bool = False  # each device's raw traffic, beside the recording
     metrics_port: int | None = None  # the Prometheus endpoint on 127.0.0.1; None: off
+    clock_check: bool = False  # the system clock's synchronisation and jumps (service/clock)
     display: DisplaySettings = field(default_factory=DisplaySettings)

@@ -29,6 +29,7 @@ from station.actions import UPSTREAM_ACTIONS
 from station.journal import Journal, JournalWriteError
 from station.outputs import Announced, Output, Prompt, Published
 from station.ratelimit import Tally
+from station.service.clock import ClockWatch
 from station.simulation import due_of
 from station.sinks import AppendLog
 from station.station import REFUSED_OUTSIDE, Station
@@ -120,6 +121,9 @@ class Daemon:
         self.heartbeat: Callable[[], float | None] | None = None
         # observer: every event let out, its outputs and the seconds it took (metrics, log).
         self.observer: Callable[[InputEvent, list[Output], float], None] | None = None
+        # clock_watch: the clock check (station.service.clock.ClockWatch): its findings are
+        # input events, applied and journaled like any other, so a replay raises them too.
+        self.clock_watch: ClockWatch | None = None
 
     # --- thread-safe entry points ---------------------------------------------------------
     def post(self, source: EventSource, event: InputEvent) -> None:
@@ -175,6 +179,9 @@ class Daemon:
                         wait = beat if wait is None else min(wait, beat)
                 if self._refusals_pending():
                     wait = 1.0 if wait is None else min(wait, 1.0)
+                if self.clock_watch is not None:
+                    check = self.clock_watch.wait()
+                    wait = check if wait is None else min(wait, check)
                 due = self._next_deadline()
                 if due is not None:
                     until_due = max(0.0, due - self._clock())
@@ -189,6 +196,9 @@ class Daemon:
                     self._next_retry = time.monotonic() + RETRY_S
                     self._retry_journal()
                 self._fire_timers()
+                if self.clock_watch is not None:
+                    for alert in self.clock_watch.check():
+                        self.submit(alert)
                 if self._refusals_pending():
                     self.flush_refusals()
                 if item is None:

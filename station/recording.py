@@ -19,6 +19,7 @@ import orjson
 
 from drivers.events import (
     CardRead,
+    ClockAlert,
     Command,
     CutCardSeen,
     DeviceLost,
@@ -65,6 +66,8 @@ def event_to_json(event: InputEvent) -> dict[str, Any]:
         return {"t": event.ts, "e": "restored", "src": event.source}
     if isinstance(event, TimerExpired):
         return {"t": event.ts, "e": "timer", "name": event.timer}
+    if isinstance(event, ClockAlert):
+        return {"t": event.ts, "e": "clock", "alert": event.alert, "detail": event.detail}
     out: dict[str, Any] = {"t": event.ts, "e": "cmd", "action": event.action,
                            "actor": event.actor}
     if event.note is not None:  # only when given: a command without one keeps its bytes
@@ -111,8 +114,11 @@ def event_from_json(obj: object) -> InputEvent:
         return Command(_text(obj, "action"), _text(obj, "actor"), ts, note, code)
     if kind == "timer":
         return TimerExpired(_text(obj, "name"), ts)
+    if kind == "clock":
+        return ClockAlert(_text(obj, "alert"), _text(obj, "detail"), ts)
     raise ValueError(
-        f"unknown event type {short(kind)} (expected card, cut, lost, restored, cmd, timer)"
+        f"unknown event type {short(kind)} (expected card, cut, lost, restored, cmd, timer, "
+        "clock)"
     )
 
 

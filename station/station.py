@@ -16,6 +16,7 @@ from transitions import MachineError
 
 from drivers.events import (
     CardRead,
+    ClockAlert,
     Command,
     CutCardSeen,
     DeviceLost,
@@ -180,6 +181,8 @@ class Station:
             self._on_restored(event)  # type: ignore[arg-type]
         elif kind is TimerExpired:
             self.modes.on_timer(event)  # type: ignore[arg-type]
+        elif kind is ClockAlert:
+            self._on_clock(event)  # type: ignore[arg-type]
         else:
             raise TypeError(f"not an input event: {event!r}")
         d = self.dealing
@@ -581,6 +584,16 @@ class Station:
     @staticmethod
     def _lost_reason(source: str, reason: str) -> str:
         return f"{source} lost ({reason})"
+
+    def _on_clock(self, ev: ClockAlert) -> None:
+        """The daemon's clock check (station.service.clock): a note for the journal and the
+        dealer's screen, and an alert for the pit; the table goes on."""
+        d = self.dealing
+        d.notices.append(f"CLOCK: {ev.detail}")
+        d.announcements.append({"type": "alert", "alert": ev.alert, "by": "clock",
+                                "detail": ev.detail,
+                                "shoe": d.shoe.shoe_id if d.shoe is not None else None,
+                                "round": d.round_no or None})
 
     def _on_restored(self, ev: DeviceRestored) -> None:
         if self._lost.pop(ev.source, None) is not None:

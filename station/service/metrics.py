@@ -18,10 +18,11 @@ from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
-from drivers.events import CardRead, InputEvent
+from drivers.events import CardRead, ClockAlert, InputEvent
 from station import __version__
 from station.outputs import Output, Published
 from station.pauses import is_more_reason
+from station.service.clock import ClockWatch
 from station.station import Station
 from station.upstream.outbox import Outbox, OutboxRow
 
@@ -89,6 +90,14 @@ class Metrics:
                              "delivered upstream", registry=r)
         self._outbox: Outbox | None = None
         self.backlog.set_function(self._backlog)
+        self.clock_synchronised = Gauge(
+            "station_clock_synchronised", "the kernel's clock state at the last check: 1 "
+            "synchronised, 0 not, -1 unknown or not checked (clock.check)", registry=r)
+        self.clock_synchronised.set(-1)
+        self.clock_alerts = Counter("station_clock_alerts", "clock alerts raised, by alert",
+                                    ["alert"], registry=r)
+        for alert in ("clock_unsynchronised", "clock_jump"):
+            self.clock_alerts.labels(alert)
         for kind in READER_ERROR_KINDS:
             self.reader_errors.labels(kind)  # present at 0, so a rate() has a series
         for status in ("complete", "void"):
@@ -101,9 +110,18 @@ class Metrics:
         self._station = station
         self._reasons = tuple(station.dealing.pause_reasons)
 
+    def watch_clock(self, watch: ClockWatch) -> None:
+        """Show ``watch``'s last finding as station_clock_synchronised."""
+        def state() -> float:
+            return -1.0 if watch.synchronised is None else float(watch.synchronised)
+
+        self.clock_synchronised.set_function(state)
+
     # --- the daemon's observer (station loop) ---------------------------------------------
     def observe(self, event: InputEvent, outputs: list[Output], seconds: float) -> None:
         self.loop_latency.observe(seconds)
+        if isinstance(event, ClockAlert):
+            self.clock_alerts.labels(event.alert).inc()
         if isinstance(event, CardRead):
             self.reads.labels(event.source).inc()
             self.read_latency.observe(max(0.0, self._clock() - event.ts))

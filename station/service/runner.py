@@ -21,6 +21,7 @@ from station.config import StationConfig
 from station.daemon import Daemon
 from station.errors import ConfigError
 from station.outputs import Output
+from station.service.clock import ClockWatch
 from station.service.metrics import BIND, Metrics
 from station.service.notify import Notifier
 from station.service.tablelog import TableLog
@@ -42,14 +43,18 @@ class Service:
     heartbeat: Heartbeat | None = None
     metrics: Metrics | None = None
     metrics_port: int | None = None
+    clock: ClockWatch | None = None
     observers: list[Callable[[InputEvent, list[Output], float], None]] = field(
         default_factory=list)
 
     def wire(self, daemon: Daemon, table_log: bool) -> None:
         """Hook the service onto ``daemon`` (before its ``run``)."""
         station = daemon.station
+        daemon.clock_watch = self.clock
         if self.metrics is not None:
             self.metrics.attach(station)
+            if self.clock is not None:
+                self.metrics.watch_clock(self.clock)
             self.observers.append(self.metrics.observe)
         if table_log:
             self.observers.append(TableLog(station).observe)
@@ -84,6 +89,8 @@ def start_service(config: StationConfig, env: Mapping[str, str] | None = None) -
     service = Service(notifier=Notifier.from_env(env))
     if config.metrics_port is not None:
         service.metrics = Metrics()
+    if config.clock_check:
+        service.clock = ClockWatch()
     return service
 
 
