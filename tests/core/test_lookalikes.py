@@ -10,10 +10,8 @@ import pytest
 
 from drivers.codes import CodeFormat
 from drivers.events import CardRead
-from drivers.reconnect import Backoff
-from drivers.serial_scanner import SerialScanner
 from drivers.sim_serial import PtyScanner
-from tests.drivers.test_serial_driver import Heard
+from tests.drivers.test_serial_driver import Heard, start
 from tests.tablekit import Table
 
 LOOK_ALIKES = {
@@ -29,10 +27,8 @@ def test_look_alikes_from_a_scanner_are_unknown_codes_named_by_their_bytes(
         tmp_path: Path) -> None:
     heard = Heard()
     with PtyScanner(tmp_path / "scanner") as sim:
-        driver = SerialScanner(sim.path, codes=CodeFormat(), backoff=Backoff(0.02, 0.25))
-        driver.start(heard)
+        driver = start(sim.path, heard, codes=CodeFormat())
         try:
-            assert driver.connected.wait(5)
             sim.write(b"".join(text.encode() + b"\r" for text in LOOK_ALIKES) + b"AS\r")
             got = [e.code for e in heard.take(len(LOOK_ALIKES) + 1) if isinstance(e, CardRead)]
         finally:

@@ -12,11 +12,9 @@ from drivers.codes import CodeFormat
 from drivers.events import CardRead, DeviceLost
 from drivers.framing import FrameParser
 from drivers.noisegate import PASS_PER_WINDOW, WINDOW_S, NoiseGate, summary_code
-from drivers.reconnect import Backoff
-from drivers.serial_scanner import SerialScanner
 from drivers.sim_serial import PtyScanner
 from station.cards import try_parse_card
-from tests.drivers.test_serial_driver import Heard
+from tests.drivers.test_serial_driver import Heard, start
 
 SUMMARY = re.compile(r"\?noise:(\d+) bad frames \((\d+) bytes\)")
 
@@ -63,10 +61,8 @@ def test_line_noise_over_a_pty_is_gated_and_every_frame_is_counted(tmp_path: Pat
     parsed = FrameParser("cr").feed(noise)
     heard = Heard()
     with PtyScanner(tmp_path / "scanner") as sim:
-        driver = SerialScanner(sim.path, codes=CodeFormat(), backoff=Backoff(0.02, 0.25))
-        driver.start(heard)
+        driver = start(sim.path, heard, codes=CodeFormat())
         try:
-            assert driver.connected.wait(5)
             sim.write(noise)
             posted: list[CardRead] = []
             frames = 0
@@ -90,10 +86,8 @@ def test_line_noise_over_a_pty_is_gated_and_every_frame_is_counted(tmp_path: Pat
 def test_frames_held_when_the_port_is_lost_are_posted_before_the_loss(tmp_path: Path) -> None:
     heard = Heard()
     with PtyScanner(tmp_path / "scanner") as sim:
-        driver = SerialScanner(sim.path, codes=CodeFormat(), backoff=Backoff(0.02, 0.25))
-        driver.start(heard)
+        driver = start(sim.path, heard, codes=CodeFormat())
         try:
-            assert driver.connected.wait(5)
             sim.write(b"XX\r" * (PASS_PER_WINDOW + 15))
             got = heard.take(PASS_PER_WINDOW)
             assert all(isinstance(e, CardRead) and e.code == "?unknown:XX" for e in got)
