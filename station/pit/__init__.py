@@ -1,0 +1,1 @@
+"""The pit: one console for every table on the floor (issue 23; docs/pit.md)."""
