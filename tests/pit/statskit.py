@@ -170,9 +170,9 @@ class Script:
 
     def pause(self, t: float, reason: str, code: str | None = None, n: int | None = None,
               status: bool = True) -> None:
-        raised = {"raised_by": "bob (web 10.0.0.5)", "code": code} if code else {}
-        self._add(m.pause(reason=reason, shoe=self.shoe, round_no=n, **raised,
-                          **self._where(t)))
+        raised_by = "bob (web 10.0.0.5)" if code else None
+        self._add(m.pause(reason=reason, shoe=self.shoe, round_no=n, raised_by=raised_by,
+                          code=code, **self._where(t)))
         if status:
             self.status(t, "paused", reason, n)
 

@@ -40,7 +40,8 @@ def by(result: dict[str, Any], part: str, name: str | None) -> dict[str, Any]:
     key = "table" if part == "tables" else "dealer"
     found = [g for g in result[part] if g[key] == name]
     assert len(found) == 1, result[part]
-    return found[0]
+    group: dict[str, Any] = found[0]
+    return group
 
 
 def reasons(group: dict[str, Any]) -> dict[tuple[str, str], tuple[int, float, int]]:
@@ -206,8 +207,8 @@ def test_csv_rows_by_table_and_by_dealer() -> None:
     assert rows[0]["from"] == "2026-01-01T00:00:00.000Z"
     s = Script()
     s.round(10, 20, 1, None)
-    rows = csv_rows(compute(s.rows(), at(0), at(100)), "dealer")
-    assert rows[0][2:4] == [NO_DEALER, "t1"]
+    lines = csv_rows(compute(s.rows(), at(0), at(100)), "dealer")
+    assert lines[0][2:4] == [NO_DEALER, "t1"]
 
 
 def test_a_bad_period_is_refused() -> None:
