@@ -77,9 +77,9 @@ def write_journal(path: Path, rows: Iterable[tuple[Any, ...]]) -> Path:
     return path
 
 
-def write_pit_config(folder: Path, journal: str) -> Path:
+def write_pit_config(folder: Path, journal: str, name: str = "pit.yaml") -> Path:
     """A PIT.yaml naming ``journal`` (relative to the folder, as configs name files)."""
-    path = folder / "pit.yaml"
+    path = folder / name
     path.write_text(yaml.safe_dump({"pit": {"name": "pit", "journal": journal}}))
     return path
 
