@@ -133,16 +133,19 @@ def test_parsed_and_unparsed_bodies_give_the_same(rows: list[tuple[Any, ...]]) -
     assert compute(as_bytes, at(0), at(END)) == expected
 
 
-def documented_example() -> list[str]:
-    """The CSV lines of docs/pit-stats.md's example (its ```csv block)."""
+def documented_examples() -> list[list[str]]:
+    """The CSV lines of docs/pit-stats.md's example (its ```csv blocks)."""
     text = (REPO / "docs" / "pit-stats.md").read_text(encoding="utf-8")
-    block = text.split("```csv\n", 1)[1].split("```", 1)[0]
-    return block.splitlines()
+    return [block.split("```", 1)[0].splitlines() for block in text.split("```csv\n")[1:]]
 
 
 def test_the_example_of_the_docs_is_a_real_run(tmp_path: Path) -> None:
-    """docs/pit-stats.md's example is this very run's CSV: one simulated hour of t7."""
-    msgs = simulate(tmp_path, table="t7", seed=3, faults=FAULTS)
-    r = compute(sorted(rows_of(msgs), key=lambda x: x[2] or 0), at(0), at(3600))
-    lines = [",".join(csv_header("table"))] + [",".join(row) for row in csv_rows(r, "table")]
-    assert documented_example() == lines
+    """docs/pit-stats.md's example is this very run's CSV: the first simulated hour of t7
+    (resumes) and t8 (voids), by table and by dealer."""
+    rows = (rows_of(simulate(tmp_path, table="t7", seed=3, faults=FAULTS))
+            + rows_of(simulate(tmp_path, table="t8", seed=4, faults=FAULTS,
+                               supervisor="void")))
+    r = compute(rows, at(0), at(3600))
+    assert documented_examples() == [
+        [",".join(csv_header(by))] + [",".join(row) for row in csv_rows(r, by)]
+        for by in ("table", "dealer")]
