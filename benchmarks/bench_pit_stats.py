@@ -103,14 +103,17 @@ def build(path: Path, tables: int, seeds: int, hours: float, tmp: Path) -> int:
     return count
 
 
-def run_report(config: Path, hours: float, by: str, out: Path) -> tuple[float, float]:
+def run_report(config: Path, hours: float, by: str, out: Path) -> tuple[float, float, float]:
+    """Wall time, CPU time (user + system: less swayed by a busy machine) and peak RSS."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "station.pit.report", "report", "-c", str(config),
                     "--from", T0.isoformat(), "--to", (T0 + timedelta(hours=hours)).isoformat(),
                     "--by", by, "--out", str(out)], check=True, capture_output=True)
     wall = time.perf_counter() - start
-    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return wall, rss_mb
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return wall, cpu, after.ru_maxrss / 1024
 
 
 def fmt(xs: list[float], unit: str) -> str:
@@ -138,12 +141,14 @@ def main() -> None:
         config.write_text("pit: {journal: pit.sqlite}\n")
         end = T0 + timedelta(hours=args.hours)
         for by in ("table", "dealer"):
-            walls, rss = [], []
+            walls, cpus, rss = [], [], []
             for _ in range(args.runs):
-                w, r = run_report(config, args.hours, by, tmp / "out.csv")
+                w, c, r = run_report(config, args.hours, by, tmp / "out.csv")
                 walls.append(w)
+                cpus.append(c)
                 rss.append(r)
-            print(f"report --by {by}: {fmt(walls, 's')}, peak RSS of a run {max(rss):.0f} MB")
+            print(f"report --by {by}: wall {fmt(walls, 's')}, CPU {fmt(cpus, 's')}, peak RSS "
+                  f"{max(rss):.0f} MB")
         reads, folds = [], []
         for _ in range(args.runs):
             with closing(sqlite3.connect(f"file:{journal}?mode=ro", uri=True)) as db:

@@ -35,7 +35,7 @@ HELP: Final = "a period's shift and dealer statistics from the pit journal, as C
 MARGIN: Final = timedelta(days=1)
 _QUERY: Final = (
     "SELECT table_id, kind, seq, at, body FROM seen WHERE kind IN ({kinds}) AND at >= ? "
-    "AND at < ? ORDER BY table_id, seq"
+    "AND at < ? ORDER BY id"
 ).format(kinds=", ".join("?" for _ in stats.READ_KINDS))
 
 

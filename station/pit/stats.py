@@ -28,17 +28,23 @@ in short:
 - A void's reason is the kind of its ``void_reason`` (the reasons of the pause it settled),
   ``supervisor/voided_by_supervisor`` when a round was voided without a pause.
 
-Rows come as the ``seen`` table holds them: ``(table_id, kind, seq, at, body)``, each
-table's in ``seq`` order (report.py asks SQLite for that order); ``body`` the JSON text, or
-an already parsed mapping. Only the kinds in ``READ_KINDS`` are read, and a status body is
-parsed only when it can matter (a pause is open, or its text says ``paused``), so a shift's
-millions of card and status rows cost little. A row that cannot be read is counted in
-``skipped`` and changes nothing; nothing here raises on what a journal holds.
+Rows come as the ``seen`` table holds them, ``(table_id, kind, seq, at, body)``, in the
+order the pit applied them (report.py reads them by ``id``, with no sort); ``body`` the JSON
+text, or an already parsed mapping. The pit applies each table's events in ``seq`` order and
+its statuses in ``seq`` order, but the two come on two topics and interleave as they
+arrived; ``_Merge`` puts each table's two back into one ``seq`` order, holding only the rows
+one topic is ahead of the other (at most ``HOLD_MAX`` a table: past that the oldest goes on
+and, if it was early, counts in ``out_of_order``). Only the kinds in ``READ_KINDS`` are read,
+and a status body is parsed only when it can matter (a pause is open, or its text says
+``paused``), so a shift's millions of card and status rows cost little. A row that cannot be
+read is counted in ``skipped`` and changes nothing; nothing here raises on what a journal
+holds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -48,6 +54,7 @@ import orjson
 from station.pauses import reason_kind
 from station.procedures import HELD_BY_DEALER, PAUSE_WORDS
 
+HOLD_MAX: Final = 10_000  # rows held a table while one topic is ahead of the other
 IDLE_S: Final = 900.0  # a gap between rounds longer than this ends a stint (table closed)
 # The kinds the statistics read; every other row is passed over unparsed.
 READ_KINDS: Final = ("round", "pause", "resume", "dealer", "betting_open", "shoe_ended",
@@ -173,13 +180,7 @@ class _Fold:
         return g
 
     # --- one row ----------------------------------------------------------------------------
-    def row(self, table_id: str, kind: str, seq: int | None, body: Any) -> None:
-        if kind not in READ_KINDS:
-            return
-        if not isinstance(seq, int) or isinstance(seq, bool):
-            return  # a presence status: no state
-        if not isinstance(table_id, str):
-            raise TypeError("table_id is not text")
+    def row(self, table_id: str, kind: str, seq: int, body: Any) -> None:
         t = self.tables.get(table_id)
         if t is None:
             t = self.tables[table_id] = _Table(table_id)
@@ -314,6 +315,46 @@ class _Fold:
                     r.pauses += 1
 
 
+class _Merge:
+    """Each table's events and statuses back into one ``seq`` order (two sorted streams)."""
+
+    def __init__(self, hold_max: int = HOLD_MAX) -> None:
+        self.hold_max = hold_max
+        self.held: dict[str, tuple[deque[Row], deque[Row]]] = {}
+
+    def push(self, row: Row) -> Iterator[Row]:
+        """The rows that can go on now that ``row`` came (its own, or none while held)."""
+        queues = self.held.get(row[0])
+        if queues is None:
+            queues = self.held[row[0]] = (deque(), deque())
+        queues[row[1] == "status"].append(row)
+        events, statuses = queues
+        while events and statuses:
+            yield _earlier(events, statuses).popleft()
+        while len(events) + len(statuses) > self.hold_max:
+            yield (events or statuses).popleft()
+
+    def flush(self) -> Iterator[Row]:
+        for events, statuses in self.held.values():
+            while events and statuses:
+                yield _earlier(events, statuses).popleft()
+            yield from events
+            yield from statuses
+        self.held.clear()
+
+
+def _earlier(events: deque[Row], statuses: deque[Row]) -> deque[Row]:
+    """The queue whose first row comes first by ``seq`` (each holds only rows with one)."""
+    return events if (events[0][2] or 0) < (statuses[0][2] or 0) else statuses
+
+
+def _readable(row: Any) -> bool:
+    """A row the fold takes: a read kind, a table id, a journaled ``seq`` (a presence status
+    has none: it says nothing about play)."""
+    _table_id, kind, seq, _at, _body = row
+    return kind in READ_KINDS and isinstance(seq, int) and not isinstance(seq, bool)
+
+
 def _dealer_id(v: Any) -> str | None:
     if v is None or isinstance(v, str):
         return v
@@ -363,11 +404,26 @@ def compute(rows: Iterable[Row], start: datetime, end: datetime,
     s, e = start.timestamp(), end.timestamp()
     until = e if now is None else max(s, min(e, now.timestamp()))
     fold = _Fold(s, e, until, idle_s)
-    for table_id, kind, seq, _at, body in rows:
+    merge = _Merge()
+
+    def take(ready: Iterable[Row]) -> None:
+        for table_id, kind, seq, _at, body in ready:
+            try:
+                fold.row(table_id, kind, seq or 0, body)  # seq: an int, by _readable
+            except (ValueError, TypeError, KeyError, AttributeError, OverflowError):
+                fold.skipped += 1
+
+    for row in rows:
         try:
-            fold.row(table_id, kind, seq, body)
-        except (ValueError, TypeError, KeyError, AttributeError, OverflowError):
+            readable = _readable(row)
+            if readable and not isinstance(row[0], str):
+                raise TypeError("table_id is not text")
+        except (ValueError, TypeError):
             fold.skipped += 1
+            continue
+        if readable:
+            take(merge.push(row))
+    take(merge.flush())
     fold.finish()
     tables = [{"table": name, **_group_json(g)} for name, g in sorted(fold.by_table.items())]
     dealers = [{"dealer": name, **_group_json(g)}

@@ -5,6 +5,8 @@ period, the interleaving of tables does not matter."""
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import random
 from collections import Counter
 from pathlib import Path
@@ -149,3 +151,25 @@ def test_the_example_of_the_docs_is_a_real_run(tmp_path: Path) -> None:
     assert documented_examples() == [
         [",".join(csv_header(by))] + [",".join(row) for row in csv_rows(r, by)]
         for by in ("table", "dealer")]
+
+
+def test_rows_in_the_order_the_pit_applied_them(streams: dict[str, list[dict[str, Any]]],
+                                                rows: Rows) -> None:
+    """The seen table's own order: statuses late against events (another topic), tables
+    interleaved by time. Each table's two streams are merged back into seq order."""
+    t7 = applied_order(rows_of(streams["t7"]), lag=5)
+    assert any(a[2] > b[2] for a, b in itertools.pairwise(t7) if a[2] and b[2])
+    # (heapq.merge keeps each table's own order)
+    applied = list(heapq.merge(t7, applied_order(rows_of(streams["t8"]), lag=2),
+                               key=lambda r: r[3]))
+    r = compute(applied, at(0), at(END))
+    assert r["out_of_order"] == 0
+    assert r == compute(rows, at(0), at(END))
+
+
+def test_a_table_whose_statuses_never_came(rows: Rows) -> None:
+    events = [r for r in rows if r[1] != "status"]
+    r = compute(events, at(0), at(END))
+    assert r["out_of_order"] == 0
+    expected = compute(rows, at(0), at(END))
+    assert [g["rounds"] for g in r["tables"]] == [g["rounds"] for g in expected["tables"]]
