@@ -4,11 +4,11 @@ the pit service writes it (the ``seen`` table of docs/pit.md).
 
 The streams are real stations' (``station simulate --messages``, with a dealer and a relief
 every shoe and a few faults), ``--seeds`` of them, each table a copy of one under its own id
-(statistics do not verify signatures, so renaming is enough); the rows go into the journal
-interleaved by time, as the pit receives them. Then the report, end to end in a fresh
-interpreter (``python -m station.pit.report report ... --out FILE``), by table and by
-dealer: wall time and the child's peak RSS, median (min-max) over ``--runs``; and in
-process, the SQL read alone against read and fold.
+and its dealers (statistics do not verify signatures, so renaming is enough); the rows go
+into the journal interleaved by time, as the pit receives them. Then the report, end to end
+in a fresh interpreter (``python -m station.pit.report report ... --out FILE``), by table and
+by dealer: wall time, CPU time and the child's peak RSS, median (min-max) over ``--runs``;
+and in process, the SQL read alone against read and fold.
 
     .venv/bin/python benchmarks/bench_pit_stats.py [--tables 200] [--hours 8] [--runs 3]
 """
@@ -76,7 +76,10 @@ def table_rows(base: list[bytes], n: int) -> Iterator[tuple[str, str, str, int |
                                                              str]]:
     name = f"tbl-{n:03d}"
     for line in base:
-        body = line.replace(b'"tbl', b'"' + name.encode()).decode()
+        # Each table its own two dealers, as a floor has (400 for 200 tables).
+        body = (line.replace(b'"tbl', b'"' + name.encode())
+                .replace(b'"D1"', f'"D{n:03d}a"'.encode())
+                .replace(b'"D2"', f'"D{n:03d}b"'.encode()).decode())
         m = orjson.loads(body)
         yield m["ts"], name, m["kind"], m.get("seq"), m["key"], body
 

@@ -76,9 +76,11 @@ def _run(args: argparse.Namespace) -> int:
     if not start < end:
         raise InputFileError(f"--from {args.start} is not before --to {args.end}; the period "
                              "is [--from, --to)")
-    journal = journal_path(args.config)
+    journal = journal_path(Path(args.config))
+    # "-" or None (station pit's parser leaves --out unset) is stdout.
+    out = "-" if args.out is None else str(args.out)
     outs = Outputs(inputs=[args.config, journal, *_companions(journal)])
-    outs.claim("--out", args.out)
+    outs.claim("--out", out)
     result = load_stats(journal, start, end, now=datetime.now(UTC))
     with outs:
         f = outs["--out"]
@@ -87,7 +89,7 @@ def _run(args: argparse.Namespace) -> int:
         w.writerow(stats.csv_header(args.by))
         w.writerows(stats.csv_rows(result, args.by))
     groups = len(result["tables" if args.by == "table" else "dealers"])
-    where = "stdout" if args.out == "-" else args.out
+    where = "stdout" if out == "-" else out
     _say(f"{groups} {args.by}(s), {result['from']} to {result['to']}: written to {where}")
     if result["skipped"]:
         _say(f"warning: {result['skipped']} journal row(s) could not be read and were left out")

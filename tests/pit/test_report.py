@@ -210,3 +210,22 @@ def test_it_reads_a_journal_the_pit_is_writing(floor: Path, tmp_path: Path) -> N
         assert "t9,all,all,1,1,0,30,120,0,0,0" in rest
     finally:
         writer.close()
+
+
+def test_run_takes_the_arguments_as_station_pit_parses_them(floor: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str],
+                                                             ) -> None:
+    """station/commands/pit.py's parser: --out a Path or unset (None: stdout)."""
+    import argparse  # noqa: PLC0415
+
+    out = tmp_path / "x.csv"
+    args = argparse.Namespace(config=floor / "pit.yaml", start=FROM, end=TO, by="dealer",
+                              out=out)
+    assert report.run(args) == 0
+    assert out.read_text().startswith("from,to,dealer,tables")
+    args.out = None
+    assert report.run(args) == 0
+    assert capsys.readouterr().out.startswith("from,to,dealer,tables")
+    args.start = "soon"
+    assert report.run(args) == 2
+    assert "--from 'soon'" in capsys.readouterr().err
