@@ -18,7 +18,7 @@ import argparse
 import csv
 import sqlite3
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
@@ -170,6 +170,25 @@ def _rows(db: sqlite3.Connection, journal: Path, start: datetime,
     except sqlite3.DatabaseError as exc:
         raise InputFileError(f"{journal}: the pit journal cannot be read ({exc}); check the "
                              "file, or restore it from a copy") from None
+
+
+def api_stats(journal: Path, query: Mapping[str, str],
+              now: datetime | None = None) -> tuple[int, dict[str, Any]]:
+    """``GET /api/stats?from=ISO&to=ISO`` in one call, for the pit's route (run it off the
+    event loop): ``(200, the statistics)``, ``(400, {"error"})`` for a missing or bad date,
+    ``(503, {"error"})`` when the journal cannot be read."""
+    try:
+        if "from" not in query or "to" not in query:
+            raise InputFileError("give the period as ?from=ISO&to=ISO")
+        start, end = when(query["from"], "from"), when(query["to"], "to")
+        if not start < end:
+            raise InputFileError(f"from {query['from']} is not before to {query['to']}")
+    except InputFileError as exc:
+        return 400, {"error": str(exc)}
+    try:
+        return 200, load_stats(journal, start, end, now=now)
+    except InputFileError as exc:
+        return 503, {"error": str(exc)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
