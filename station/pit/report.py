@@ -9,7 +9,8 @@ config, the journal or the journal's own files. ``-`` (the default) is stdout. B
 (no config, no journal, not a pit journal, a date that is not ISO 8601, ``--from`` not
 before ``--to``) is exit 2 with a message saying what to fix; nothing is written then.
 
-``load_stats`` is the same reading for the pit's ``GET /api/stats``.
+``load_stats`` is the same reading for the pit's ``GET /api/stats``, and ``api_stats`` the
+route's whole answer.
 """
 
 from __future__ import annotations
