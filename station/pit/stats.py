@@ -78,7 +78,8 @@ def reason_of(text: str) -> tuple[str, str]:
     if text.startswith(_HELD):
         words = text[len(_HELD):]
         for code, (en, _zh) in PAUSE_WORDS.items():
-            if words == en or words.startswith(en + " ("):
+            # Alone, with the dealer's note, or followed by the faults that came after it.
+            if words == en or words.startswith((en + " (", en + "; ")):
                 return DEALER, code
         return DEALER, "other"
     # The cause is the first reason (the others followed it); reason_kind anchors on it.

@@ -154,6 +154,8 @@ def test_statuses_out_of_seq_order_are_counted_not_fatal() -> None:
 
 @pytest.mark.parametrize(("text", "expected"), [
     (MISDEAL, ("dealer", "misdeal")),
+    # A void's reasons: the dealer's pause, then a fault while it was on.
+    (MISDEAL + "; card not due: 3S (the table is paused)", ("dealer", "misdeal")),
     ("held by the dealer: other (the lamp over the shoe went out; card not due)",
      ("dealer", "other")),
     ("held by the dealer: equipment problem", ("dealer", "equipment")),
