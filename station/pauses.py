@@ -12,6 +12,7 @@ timestamps, so a replay of the journal finds the same flood at the same event.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Final
@@ -42,6 +43,33 @@ DRAWN_SHOWN: Final = 10
 NOISE_READS: Final = 20
 NOISE_WINDOW_S: Final = 1.0
 NOISE_QUIET_S: Final = 5.0
+
+
+# The kinds of pause reason, by what the station's own words begin with (or hold): metrics
+# count pauses by kind (station_pauses_total) and the pit's statistics group them by it, since
+# a reason holds card codes and reader names. In order: the first that matches.
+REASON_KINDS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
+    # First: the dealer's note is free text that may hold any other kind's words.
+    ("dealer", re.compile(r"^held by the dealer: ")),
+    ("another_pack", re.compile(r"^card from another pack: ")),
+    ("repeated_shoe", re.compile(r"^repeated shoe: ")),
+    ("unreadable", re.compile(r"^unreadable code ")),
+    ("not_due", re.compile(r"^card not due")),
+    ("beyond_shoe", re.compile(r" would be copy \d+ in a ")),
+    ("device_lost", re.compile(r" lost \(")),
+    ("restart", re.compile(r"^station restarted")),
+    ("cut_card", re.compile(r"cut card")),
+    ("noise", re.compile(r" sends noise: ")),
+)
+
+
+def reason_kind(reason: str) -> str:
+    """The kind of one reason (not of several joined with ``; ``): a name of
+    ``REASON_KINDS``, or ``other``."""
+    for kind, pattern in REASON_KINDS:
+        if pattern.search(reason):
+            return kind
+    return "other"
 
 
 def more_reason(n: int) -> str:

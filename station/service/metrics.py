@@ -10,7 +10,6 @@ metrics are thread-safe, and the HTTP server reads them on its own thread.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -21,7 +20,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 from drivers.events import CardRead, ClockAlert, InputEvent
 from station import __version__
 from station.outputs import Output, Published
-from station.pauses import is_more_reason
+from station.pauses import REASON_KINDS, is_more_reason, reason_kind
 from station.service.clock import ClockWatch
 from station.station import Station
 from station.upstream.outbox import Outbox, OutboxRow
@@ -30,19 +29,8 @@ log = logging.getLogger(__name__)
 
 BIND = "127.0.0.1"
 # Pause reasons hold card codes and sources; the label is the kind of reason, so a table
-# that pauses all night cannot grow the series without bound.
-PAUSE_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    # First: the dealer's note is free text that may hold any other kind's words.
-    ("dealer", re.compile(r"^held by the dealer: ")),
-    ("another_pack", re.compile(r"^card from another pack: ")),
-    ("unreadable", re.compile(r"^unreadable code ")),
-    ("not_due", re.compile(r"^card not due")),
-    ("beyond_shoe", re.compile(r" would be copy \d+ in a ")),
-    ("device_lost", re.compile(r" lost \(")),
-    ("restart", re.compile(r"^station restarted")),
-    ("cut_card", re.compile(r"cut card")),
-    ("noise", re.compile(r" sends noise: ")),
-)
+# that pauses all night cannot grow the series without bound (station.pauses has the kinds).
+PAUSE_KINDS = REASON_KINDS
 READER_ERROR_KINDS = ("unreadable", "device_lost", "noise")
 _LOOP_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                  0.5, 1.0, 2.5)
@@ -50,11 +38,7 @@ _READ_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 _DELIVERY_BUCKETS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0, 600.0)
 
 
-def pause_kind(reason: str) -> str:
-    for kind, pattern in PAUSE_KINDS:
-        if pattern.search(reason):
-            return kind
-    return "other"
+pause_kind = reason_kind
 
 
 class Metrics:

@@ -110,6 +110,8 @@ def test_the_endpoint_listens_on_loopback_only_and_a_taken_port_is_a_config_erro
     ("held by the dealer: other (cut card lost on the floor)", "dealer"),
     ("card from another pack: AS of pack ZZ9 (not registered at the shuffle check)",
      "another_pack"),
+    ("repeated shoe: the first 60 cards after the burn of t5-1 match shoe t5-0 in order (60 of "
+     "60)", "repeated_shoe"),
 ])
 def test_pause_reasons_are_counted_by_kind(reason: str, kind: str) -> None:
     assert pause_kind(reason) == kind
