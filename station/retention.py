@@ -64,9 +64,7 @@ class Verdict:
     journal: AsideJournal
     delete: bool
     reason: str
-
-    def line(self) -> str:
-        return f"{self.journal.name}: {'delete' if self.delete else 'keep'}: {self.reason}"
+    held: str = ""  # what the archive holds of it, in words (also when the reason is another)
 
 
 def iso(ts: float) -> str:
@@ -74,6 +72,10 @@ def iso(ts: float) -> str:
         return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     except (OverflowError, OSError, ValueError):
         return f"{ts!r}"
+
+
+def _shoes(n: int) -> str:
+    return f"{n} shoe" if n == 1 else f"{n} shoes"
 
 
 def _final_ack(j: AsideJournal, acks: Sequence[AckSeen]) -> AckSeen | None:
@@ -84,12 +86,17 @@ def _final_ack(j: AsideJournal, acks: Sequence[AckSeen]) -> AckSeen | None:
     return None
 
 
-def _held_up_to(j: AsideJournal, acks: Sequence[AckSeen]) -> str:
+def held(j: AsideJournal, acks: Sequence[AckSeen]) -> str:
+    """What the archive acknowledged of ``j``, in words."""
+    final = _final_ack(j, acks)
+    if final is not None:
+        return (f"acknowledged up to its last record (seq {j.last_seq}) by {final.by} at "
+                f"{iso(final.ts)}")
     best = max((a.seq for a in acks if a.journal == j.journal_id and a.seq <= j.last_seq),
                default=None)
     if best is None:
-        return f"the archive has acknowledged none of its {j.last_seq} records"
-    return f"the archive has up to seq {best} of {j.last_seq}"
+        return f"not acknowledged (the archive has acknowledged none of its {j.last_seq} records)"
+    return f"not acknowledged (the archive has up to seq {best} of {j.last_seq})"
 
 
 def decide(aside: Iterable[AsideJournal], current_shoes: int, acks: Iterable[AckSeen],
@@ -103,7 +110,7 @@ def decide(aside: Iterable[AsideJournal], current_shoes: int, acks: Iterable[Ack
     for j in ordered:
         days = (now - j.ended) / DAY_S
         outside = days > limits.days and newer_shoes >= limits.shoes
-        since = f"ended {days:.1f} days ago, {newer_shoes} shoes since"
+        since = f"ended {days:.1f} days ago, {_shoes(newer_shoes)} since"
         verdicts.append(_verdict(j, acks, outside, since, limits))
         newer_shoes += max(0, j.shoes)
     verdicts.reverse()
@@ -113,17 +120,14 @@ def decide(aside: Iterable[AsideJournal], current_shoes: int, acks: Iterable[Ack
 def _verdict(j: AsideJournal, acks: Sequence[AckSeen], outside: bool, since: str,
              limits: Limits) -> Verdict:
     if j.problem:
-        return Verdict(j, False, f"cannot be read or verified ({j.problem})")
+        return Verdict(j, False, f"cannot be read or verified ({j.problem})", "unknown")
+    said = held(j, acks)
     if j.in_use:
-        return Verdict(j, False, "in use (a station holds its head file's lock)")
-    age = f"{since}; retention keeps {limits.days} days and {limits.shoes} shoes"
-    final = _final_ack(j, acks)
+        return Verdict(j, False, "in use (a station holds its head file's lock)", said)
+    keeps = f"retention keeps {limits.days} days and {_shoes(limits.shoes)}"
     if not outside:
-        held = ("acknowledged" if final is not None else
-                f"not acknowledged yet ({_held_up_to(j, acks)})")
-        return Verdict(j, False, f"within retention ({age}); {held}")
-    if final is None:
-        return Verdict(j, False, f"not acknowledged ({_held_up_to(j, acks)}); {age}")
-    return Verdict(j, True, f"acknowledged up to its last record (seq {j.last_seq}) by "
-                            f"{final.by} at {iso(final.ts)}; older than {limits.days} days "
-                            f"and {limits.shoes} shoes ({since})")
+        return Verdict(j, False, f"within retention ({since}; {keeps}); {said}", said)
+    if _final_ack(j, acks) is None:
+        return Verdict(j, False, f"{said}; outside retention ({since}; {keeps})", said)
+    return Verdict(j, True, f"{said}; older than {limits.days} days and "
+                            f"{_shoes(limits.shoes)} ({since})", said)

@@ -22,7 +22,7 @@ import orjson
 from station.acks import parse_ack
 from station.actions import ARCHIVED_ACTION
 from station.journal.errors import JournalError
-from station.journal.files import check_files
+from station.journal.files import check_files, companions
 from station.journal.schema import connect
 from station.journal.store import Journal
 from station.journal.verify import READ_ERRORS, read_header, sqlite_failure, verify_journal
@@ -80,11 +80,25 @@ class Identity:
     session: str
 
 
+def is_frozen(path: Path) -> bool:
+    """Whether nobody writes ``path`` and its WAL holds nothing, so it can be read without
+    writing anything beside it (``schema.connect``'s ``frozen``): a journal moved aside after
+    a clean close. A full disk cannot then keep retention from reading it."""
+    wal, _, head = companions(path)
+    try:
+        empty_wal = wal.stat().st_size == 0
+    except FileNotFoundError:
+        empty_wal = True
+    except OSError:
+        return False
+    return empty_wal and not in_use(head)
+
+
 def read_identity(path: Path) -> Identity:
     """The journal's id and header facts, read-only. Raises ``JournalError``."""
     check_files(path)
     try:
-        conn = connect(path, readonly=True)
+        conn = connect(path, readonly=True, frozen=is_frozen(path))
     except sqlite3.Error as exc:
         raise sqlite_failure(path, exc, "opening") from exc
     try:
@@ -125,14 +139,15 @@ class Facts:
 def read_facts(path: Path, *, verify: bool) -> Facts:
     """Read (and with ``verify``, verify whole first) one journal, read-only. Raises
     ``JournalError`` (``JournalCorrupt`` when it fails verification)."""
+    frozen = is_frozen(path)
     if verify:
-        report = verify_journal(path, live=True)
+        report = verify_journal(path, live=not frozen, frozen=frozen)
         ident = Identity(report.journal_id.hex(), report.header.rules.table,
                          report.header.created, report.header.session)
     else:
         ident = read_identity(path)
     try:
-        conn = connect(path, readonly=True)
+        conn = connect(path, readonly=True, frozen=frozen)
     except sqlite3.Error as exc:
         raise sqlite_failure(path, exc, "opening") from exc
     try:
@@ -158,7 +173,7 @@ def read_facts(path: Path, *, verify: bool) -> Facts:
         conn.close()
     return Facts(AsideJournal(path.name, ident.journal_id, last_seq,
                               ident.journal_id if last_seq == 0 else head, ended, shoes,
-                              in_use(path.with_name(path.name + "-head"))), acks, ident)
+                              not frozen and in_use(companions(path)[2])), acks, ident)
 
 
 def _acks(conn: sqlite3.Connection) -> list[AckSeen]:
@@ -251,7 +266,7 @@ class Holdings:
         if seq in asked:
             return asked[seq]
         try:
-            conn = connect(path, readonly=True)
+            conn = connect(path, readonly=True, frozen=is_frozen(path))
         except sqlite3.Error as exc:
             raise sqlite_failure(path, exc, "opening") from exc
         try:
