@@ -1,0 +1,52 @@
+"""A retention run on a full disk frees the acknowledged journals, and only them: on a small
+tmpfs of its own (a mount namespace made with ``unshare``), filled to the last byte. Reading a
+journal moved aside must then write nothing beside it (SQLite's ``-shm`` cannot be sized on
+a full disk): station.journal.aside opens those ``immutable``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+SIZE = "16m"
+
+
+def _unshare_works(tmp: Path) -> str:
+    if shutil.which("unshare") is None:
+        return "no unshare(1)"
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c",
+                            f"mount -t tmpfs -o size=64k tmpfs {tmp}"],
+                           capture_output=True, text=True, check=False)
+    return "" if probe.returncode == 0 else f"unshare cannot mount a tmpfs: {probe.stderr}"
+
+
+def test_a_full_disk_frees_only_the_acknowledged_journals(tmp_path: Path) -> None:
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    why = _unshare_works(mount)
+    if why:
+        pytest.skip(why)
+    run = subprocess.run(
+        ["unshare", "-rm", "sh", "-c",
+         f'mount -t tmpfs -o size={SIZE} tmpfs "$1" && exec "$2" -m '
+         "tests.journal.fulldisk_child \"$1\"", "sh", str(mount), sys.executable],
+        cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Traceback" not in run.stderr, run.stderr[-3000:]
+    found = json.loads(run.stdout.splitlines()[-1])
+    assert found["filled"] > 0 and found["free_before"] == 0, found
+    assert found["deleted"] == 2, (found, run.stderr[-2000:])
+    assert found["free_after"] > 0 and found["freed"] > 0
+    left = set(found["left"])
+    assert found["unacked"] in left and f"{found['unacked']}-head" in left
+    assert not {found["acked"], found["acked2"]} & left
+    assert not any(name.startswith(found["acked"]) for name in left)
+    assert found["unacked_verifies"] == 400
+    assert {"journal.sqlite3", "filler"} <= left
