@@ -172,8 +172,9 @@ def apply(survey_: Survey, cache: FactsCache, recording_dir: Path | None,
         facts = facts_of(survey_, cache, v.journal.name)
         # Checked again just before: the file must be the one that was read and verified.
         if facts is None or cache.seen[path][0] != _key(path) or in_use(companions(path)[2]):
-            say(f"{path}: not deleted: it changed or a station took it since it was read")
-            continue
+            say(f"{path}: not deleted: it changed or a station took it since it was read; "
+                "stopping here, the newer journals may hold its acknowledgement")
+            break
         sizes = _sizes(path, recording_dir, facts)
         try:
             gone = delete_journal(path, recording_dir, facts)
