@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from station.journal.aside import Facts, moved_aside, not_ours, read_facts
+from station.journal.aside import Facts, moved_aside, not_ours, read_facts, stamp_of
 from station.journal.errors import JournalError
 from station.journal.files import companions
 from station.journal.witness import in_use
@@ -130,8 +130,7 @@ def recordings_of(facts: Facts, recording_dir: Path | None) -> list[Path]:
     if recording_dir is None:
         return []
     ident = facts.identity
-    created = "".join(ch for ch in ident.created if ch.isalnum())[:15] or "old"
-    stem = re.escape(f"{ident.table}-{created}Z-{ident.session}")
+    stem = re.escape(f"{ident.table}-{stamp_of(ident.created)}Z-{ident.session}")
     pattern = re.compile(f"{stem}(?:-[0-9]{{1,6}})?\\.jsonl")
     try:
         return sorted(p for p in recording_dir.iterdir()
