@@ -158,34 +158,45 @@ def facts_of(survey_: Survey, cache: FactsCache, name: str) -> Facts | None:
     return hit[1] if hit is not None and not isinstance(hit[1], str) else None
 
 
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    deleted: int  # journals deleted
+    freed: int  # bytes
+    failed: int  # journals listed as delete that were not (the run stopped there)
+
+
 def apply(survey_: Survey, cache: FactsCache, recording_dir: Path | None,
-          say: Callable[[str], None]) -> tuple[int, int]:
+          say: Callable[[str], None]) -> Outcome:
     """Delete what the survey says may go, oldest first; stop at the first that cannot be
-    deleted (a journal newer than it may hold the acknowledgement that lets it go). Returns
-    (journals deleted, bytes freed); ``say`` gets one line per deletion."""
+    deleted (a journal newer than it may hold the acknowledgement that lets it go). ``say``
+    gets one line per deletion or failure."""
     deleted = freed = 0
     for v in survey_.verdicts:
         if not v.delete:
             continue
         path = survey_.paths[v.journal.name]
         facts = facts_of(survey_, cache, v.journal.name)
+        if not path.exists() and facts is not None:
+            # Another retention run (the station's own, or a prune) got there first.
+            say(f"{path}: already deleted meanwhile")
+            continue
         # Checked again just before: the file must be the one that was read and verified.
         if facts is None or cache.seen[path][0] != _key(path) or in_use(companions(path)[2]):
             say(f"{path}: not deleted: it changed or a station took it since it was read; "
                 "stopping here, the newer journals may hold its acknowledgement")
-            break
+            return Outcome(deleted, freed, 1)
         sizes = _sizes(path, recording_dir, facts)
         try:
             gone = delete_journal(path, recording_dir, facts)
         except OSError as exc:
             say(f"{path}: cannot be deleted ({exc.strerror or exc}); stopping here, the "
                 "newer journals may hold its acknowledgement")
-            break
+            return Outcome(deleted, freed, 1)
         cache.seen.pop(path, None)
         deleted += 1
         freed += sum(sizes.get(p, 0) for p in gone)
         say(f"deleted {', '.join(str(p) for p in gone)}: {v.reason}")
-    return deleted, freed
+    return Outcome(deleted, freed, 0)
 
 
 def _sizes(path: Path, recording_dir: Path | None, facts: Facts) -> dict[Path, int]:
@@ -215,20 +226,20 @@ class Retention:
         self._thread: threading.Thread | None = None
         self.runs = 0
 
-    def run_once(self) -> tuple[int, int]:
+    def run_once(self) -> Outcome:
         try:
             found = survey(self.journal_path, self.table, self.limits, self._clock(),
                            verify_current=False, cache=self._cache)
         except JournalError as exc:
             log.error("journal retention: %s", exc)
-            return (0, 0)
-        result = apply(found, self._cache, self.recording_dir,
-                       lambda line: log.warning("journal retention: %s", line))
+            return Outcome(0, 0, 0)
+        done = apply(found, self._cache, self.recording_dir,
+                     lambda line: log.warning("journal retention: %s", line))
         self.runs += 1
         kept = sum(not v.delete for v in found.verdicts)
         log.info("journal retention: %d journal(s) deleted (%d bytes), %d moved aside kept",
-                 result[0], result[1], kept)
-        return result
+                 done.deleted, done.freed, kept)
+        return done
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._loop, name="journal-retention",

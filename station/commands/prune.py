@@ -46,16 +46,10 @@ def prune(config_path: Path, *, dry_run: bool) -> int:
 
 
 def _delete(found: Survey, cache: FactsCache, recording_dir: str | None) -> int:
-    failed: list[str] = []
-
-    def say(line: str) -> None:
-        print(line, file=sys.stderr)
-        if not line.startswith("deleted "):
-            failed.append(line)
-
-    deleted, freed = apply(found, cache, Path(recording_dir) if recording_dir else None, say)
-    print(f"{deleted} journal(s) deleted, {freed} bytes freed", file=sys.stderr)
-    return 1 if failed else 0
+    done = apply(found, cache, Path(recording_dir) if recording_dir else None,
+                 lambda line: print(line, file=sys.stderr))
+    print(f"{done.deleted} journal(s) deleted, {done.freed} bytes freed", file=sys.stderr)
+    return 1 if done.failed else 0
 
 
 def _unset(v: Verdict) -> Verdict:

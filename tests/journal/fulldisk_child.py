@@ -40,8 +40,8 @@ def main(folder: Path) -> None:
         kit.ack(journal, acked2, n=3)
     filled = fill(folder)
     free_before = os.statvfs(folder).f_bavail
-    deleted, freed = Retention(folder / "journal.sqlite3", kit.TABLE, Limits(1, 1),
-                               None).run_once()
+    done = Retention(folder / "journal.sqlite3", kit.TABLE, Limits(1, 1), None).run_once()
+    deleted, freed = done.deleted, done.freed
     free_after = os.statvfs(folder).f_bavail
     print(json.dumps({
         "filled": filled, "free_before": free_before, "free_after": free_after,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -15,10 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from station.cli import main
-from station.journal import verify_journal
+from station.journal import Journal, verify_journal
 from station.journal.aside import read_identity
 from station.journal.errors import JournalError
 from station.journal.witness import WitnessWriter
+from station.prune import FactsCache, apply, survey
+from station.retention import Limits
 from tests.journal import retentionkit as kit
 
 
@@ -233,3 +236,36 @@ def test_a_damaged_journal_is_never_deleted_and_never_a_traceback(
     if not intact:
         assert made.path.exists(), out
         assert ": keep: cannot be read or verified" in out
+
+
+def test_a_journal_that_cannot_be_deleted_stops_the_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old, mid, new = table(tmp_path)
+    with Journal.open(tmp_path / "journal.sqlite3") as journal:
+        kit.ack(journal, mid, n=4)  # now all three are acknowledged to their last record
+    # The oldest cannot be deleted (immutable, as a file system may refuse): the newer ones
+    # may hold its acknowledgement, so they stay too.
+    lock = subprocess.run(["chattr", "+i", str(old.path)], capture_output=True, check=False)
+    if lock.returncode != 0:
+        pytest.skip(f"chattr +i is not possible here: {lock.stderr!r}")
+    try:
+        code, out, err = prune(capsys, "-c", str(kit.config(tmp_path, {"days": 0, "shoes": 0})))
+    finally:
+        subprocess.run(["chattr", "-i", str(old.path)], check=True)
+    assert out.count(": delete: ") == 3
+    assert code == 1
+    assert f"{old.path}: cannot be deleted (Operation not permitted); stopping here" in err
+    assert old.path.exists() and mid.path.exists() and new.path.exists()
+
+
+def test_a_journal_deleted_meanwhile_is_no_failure(tmp_path: Path) -> None:
+    old, _, new = table(tmp_path)
+    cache = FactsCache()
+    found = survey(tmp_path / "journal.sqlite3", kit.TABLE, Limits(0, 0), time.time(),
+                   verify_current=True, cache=cache)
+    old.path.unlink()  # by the station's own retention, say
+    said: list[str] = []
+    done = apply(found, cache, None, said.append)
+    assert (done.deleted, done.failed) == (1, 0)
+    assert said[0] == f"{old.path}: already deleted meanwhile"
+    assert said[1].startswith(f"deleted {new.path}, {new.path}-head: acknowledged")
