@@ -5,12 +5,15 @@ Prints what it found as one JSON line."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import sys
 import time
 from pathlib import Path
 
+from station.cli import main as station_cli
 from station.journal import verify_journal
 from station.prune import Retention
 from station.retention import Limits
@@ -38,14 +41,19 @@ def main(folder: Path) -> None:
         kit.ack(journal, acked, n=1)
         kit.ack(journal, unacked, seq=100, n=2)
         kit.ack(journal, acked2, n=3)
+    config = kit.config(folder, {"days": 1, "shoes": 1})
     filled = fill(folder)
     free_before = os.statvfs(folder).f_bavail
+    # What an operator runs when the station cannot even start: it reads on a full disk too.
+    listing = io.StringIO()
+    with contextlib.redirect_stdout(listing):
+        dry = station_cli(["journal", "prune", "-c", str(config), "--dry-run"])
     done = Retention(folder / "journal.sqlite3", kit.TABLE, Limits(1, 1), None).run_once()
     deleted, freed = done.deleted, done.freed
     free_after = os.statvfs(folder).f_bavail
     print(json.dumps({
         "filled": filled, "free_before": free_before, "free_after": free_after,
-        "deleted": deleted, "freed": freed,
+        "deleted": deleted, "freed": freed, "dry_run": dry, "listing": listing.getvalue(),
         "left": sorted(p.name for p in folder.iterdir()),
         "acked": acked.path.name, "unacked": unacked.path.name, "acked2": acked2.path.name,
         "unacked_verifies": verify_journal(unacked.path, live=False, frozen=True).last_seq,

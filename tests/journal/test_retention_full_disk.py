@@ -42,6 +42,10 @@ def test_a_full_disk_frees_only_the_acknowledged_journals(tmp_path: Path) -> Non
     assert "Traceback" not in run.stderr, run.stderr[-3000:]
     found = json.loads(run.stdout.splitlines()[-1])
     assert found["filled"] > 0 and found["free_before"] == 0, found
+    # station journal prune --dry-run, on the full disk: it reads and says what would go.
+    assert found["dry_run"] == 0, found
+    verdicts = [line.split(": ")[1] for line in found["listing"].splitlines()]
+    assert verdicts == ["delete", "keep", "delete"], found["listing"]
     assert found["deleted"] == 2, (found, run.stderr[-2000:])
     assert found["free_after"] > 0 and found["freed"] > 0
     left = set(found["left"])
