@@ -20,9 +20,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from station.journal.aside import Facts, moved_aside, not_ours, read_facts, stamp_of
+from station.journal.aside import (
+    Facts,
+    is_frozen,
+    moved_aside,
+    not_ours,
+    read_facts,
+    stamp_of,
+)
 from station.journal.errors import JournalError
 from station.journal.files import companions
+from station.journal.verify import verify_journal
 from station.journal.witness import in_use
 from station.retention import AckSeen, AsideJournal, Limits, Verdict, decide
 
@@ -47,10 +55,11 @@ class Survey:
 @dataclass(slots=True)
 class FactsCache:
     """Facts of journals moved aside, by file: they never change, so a daemon's hourly run
-    reads (and verifies) each once. Keyed by inode, size and mtime: a file replaced under the
-    same name is read again."""
+    reads each once, and verifies once each that retention would delete. Keyed by inode,
+    size and mtime: a file replaced under the same name is read again."""
 
     seen: dict[Path, tuple[_Key, Facts | str]] = field(default_factory=dict)
+    verified: dict[Path, tuple[_Key, str]] = field(default_factory=dict)  # "" or the finding
 
 
 def _key(path: Path) -> _Key | None:
@@ -63,9 +72,10 @@ def _key(path: Path) -> _Key | None:
 
 def survey(journal_path: Path, table: str, limits: Limits, now: float, *,
            verify_current: bool, cache: FactsCache | None = None) -> Survey:
-    """Read every journal moved aside (verified whole) and the journal in use (verified too
-    with ``verify_current``; a daemon already verified its own at start), and decide.
-    Raises ``JournalError`` only when the folder cannot be listed."""
+    """Read every journal moved aside and the journal in use (verified whole with
+    ``verify_current``; a daemon verified its own at start), decide, and verify whole each
+    journal the decision would delete (one that fails is kept, and said so). Raises
+    ``JournalError`` only when the folder cannot be listed."""
     cache = cache if cache is not None else FactsCache()
     current: Facts | None = None
     problem = ""
@@ -85,14 +95,14 @@ def survey(journal_path: Path, table: str, limits: Limits, now: float, *,
         hit = cache.seen.get(path)
         if hit is None or hit[0] != key:
             try:
-                found: Facts | str = read_facts(path, verify=True)
+                found: Facts | str = read_facts(path, verify=False)
             except JournalError as exc:
                 found = str(exc)
             cache.seen[path] = (key, found)
         else:
             found = hit[1]
         if isinstance(found, str):
-            # Kept, and listed: a journal that fails verification is evidence to investigate.
+            # Kept, and listed: a journal that cannot be read is evidence to investigate.
             aside.append(AsideJournal(path.name, "", 0, "", _mtime(path), 0,
                                       problem=found))
             paths[path.name] = path
@@ -106,14 +116,33 @@ def survey(journal_path: Path, table: str, limits: Limits, now: float, *,
         paths[path.name] = path
     verdicts = decide(aside, current.journal.shoes if current is not None else 0, acks, now,
                       limits)
-    # A station may hold one now, whatever the cache says (it is asked afresh each run).
-    verdicts = [_in_use_now(v, paths[v.journal.name]) for v in verdicts]
+    verdicts = [_checked(v, paths[v.journal.name], cache) for v in verdicts]
     return Survey(verdicts, paths, foreign, current, problem)
 
 
-def _in_use_now(v: Verdict, path: Path) -> Verdict:
-    if v.delete and in_use(companions(path)[2]):
-        return Verdict(v.journal, False, "in use (a station holds its head file's lock)")
+def _checked(v: Verdict, path: Path, cache: FactsCache) -> Verdict:
+    """``v``, unless it deletes a journal a station holds now (asked afresh each run) or one
+    that fails verification (a journal found damaged is evidence to investigate)."""
+    if not v.delete:
+        return v
+    if in_use(companions(path)[2]):
+        return Verdict(v.journal, False, "in use (a station holds its head file's lock)",
+                       v.held)
+    key = _key(path)
+    hit = cache.verified.get(path)
+    if hit is None or hit[0] != key:
+        frozen = is_frozen(path)
+        try:
+            verify_journal(path, live=not frozen, frozen=frozen)
+            finding = ""
+        except JournalError as exc:
+            finding = str(exc)
+        if key is not None:
+            cache.verified[path] = (key, finding)
+    else:
+        finding = hit[1]
+    if finding:
+        return Verdict(v.journal, False, f"cannot be read or verified ({finding})", v.held)
     return v
 
 
@@ -193,6 +222,7 @@ def apply(survey_: Survey, cache: FactsCache, recording_dir: Path | None,
                 "newer journals may hold its acknowledgement")
             return Outcome(deleted, freed, 1)
         cache.seen.pop(path, None)
+        cache.verified.pop(path, None)
         deleted += 1
         freed += sum(sizes.get(p, 0) for p in gone)
         say(f"deleted {', '.join(str(p) for p in gone)}: {v.reason}")
