@@ -37,6 +37,7 @@ from station.retention import AckSeen, AsideJournal, Limits, Verdict, decide
 log = logging.getLogger(__name__)
 
 HOURLY_S = 3600.0
+STOP_WAIT_S = 2.0
 _Key = tuple[int, int, int]
 
 
@@ -286,7 +287,10 @@ class Retention:
                 return
 
     def stop(self) -> None:
+        """Ask the thread to stop and wait briefly: a run in progress only reads, or deletes
+        files one by one, so a stop never waits out a long verification (the service's stop
+        is bounded: station.service.runner); the daemon thread ends with the process."""
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(10.0)
+            self._thread.join(STOP_WAIT_S)
             self._thread = None
