@@ -6,6 +6,7 @@ a full disk): station.journal.aside opens those ``immutable``."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -18,26 +19,37 @@ from tests.conftest import REPO
 SIZE = "16m"
 
 
-def _unshare_works(tmp: Path) -> str:
-    if shutil.which("unshare") is None:
-        return "no unshare(1)"
-    probe = subprocess.run(["unshare", "-rm", "sh", "-c",
-                            f"mount -t tmpfs -o size=64k tmpfs {tmp}"],
-                           capture_output=True, text=True, check=False)
-    return "" if probe.returncode == 0 else f"unshare cannot mount a tmpfs: {probe.stderr}"
+def _run_on_small_disk(mount: Path) -> subprocess.CompletedProcess[str]:
+    """The child on a tmpfs of its own: in a mount namespace of its own (``unshare``, so no
+    mount outlives the test), else mounted here as root (as the durability test's disk)."""
+    child = [sys.executable, "-m", "tests.journal.fulldisk_child", str(mount)]
+    if shutil.which("unshare") is not None:
+        probe = subprocess.run(["unshare", "-rm", "sh", "-c",
+                                f'mount -t tmpfs -o size=64k tmpfs "{mount}"'],
+                               capture_output=True, text=True, check=False)
+        if probe.returncode == 0:
+            return subprocess.run(
+                ["unshare", "-rm", "sh", "-c",
+                 f'mount -t tmpfs -o size={SIZE} tmpfs "$1" && shift && exec "$@"', "sh",
+                 str(mount), *child],
+                cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={SIZE}", "tmpfs", str(mount)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        if os.environ.get("CI"):
+            pytest.fail(f"cannot mount a tmpfs for the full-disk test: {done.stderr}")
+        pytest.skip(f"cannot mount a tmpfs here (needs root or unshare): {done.stderr}")
+    try:
+        return subprocess.run(child, cwd=REPO, capture_output=True, text=True, timeout=300,
+                              check=False)
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def test_a_full_disk_frees_only_the_acknowledged_journals(tmp_path: Path) -> None:
     mount = tmp_path / "disk"
     mount.mkdir()
-    why = _unshare_works(mount)
-    if why:
-        pytest.skip(why)
-    run = subprocess.run(
-        ["unshare", "-rm", "sh", "-c",
-         f'mount -t tmpfs -o size={SIZE} tmpfs "$1" && exec "$2" -m '
-         "tests.journal.fulldisk_child \"$1\"", "sh", str(mount), sys.executable],
-        cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+    run = _run_on_small_disk(mount)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "Traceback" not in run.stderr, run.stderr[-3000:]
     found = json.loads(run.stdout.splitlines()[-1])
