@@ -392,7 +392,11 @@ class Daemon:
                 # and journaled with the command, so a replay answers the same (station.acks).
                 if self._holdings is None:
                     self._holdings = Holdings(self.journal)
-                refusal = self._holdings.refusal(*result.claim)
+                try:
+                    refusal = self._holdings.refusal(*result.claim)
+                except Exception as exc:  # noqa: BLE001 - a failed check must not stop the table
+                    refusal = (f"the station could not check it "
+                               f"({type(exc).__name__}: {exc})")[:300]
                 self.submit(Command(ARCHIVED_ACTION, actor, now,
                                     ack_note(*result.claim, refusal)))
                 return
