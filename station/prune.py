@@ -17,7 +17,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from station.journal.aside import (
@@ -32,7 +32,7 @@ from station.journal.errors import JournalError
 from station.journal.files import companions
 from station.journal.verify import verify_journal
 from station.journal.witness import in_use
-from station.retention import AckSeen, AsideJournal, Limits, Verdict, decide
+from station.retention import AckSeen, AsideJournal, Limits, Verdict, decide, protect
 
 log = logging.getLogger(__name__)
 
@@ -113,11 +113,11 @@ def survey(journal_path: Path, table: str, limits: Limits, now: float, *,
             foreign.append((path, why))
             continue
         aside.append(found.journal)
-        acks.extend(found.acks)
+        acks.extend(replace(a, source=path.name) for a in found.acks)
         paths[path.name] = path
     verdicts = decide(aside, current.journal.shoes if current is not None else 0, acks, now,
                       limits)
-    verdicts = [_checked(v, paths[v.journal.name], cache) for v in verdicts]
+    verdicts = protect([_checked(v, paths[v.journal.name], cache) for v in verdicts], acks)
     return Survey(verdicts, paths, foreign, current, problem)
 
 

@@ -11,6 +11,7 @@ A journal moved aside goes only when all of these hold:
   it, verified against the chain);
 - it is outside both limits: it ended more than ``days`` days ago, AND the journals newer than
   it (the one in use included) hold at least ``shoes`` shoes.
+- (``protect``) it does not hold the only acknowledgement of a journal that stays.
 
 The limits are a floor of local history, "keep at least N days and N shoes": both must be
 passed. A journal never spans a shoe (one is moved aside between shoes only), so counting
@@ -57,6 +58,7 @@ class AckSeen:
     head: str
     by: str
     ts: float
+    source: str = ""  # the journal moved aside it is journaled in ("": the one in use)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,3 +133,29 @@ def _verdict(j: AsideJournal, acks: Sequence[AckSeen], outside: bool, since: str
         return Verdict(j, False, f"{said}; outside retention ({since}; {keeps})", said)
     return Verdict(j, True, f"{said}; older than {limits.days} days and "
                             f"{_shoes(limits.shoes)} ({since})", said)
+
+
+def protect(verdicts: Sequence[Verdict], acks: Iterable[AckSeen]) -> list[Verdict]:
+    """``verdicts``, but a journal that would go while it holds the only acknowledgement of
+    a journal that stays (one in use or found damaged, for instance) stays too: deleting it
+    would leave that journal unacknowledged for ever. Oldest first."""
+    out = list(verdicts)
+    acks = list(acks)
+    while True:
+        going = {v.journal.name: i for i, v in enumerate(out) if v.delete}
+        flip = None
+        for v in out:
+            j = v.journal
+            if v.delete or not j.journal_id:
+                continue
+            sources = {a.source for a in acks if a.journal == j.journal_id
+                       and a.seq == j.last_seq and a.head == j.head}
+            if sources and sources <= going.keys():
+                flip = (min(going[s] for s in sources), j.name)
+                break
+        if flip is None:
+            return out
+        i, name = flip
+        v = out[i]
+        out[i] = Verdict(v.journal, False, f"holds the acknowledgement of {name}, which is "
+                                           f"kept; {v.held}", v.held)

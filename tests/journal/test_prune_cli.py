@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from station.assembly import _archive as move_aside
 from station.cli import main
 from station.journal import Journal, verify_journal
 from station.journal.aside import read_identity
@@ -22,6 +23,7 @@ from station.journal.errors import JournalError
 from station.journal.witness import WitnessWriter
 from station.prune import FactsCache, apply, survey
 from station.retention import Limits
+from station.tablerules import TableRules
 from tests.journal import retentionkit as kit
 
 
@@ -269,3 +271,32 @@ def test_a_journal_deleted_meanwhile_is_no_failure(tmp_path: Path) -> None:
     assert (done.deleted, done.failed) == (1, 0)
     assert said[0] == f"{old.path}: already deleted meanwhile"
     assert said[1].startswith(f"deleted {new.path}, {new.path}-head: acknowledged")
+
+
+def test_a_journal_holding_the_acknowledgement_of_one_that_stays_is_kept(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    held = kit.make_aside(tmp_path, ended=time.time() - 9 * kit.DAY)
+    # The journal after it holds held's acknowledgement, and is itself acknowledged.
+    path = tmp_path / "journal.sqlite3"
+    with Journal.create(path, TableRules(table=kit.TABLE), None, "k1") as journal:
+        kit.fill(journal, shoes=1, records=3, ended=time.time() - 8 * kit.DAY)
+        kit.ack(journal, held)
+        holder = kit.Made(path, journal.journal_id.hex(), journal.last_seq,
+                          journal.head_hash.hex())
+        created = journal.header.created
+    holder = kit.Made(move_aside(path, created), holder.journal_id, holder.last_seq,
+                      holder.head)
+    with kit.current(tmp_path) as journal:
+        kit.ack(journal, holder, n=2)
+    lock = WitnessWriter(Path(f"{held.path}-head"))  # a station holds the older one
+    try:
+        code, out, err = prune(capsys, "-c", str(kit.config(tmp_path, {"days": 0, "shoes": 0})))
+    finally:
+        lock.close()
+    assert code == 0, err
+    assert f"{holder.path}: keep: holds the acknowledgement of {held.path.name}, which is " \
+           "kept" in out
+    assert held.path.exists() and holder.path.exists()
+    # Once the older one is free, both go (oldest first).
+    code, out, err = prune(capsys, "-c", str(kit.config(tmp_path, {"days": 0, "shoes": 0})))
+    assert code == 0 and not held.path.exists() and not holder.path.exists(), out + err

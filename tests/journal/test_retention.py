@@ -6,7 +6,15 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from station.retention import DAY_S, AckSeen, AsideJournal, Limits, Verdict, decide
+from station.retention import (
+    DAY_S,
+    AckSeen,
+    AsideJournal,
+    Limits,
+    Verdict,
+    decide,
+    protect,
+)
 
 NOW = 1_800_000_000.0
 
@@ -77,6 +85,22 @@ def test_an_empty_journal_needs_its_seq_0_acknowledged() -> None:
                   Limits(0, 0))[0].delete
 
 
+def test_a_journal_holding_the_only_acknowledgement_of_one_that_stays_stays_too() -> None:
+    held, holder = journal("j", 50, in_use=True), journal("k", 40)
+    acks = [AckSeen(held.journal_id, held.last_seq, held.head, "x", NOW, source="k"),
+            AckSeen(holder.journal_id, holder.last_seq, holder.head, "x", NOW, source="")]
+    verdicts = decide([held, holder], 0, acks, NOW, Limits(0, 0))
+    assert [v.delete for v in verdicts] == [False, True]
+    got = protect(verdicts, acks)
+    assert [v.delete for v in got] == [False, False]
+    assert got[1].reason.startswith("holds the acknowledgement of j, which is kept; "
+                                    "acknowledged up to its last record")
+    # With a second copy of the acknowledgement in the journal in use, k may go.
+    again = protect(verdicts, [*acks, AckSeen(held.journal_id, held.last_seq, held.head, "y",
+                                              NOW, source="")])
+    assert [v.delete for v in again] == [False, True]
+
+
 names = st.text("abcdefgh", min_size=1, max_size=3)
 journals = st.lists(st.builds(
     lambda name, days, shoes, last, in_use, broken: journal(
@@ -99,8 +123,12 @@ def test_never_deletes_an_unacknowledged_in_use_or_unreadable_journal(
             acks.append(AckSeen(j.journal_id, j.last_seq - 1, j.head, "x", NOW))
         elif pick == "bad_head":
             acks.append(AckSeen(j.journal_id, j.last_seq, "0" * 64, "x", NOW))
+    # Each acknowledgement journaled in the journal in use or in one of those moved aside.
+    sources = ["", *(j.name for j in aside)]
+    acks = [AckSeen(a.journal, a.seq, a.head, a.by, a.ts,
+                    source=data.draw(st.sampled_from(sources))) for a in acks]
     limits = Limits(days, shoes)
-    verdicts = decide(aside, current_shoes, acks, NOW, limits)
+    verdicts = protect(decide(aside, current_shoes, acks, NOW, limits), acks)
     assert sorted(v.journal.name for v in verdicts) == sorted(j.name for j in aside)
     held = {(a.journal, a.seq, a.head) for a in acks}
     newest_first = sorted(aside, key=lambda j: (j.ended, j.name), reverse=True)
@@ -114,3 +142,11 @@ def test_never_deletes_an_unacknowledged_in_use_or_unreadable_journal(
         newer = newest_first[:newest_first.index(j)]
         assert current_shoes + sum(n.shoes for n in newer) >= shoes
         assert v.reason.startswith("acknowledged up to its last record")
+    # A journal that stays keeps a copy of its acknowledgement, if it had one.
+    going = {v.journal.name for v in verdicts if v.delete}
+    for v in verdicts:
+        j = v.journal
+        found = {a.source for a in acks if (a.journal, a.seq, a.head)
+                 == (j.journal_id, j.last_seq, j.head)}
+        if not v.delete and found and not j.problem:
+            assert found - going, (j.name, found, going)
