@@ -28,6 +28,9 @@ END_SHOE: Final = "end_shoe"
 # supervisor's confirmation of the shuffle.
 PAUSE_ACTION: Final = "pause"
 CONFIRM_ACTION: Final = "confirm_shuffle"
+# The archive's acknowledgement (docs/upstream.md, docs/journal.md "Retention"): it holds a
+# journal of this station's verified up to a record. Upstream only; no dealer's or page's.
+ARCHIVED_ACTION: Final = "archived"
 
 # The actions a command from upstream may name (docs/upstream.md), in the order its refusal
 # lists them, mapped to the station's own: ``close_shoe`` is END SHOE; every other keeps its
@@ -37,5 +40,6 @@ UPSTREAM_ACTIONS: Final[dict[str, str]] = {
     "void": "void", "close_shoe": END_SHOE,
     **{action: action for action in MODE_ACTIONS},
     PAUSE_ACTION: PAUSE_ACTION, CONFIRM_ACTION: CONFIRM_ACTION,
+    ARCHIVED_ACTION: ARCHIVED_ACTION,
 }
 WIRE_NAMES: Final[dict[str, str]] = {ours: wire for wire, ours in UPSTREAM_ACTIONS.items()}

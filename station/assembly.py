@@ -27,6 +27,7 @@ from station.kinds.displays import DisplayContext
 from station.kinds.outlets import OutletContext
 from station.kinds.readers import DeviceHooks
 from station.kinds.registry import BUTTONS, LIVE, RAW_BYTES, RAW_VIDEO, SIGNED, kind
+from station.prune import Retention
 from station.recording import header_line
 from station.recovery import recover
 from station.sinks import AppendLog
@@ -130,6 +131,13 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
         daemon.submit(Command(RESTART, "station", time.time()))
     log.info("journal %s: %d events recovered; session %s", config.journal_path, rec.events,
              session)
+    if config.journal_retention is not None:
+        # At start (a journal is moved aside only at a start, above) and hourly after.
+        retention = Retention(Path(config.journal_path), config.rules.table,
+                              config.journal_retention,
+                              Path(config.recording_dir) if config.recording_dir else None)
+        retention.start()
+        closers.append(retention.stop)
     return Assembled(daemon, rec.events, session, closers)
 
 

@@ -48,6 +48,7 @@ from station.limits import (
 )
 from station.paytable import Paytable, load_paytable
 from station.procedures import procedure_value, procedure_value_problem
+from station.retention import Limits
 from station.tablerules import CUT_POLICIES, MODE_KEYS, TableRules
 from station.textfile import describe_path
 from station.yamlload import load_yaml
@@ -89,7 +90,8 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "simulation.faults[]": ("kind", "card", "after_round", "seconds", "shoe"),
     "results": ("path", "announcements_path"),
     "recording": ("dir", "raw"),
-    "journal": ("path",),
+    "journal": ("path", "retention"),
+    "journal.retention": ("days", "shoes"),
     "metrics": ("port",),
     "clock": ("check",),
     "dealers": ("badge_prefix",),
@@ -162,6 +164,7 @@ def parse_config(path: Path, data: Any) -> StationConfig:
         journal_path=top.sub("journal", SECTIONS["journal"]).path_(
             "path", "var/journal.sqlite3", "a file for the station's journal, e.g. "
             "/var/lib/dealer-station/journal.sqlite3") or "var/journal.sqlite3",
+        journal_retention=_retention(top.sub("journal", SECTIONS["journal"])),
         upstream=parse_section("upstream", top),
         metrics_port=top.sub("metrics", SECTIONS["metrics"]).int_(
             "port", None, 0, "a TCP port for the Prometheus endpoint on 127.0.0.1 (e.g. 9464; "
@@ -171,6 +174,26 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "synchronised and does not jump"),
         display=display,
     ))
+
+
+RETENTION_DAYS_MAX = 36_500  # a hundred years: a bigger number is a typo
+RETENTION_SHOES_MAX = 10_000_000
+
+
+def _retention(journal: Section) -> Limits | None:
+    """``journal.retention``: absent or null keeps every journal (nothing is ever deleted
+    without it); otherwise at least ``days`` days and ``shoes`` shoes stay (docs/journal.md)."""
+    if journal.data.get("retention") is None:
+        return None
+    sec = journal.sub("retention", SECTIONS["journal.retention"])
+    if not sec.data:
+        sec.fail(sec.prefix, "give days, shoes or both (e.g. {days: 90, shoes: 500}), or drop "
+                 "the key to keep every journal")
+    days = sec.int_("days", 0, 0, "whole days of journals to keep at least, e.g. 90",
+                    RETENTION_DAYS_MAX)
+    shoes = sec.int_("shoes", 0, 0, "shoes of journals to keep at least, e.g. 500",
+                     RETENTION_SHOES_MAX)
+    return Limits(days or 0, shoes or 0)
 
 
 def _with_dealers(top: Section, config: StationConfig) -> StationConfig:

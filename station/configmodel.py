@@ -15,6 +15,7 @@ from typing import Any
 
 from drivers.simulated import Fault, Pace, Player
 from station.bets.model import Paytable
+from station.retention import Limits
 from station.tablerules import TableRules
 from station.upstream.settings import UpstreamSettings
 
@@ -95,6 +96,8 @@ class StationConfig:
     reader: ReaderSettings = field(default_factory=ReaderSettings)
     cut_card: CutCardSettings = field(default_factory=CutCardSettings)
     journal_path: str = "var/journal.sqlite3"
+    # journal.retention (station.retention): None keeps every journal moved aside.
+    journal_retention: Limits | None = None
     upstream: UpstreamSettings = field(default_factory=UpstreamSettings)
     recording_raw: bool = False  # each device's raw traffic, beside the recording
     metrics_port: int | None = None  # the Prometheus endpoint on 127.0.0.1; None: off

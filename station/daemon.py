@@ -25,8 +25,10 @@ from typing import Any, Protocol
 
 from drivers.base import EventSource
 from drivers.events import Command, DeviceLost, DeviceRestored, InputEvent, TimerExpired
-from station.actions import UPSTREAM_ACTIONS
+from station.acks import ack_note
+from station.actions import ARCHIVED_ACTION, UPSTREAM_ACTIONS
 from station.journal import Journal, JournalWriteError
+from station.journal.aside import Holdings
 from station.outputs import Announced, Output, Prompt, Published
 from station.ratelimit import Tally
 from station.service.clock import ClockWatch
@@ -124,6 +126,9 @@ class Daemon:
         # clock_watch: the clock check (station.service.clock.ClockWatch): its findings are
         # input events, applied and journaled like any other, so a replay raises them too.
         self.clock_watch: ClockWatch | None = None
+        # The archive's acknowledgements are checked against the journals this station holds
+        # (station.journal.aside), on this thread, when they arrive: made on first use.
+        self._holdings: Holdings | None = None
 
     # --- thread-safe entry points ---------------------------------------------------------
     def post(self, source: EventSource, event: InputEvent) -> None:
@@ -381,6 +386,19 @@ class Daemon:
             # a void puts it on the record as void_note (docs/messages.md).
             if result.action == "pause":  # its reason is the pause's code (docs/rules.md)
                 self.submit(Command("pause", actor, now, result.note, result.reason))
+                return
+            if result.action == ARCHIVED_ACTION and result.claim is not None:
+                # Whether the station holds that record is a fact of this disk: checked now
+                # and journaled with the command, so a replay answers the same (station.acks).
+                if self._holdings is None:
+                    self._holdings = Holdings(self.journal)
+                try:
+                    refusal = self._holdings.refusal(*result.claim)
+                except Exception as exc:  # noqa: BLE001 - a failed check must not stop the table
+                    refusal = (f"the station could not check it "
+                               f"({type(exc).__name__}: {exc})")[:300]
+                self.submit(Command(ARCHIVED_ACTION, actor, now,
+                                    ack_note(*result.claim, refusal)))
                 return
             self.submit(Command(UPSTREAM_ACTIONS[result.action], actor, now, result.reason))
             return

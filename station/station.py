@@ -25,7 +25,14 @@ from drivers.events import (
     TimerExpired,
 )
 from station import dealers as dealer_rules
-from station.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, WIRE_NAMES
+from station.acks import ArchiveMark, parse_ack, take
+from station.actions import (
+    ARCHIVED_ACTION,
+    COMMAND_TRIGGERS,
+    CONFIRM_ACTION,
+    PAUSE_ACTION,
+    WIRE_NAMES,
+)
 from station.betguard import BetGuard
 from station.bets.model import Paytable
 from station.cards import Card, try_parse_card
@@ -120,6 +127,9 @@ class Station:
         self.integrity = ShoeIntegrity(rules.repeat_cards, rules.repeat_threshold,
                                        rules.repeat_history)
         self._watch = self.integrity.watch
+        # The archive's last acknowledgement per journal (station.acks), as journaled: shown
+        # in the metrics and the view; retention reads them back from the journals instead.
+        self.archive_marks: dict[str, ArchiveMark] = {}
 
     @property
     def prompt(self) -> Prompt:
@@ -336,6 +346,9 @@ class Station:
             # actor says who sent what and why it was refused.
             self._out.append(Notice(ev.actor))
             return
+        if ev.action == ARCHIVED_ACTION:
+            self._archived(ev)
+            return
         if ev.action in dealer_rules.COMMANDS:
             self._on_dealer_command(ev)
             return
@@ -410,6 +423,24 @@ class Station:
             # the device-lost pause is latched again until they are back.
             for source, reason in sorted(self._lost.items()):
                 d.fault(self._lost_reason(source, reason), self._lost_action(source))
+
+    def _archived(self, ev: Command) -> None:
+        """The archive holds a journal of this station up to a record. The daemon checked the
+        claim against the journals on disk and journaled the answer in the note
+        (station.acks): taken silently (the dealer has nothing to do), or refused as not_now
+        with what differs. Upstream only: nobody at the table acknowledges journals."""
+        if upstream_id(ev.actor) is None:
+            self.refuse(ev, "only the archive acknowledges journals, by a signed upstream "
+                        "command", reason="unknown_action")
+            return
+        ack = parse_ack(ev.note)
+        if ack is None:
+            self.refuse(ev, "the journaled acknowledgement cannot be read", reason="malformed")
+            return
+        if ack.refusal is not None:
+            self.refuse(ev, ack.refusal)
+            return
+        take(self.archive_marks, ack, ev.actor, ev.ts)
 
     def _end_shoe(self, ev: Command) -> None:
         """END SHOE (the dealer's; ``close_shoe`` from upstream): between rounds the shoe

@@ -182,4 +182,8 @@ def _mode_lines(s: dict[str, Any]) -> list[str]:
         lines.append(f"betting closes in {left:.0f} s")
     for alert in s.get("alerts") or []:
         lines.append(f"ALERT: {alert.get('text', '?')}")
+    for mark in s.get("archived") or []:  # the archive's acknowledgements (docs/journal.md)
+        if isinstance(mark, dict):
+            lines.append(f"archived: journal {mark.get('journal', '?')} up to seq "
+                         f"{mark.get('seq', '?')} ({mark.get('by', '?')})")
     return lines

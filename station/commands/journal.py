@@ -1,5 +1,6 @@
 """``station journal verify|export PATH``: check a journal, or write it out as a recording (or,
-with ``--vtt``/``--srt``, as video timecodes: ``station.commands.timecodes``).
+with ``--vtt``/``--srt``, as video timecodes: ``station.commands.timecodes``);
+``station journal prune -c CONFIG [--dry-run]``: retention (``station.commands.prune``).
 
 Exit codes: 0 intact (export: written); 1 the journal fails verification (the message names
 the first bad record or page; nothing is written); 2 not a journal, unreadable, or bad usage.
@@ -56,6 +57,24 @@ def register(sub: Any) -> None:
                    "first cue's day, so cue times are the UTC time of day")
     e.add_argument("--force", action="store_true", help="replace FILE if it exists")
     e.set_defaults(func=run_export)
+    r = actions.add_parser(
+        "prune", help="list (and delete) the journals moved aside that retention lets go",
+        description="List each journal moved aside beside the config's journal.path: delete "
+        "(the archive acknowledged its last record and it is outside journal.retention) or "
+        "keep, and why. Without --dry-run, delete those listed as delete, with their -wal, "
+        "-shm and -head files and their kept recording. The journal in use is never touched.",
+    )
+    r.add_argument("-c", "--config", type=Path, required=True, metavar="CONFIG",
+                   help="the station's YAML (its journal.path, journal.retention, "
+                   "recording.dir and table.id)")
+    r.add_argument("--dry-run", action="store_true", help="only say what would go and why")
+    r.set_defaults(func=run_prune)
+
+
+def run_prune(args: argparse.Namespace) -> int:
+    from station.commands.prune import prune  # noqa: PLC0415
+
+    return prune(args.config, dry_run=args.dry_run)
 
 
 def run_verify(args: argparse.Namespace) -> int:

@@ -34,11 +34,13 @@ TABLES: Final = (
 AUTO_INDEXES: Final = frozenset({("index", "sqlite_autoindex_meta_1")})
 
 
-def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
+def connect(path: Path, *, readonly: bool, frozen: bool = False) -> sqlite3.Connection:
     """A connection that never creates the file (``mode=ro``/``rw``) and reads every TEXT
     column as bytes, so a damaged string is a finding of ours, not a decode traceback.
-    Raises ``sqlite3.Error``."""
-    mode = "ro" if readonly else "rw"
+    ``frozen``: read-only, of a journal nobody writes and with no WAL content (one moved
+    aside): opened ``immutable``, so SQLite creates no ``-wal``/``-shm`` beside it and takes
+    no lock, and it reads on a full disk too. Raises ``sqlite3.Error``."""
+    mode = "ro&immutable=1" if frozen else "ro" if readonly else "rw"
     conn = sqlite3.connect(f"file:{quote(str(path))}?mode={mode}", uri=True,
                            isolation_level=None, check_same_thread=False)
     try:
@@ -46,7 +48,7 @@ def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA trusted_schema = OFF")
         conn.execute("PRAGMA cell_size_check = ON")
-        if readonly:
+        if readonly or frozen:
             conn.execute("PRAGMA query_only = ON")
     except sqlite3.Error:
         conn.close()

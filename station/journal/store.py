@@ -146,6 +146,23 @@ class Journal:
     def head_hash(self) -> bytes:
         return self._hash
 
+    def hash_at(self, seq: int) -> bytes | None:
+        """``H(seq)`` as stored, or None when the journal has no record ``seq`` (an archive's
+        acknowledgement is checked against it). Raises ``JournalError``."""
+        if seq == self._seq:
+            return self._hash
+        if seq == 0:
+            return self.journal_id
+        if not 0 < seq < self._seq:
+            return None
+        with self._out_lock:
+            try:
+                row = self._outbox().execute("SELECT hash FROM events WHERE seq = ?",
+                                             (seq,)).fetchone()
+            except sqlite3.Error as exc:
+                raise JournalError(f"{self.path}: cannot read record {seq} ({exc})") from exc
+        return bytes(row[0]) if row is not None and isinstance(row[0], bytes) else None
+
     def append(self, event: InputEvent, wall_ts: float, mono_ts: float,
                messages: Sequence[tuple[str, bytes]] = ()) -> int:
         """Journal ``event`` and the outbox ``messages`` (topic, payload) it caused, in one

@@ -71,18 +71,20 @@ def sqlite_failure(path: Path, exc: sqlite3.Error | UnicodeDecodeError,
                         "file and its directory are readable and no other program locks it")
 
 
-def verify_journal(path: Path, *, live: bool = True) -> Report:
+def verify_journal(path: Path, *, live: bool = True, frozen: bool = False) -> Report:
     """Check the files, the schema, the header, every record's hash and outbox rows, the head
     row, the head file and SQLite's integrity check. Raises ``JournalCorrupt`` or
     ``JournalError``; memory use does not grow with the journal. ``live=False`` says no
-    station can be writing meanwhile (the caller holds the journal's lock)."""
+    station can be writing meanwhile (the caller holds the journal's lock). ``frozen``: no
+    station writes it and its WAL holds nothing (a journal moved aside, ``frozen(path)``):
+    read without writing anything beside it (``schema.connect``)."""
     if "\0" in str(path):
         raise JournalError(f"{str(path)!r}: a file name cannot contain a NUL byte")
     if not path.name:
         raise JournalError(f"{str(path)!r}: names a folder, not a journal file; give the "
                            "journal's file name")
     witness_path = companions(path)[2]
-    facts = _settled_files(path, witness_path) if live else check_files(path)
+    facts = _settled_files(path, witness_path) if live and not frozen else check_files(path)
     notes: list[str] = []
     witness: Witness | None = None
     try:
@@ -96,7 +98,7 @@ def verify_journal(path: Path, *, live: bool = True) -> Report:
         notes.append(f"the head file {witness_path.name} is unreadable ({exc}): a lost tail of "
                      "records cannot be detected")
     try:
-        conn = connect(path, readonly=True)
+        conn = connect(path, readonly=True, frozen=frozen)
     except sqlite3.Error as exc:
         raise sqlite_failure(path, exc, "opening") from exc
     checker = _Checker(path, conn)

@@ -17,8 +17,9 @@ from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
-from drivers.events import CardRead, ClockAlert, InputEvent
+from drivers.events import CardRead, ClockAlert, Command, InputEvent
 from station import __version__
+from station.actions import ARCHIVED_ACTION
 from station.outputs import Output, Published
 from station.pauses import REASON_KINDS, is_more_reason, reason_kind
 from station.service.clock import ClockWatch
@@ -80,6 +81,10 @@ class Metrics:
         self.clock_synchronised.set(-1)
         self.clock_alerts = Counter("station_clock_alerts", "clock alerts raised, by alert",
                                     ["alert"], registry=r)
+        self.archived = Gauge(
+            "station_journal_archived_seq", "the last record of each journal the archive "
+            "acknowledged holding (an archived command the station took), by journal id; the "
+            "station keeps the last 16 journals' marks", ["journal"], registry=r)
         for alert in ("clock_unsynchronised", "clock_jump"):
             self.clock_alerts.labels(alert)
         for kind in READER_ERROR_KINDS:
@@ -93,6 +98,14 @@ class Metrics:
         """Count pauses of ``station`` from now on (those it was recovered with are old)."""
         self._station = station
         self._reasons = tuple(station.dealing.pause_reasons)
+        self._show_archived()
+
+    def _show_archived(self) -> None:
+        if self._station is None:
+            return
+        self.archived.clear()
+        for journal, mark in self._station.archive_marks.items():
+            self.archived.labels(journal).set(mark.seq)
 
     def watch_clock(self, watch: ClockWatch) -> None:
         """Show ``watch``'s last finding as station_clock_synchronised."""
@@ -106,6 +119,8 @@ class Metrics:
         self.loop_latency.observe(seconds)
         if isinstance(event, ClockAlert):
             self.clock_alerts.labels(event.alert).inc()
+        if isinstance(event, Command) and event.action == ARCHIVED_ACTION:
+            self._show_archived()
         if isinstance(event, CardRead):
             self.reads.labels(event.source).inc()
             self.read_latency.observe(max(0.0, self._clock() - event.ts))

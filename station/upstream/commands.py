@@ -23,7 +23,8 @@ from typing import Any, Final
 import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from station.actions import UPSTREAM_ACTIONS
+from station.acks import claim_problem
+from station.actions import ARCHIVED_ACTION, UPSTREAM_ACTIONS
 from station.procedures import NOTE_MAX, pause_problem
 from station.upstream.signing import SignatureError, verify
 
@@ -46,6 +47,9 @@ MAX_ID = 128
 MAX_ACTOR = 128
 MAX_REASON = 500
 _FIELDS: Final = {"v", "id", "table", "action", "ts", "actor", "reason", "note", "sig"}
+# The archive's acknowledgement names a journal record: only ``archived`` has these, and needs
+# all three (station.acks, docs/upstream.md).
+_CLAIM: Final = ("journal", "seq", "head")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +61,8 @@ class Accepted:
     reason: str | None
     ts: float  # when it was sent, seconds since the epoch
     note: str | None = None  # a pause's note (its ``reason`` is the pause's code)
+    # ``archived``: the journal id, record seq and its chain hash the archive holds verified.
+    claim: tuple[str, int, str] | None = None
 
     @property
     def sent_by(self) -> str:
@@ -146,7 +152,7 @@ def _signer(message: Mapping[str, Any], keys: Mapping[str, Ed25519PublicKey]) ->
 
 
 def _field_problem(message: Mapping[str, Any]) -> str | None:
-    extra = set(message) - _FIELDS
+    extra = set(message) - _FIELDS - set(_CLAIM)
     if extra:
         return f"unexpected field(s) {', '.join(sorted(_short(k) for k in extra))}"
     if message.get("v") != 1 or isinstance(message.get("v"), bool):
@@ -169,6 +175,11 @@ def _field_problem(message: Mapping[str, Any]) -> str | None:
             return problem
     elif "note" in message:
         return "'note' goes with a pause only"
+    if message.get("action") == ARCHIVED_ACTION:
+        return claim_problem(*(message.get(k) for k in _CLAIM))
+    given = [k for k in _CLAIM if k in message]
+    if given:
+        return f"{', '.join(repr(k) for k in given)}: only an archived command names a record"
     return None
 
 
@@ -219,7 +230,9 @@ def check_command(payload: bytes, policy: CommandPolicy, now: float,
                                      "refusing more", cid, action)
     actor = message.get("actor")
     reason = message.get("reason")
-    return Accepted(cid, action, signer, actor or None, reason, ts, message.get("note"))
+    claim = ((message["journal"], message["seq"], message["head"])
+             if action == ARCHIVED_ACTION else None)
+    return Accepted(cid, action, signer, actor or None, reason, ts, message.get("note"), claim)
 
 
 class CommandVerifier:

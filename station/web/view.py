@@ -36,6 +36,7 @@ from station.web.words import (
 )
 
 VIEW_VERSION = 1
+ARCHIVED_SHOWN = 3  # journals whose archived mark the view carries
 LAST_RESULTS = 12  # results listed beside the roads
 LAST_NOTICES = 5
 
@@ -258,6 +259,9 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         "roads_version": history.version,
         "devices": [{"name": n, "ok": n not in lost, "reason": lost.get(n, "")} for n in names],
         "upstream": {"type": around.upstream_type, "connected": around.upstream_connected},
+        # The archive's last acknowledgements (station.acks), newest last: what ctl status shows.
+        "archived": [{"journal": j, "seq": m.seq, "by": m.by, "at": m.ts}
+                     for j, m in list(station.archive_marks.items())[-ARCHIVED_SHOWN:]],
         "notices": shown_notices,
         "dealer": dealer_view(station, around.language),
         # The table modes (station.web.modeview): betting, reveals, the VIP requests, alerts.

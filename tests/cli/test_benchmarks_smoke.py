@@ -57,6 +57,9 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                        ("every table heard after", "per table: RSS", "stop: SIGINT to exit 0")),
     # The client library (issue 23): Floor.feed per message, with and without the schemas.
     "bench_client.py": (("--runs", "1", "--shoes", "1"), ("schemas on", "schemas off")),
+    # Journal retention (issue 24): a survey of journals moved aside, and their deletion.
+    "bench_retention.py": (("--journals", "2", "--records", "50"),
+                           ("survey, all to delete", "facts cached", "deleted 2")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 

@@ -42,7 +42,7 @@ BUILTIN_IO = frozenset({"open", "print", "input"})
 DOCUMENTED_PURE = (
     "station.actions", "station.cards", "station.rules", "station.outcome", "station.shoe",
     "station.machine", "station.fsm", "station.entry", "station.station", "station.tablerules",
-    "station.modes",
+    "station.modes", "station.acks", "station.retention",
     "station.results", "station.outputs", "station.errors", "station.simulation",
     "station.settlement", "station.stats", "station.limits", "station.dealers",
     "station.integrity", "station.pauses", "station.ratelimit", "station.bets",
