@@ -58,6 +58,8 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # The client library (issue 23): Floor.feed per message, with and without the schemas.
     "bench_client.py": (("--runs", "1", "--shoes", "1"), ("schemas on", "schemas off")),
     # Journal retention (issue 24): a survey of journals moved aside, and their deletion.
+    "bench_pit_stats.py": (("--tables", "2", "--hours", "0.2", "--seeds", "1", "--runs", "1"),
+                           ("report --by table", "report --by dealer", "2 tables")),
     "bench_retention.py": (("--journals", "2", "--records", "50"),
                            ("survey, all to delete", "facts cached", "deleted 2")),
 }
