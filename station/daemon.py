@@ -30,6 +30,7 @@ from station.journal import Journal, JournalWriteError
 from station.outputs import Announced, Output, Prompt, Published
 from station.ratelimit import Tally
 from station.service.clock import ClockWatch
+from station.service.install_watch import InstallWatch
 from station.simulation import due_of
 from station.sinks import AppendLog
 from station.station import REFUSED_OUTSIDE, Station
@@ -124,6 +125,9 @@ class Daemon:
         # clock_watch: the clock check (station.service.clock.ClockWatch): its findings are
         # input events, applied and journaled like any other, so a replay raises them too.
         self.clock_watch: ClockWatch | None = None
+        # install_watch: the install check (station.service.install_watch), at start and
+        # every 24 h on its own thread; its findings come in through ``inject``.
+        self.install_watch: InstallWatch | None = None
 
     # --- thread-safe entry points ---------------------------------------------------------
     def post(self, source: EventSource, event: InputEvent) -> None:
@@ -132,6 +136,10 @@ class Daemon:
 
     def request_stop(self) -> None:
         self._queue.put(_STOP)
+
+    def inject(self, event: InputEvent) -> None:
+        """An input event of the station's own (the install check's), from any thread."""
+        self._queue.put((None, event))
 
     def source_ended(self, source: EventSource, error: BaseException | None) -> None:
         """A driver thread that ended by itself (``drivers.base.Ended``)."""
@@ -166,6 +174,8 @@ class Daemon:
             self.display.show([self.station.prompt])
         if self.outlet is not None:
             self.outlet.start()
+        if self.install_watch is not None:
+            self.install_watch.start(self.inject)
         for s in self.sources:
             s.start(self.post, self.source_ended)
         self._tell_sources()
@@ -216,6 +226,8 @@ class Daemon:
                 if until is not None and until():
                     break
         finally:
+            if self.install_watch is not None:
+                self.install_watch.stop()
             for s in self.sources:
                 s.stop()
             if self.outlet is not None:

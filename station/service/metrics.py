@@ -23,6 +23,7 @@ from station import __version__
 from station.outputs import Output, Published
 from station.pauses import is_more_reason
 from station.service.clock import ClockWatch
+from station.service.install_watch import MODIFIED, VERIFIED, InstallWatch
 from station.station import Station
 from station.upstream.outbox import Outbox, OutboxRow
 
@@ -44,6 +45,8 @@ PAUSE_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("noise", re.compile(r" sends noise: ")),
 )
 READER_ERROR_KINDS = ("unreadable", "device_lost", "noise")
+# The clock check's states that are not alerts (station.station.CLOCK_STATES).
+QUIET_CLOCK = ("clock_synchronised", "clock_unknown")
 _LOOP_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                  0.5, 1.0, 2.5)
 _READ_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
@@ -94,6 +97,11 @@ class Metrics:
             "station_clock_synchronised", "the kernel's clock state at the last check: 1 "
             "synchronised, 0 not, -1 unknown or not checked (clock.check)", registry=r)
         self.clock_synchronised.set(-1)
+        self.install_modified = Gauge(
+            "station_install_modified", "the install check's last finding (station "
+            "verify-install, at start and every 24 h): 1 files differ, 0 all match, -1 not "
+            "checkable (an editable install) or not checked yet", registry=r)
+        self.install_modified.set(-1)
         self.clock_alerts = Counter("station_clock_alerts", "clock alerts raised, by alert",
                                     ["alert"], registry=r)
         for alert in ("clock_unsynchronised", "clock_jump"):
@@ -110,6 +118,11 @@ class Metrics:
         self._station = station
         self._reasons = tuple(station.dealing.pause_reasons)
 
+    def watch_install(self, watch: InstallWatch) -> None:
+        """Show ``watch``'s last finding as station_install_modified."""
+        states = {MODIFIED: 1.0, VERIFIED: 0.0}
+        self.install_modified.set_function(lambda: states.get(watch.state, -1.0))
+
     def watch_clock(self, watch: ClockWatch) -> None:
         """Show ``watch``'s last finding as station_clock_synchronised."""
         def state() -> float:
@@ -120,7 +133,7 @@ class Metrics:
     # --- the daemon's observer (station loop) ---------------------------------------------
     def observe(self, event: InputEvent, outputs: list[Output], seconds: float) -> None:
         self.loop_latency.observe(seconds)
-        if isinstance(event, ClockAlert):
+        if isinstance(event, ClockAlert) and event.alert not in QUIET_CLOCK:
             self.clock_alerts.labels(event.alert).inc()
         if isinstance(event, CardRead):
             self.reads.labels(event.source).inc()
