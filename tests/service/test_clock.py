@@ -209,3 +209,19 @@ def test_an_unknown_clock_source_stops_the_start(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "STATION_CLOCK_SOURCE='atomic'" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "journal.sqlite3").exists()
+
+
+def test_a_restart_journals_the_clock_state_only_when_it_changed(tmp_path: Path) -> None:
+    """The state is journaled when a check finds it other than the journal's last: once in a
+    new journal, not again at a restart that finds the same, and again when it changed."""
+    for source, states in (("synchronised", ["clock_synchronised"]),
+                           ("synchronised", ["clock_synchronised"]),
+                           ("unknown", ["clock_synchronised", "clock_unknown"])):
+        done = run_station(tmp_path, source)
+        assert done.returncode == 0, done.stderr
+        found = [e.alert for e in read_journal(tmp_path / "journal.sqlite3").events
+                 if isinstance(e, ClockAlert)]
+        assert found == states, source
+    statuses = [json.loads(x) for x in (tmp_path / "upstream.jsonl").read_text().splitlines()
+                if json.loads(x)["kind"] == "status"]
+    assert statuses[-1]["clock"] == "unknown"
