@@ -17,6 +17,7 @@ from station.config import load_config
 from station.journal import Journal, read_journal
 from station.upstream.schema import validate
 from tests.daemon.test_daemon import config_dict
+from tests.service.test_clock import assert_replay_rebuilds_every_message
 from tests.service.wheelkit import build_wheel, install, run
 
 
@@ -132,5 +133,6 @@ def test_the_daemon_checks_the_install_at_start_and_alerts_on_a_changed_file(
     events = [e for e in read_journal(tmp_path / "journal.sqlite3").events
               if isinstance(e, InstallModified)]
     assert len(events) == 1 and events[0].files == (f"changed: {target}",)
+    assert_replay_rebuilds_every_message(tmp_path / "journal.sqlite3")
     checked = run(station, "verify-install", "-c", str(config), cwd=tmp_path)
     assert checked.returncode == 1 and f"changed: {target}" in checked.stdout
