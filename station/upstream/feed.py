@@ -19,11 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from drivers.events import InputEvent
 from station import __version__
 from station.journal.chain import Chain
-from station.journal.codec import encode_event
 from station.outputs import Output
+from station.recording import event_to_json
 from station.upstream import messages as m
 from station.upstream.canonical import canonical
 from station.upstream.commands import Refused
@@ -54,15 +56,18 @@ class Feed:
 
     def messages(self, before: Snapshot, after: Snapshot, event: InputEvent,
                  outputs: list[Output]) -> Payloads:
-        journal = self._journal()
-        out = []
-        for kind, args in changes(before, after, event, outputs, self.decks):
-            out.append(self._payload(build(kind, args, table=self.table, seq=self._next(),
-                                           journal=journal)))
+        pending = changes(before, after, event, outputs, self.decks)
+        # Only a status names the head: most events cause none.
+        journal = self._journal() if any(k == m.STATUS for k, _ in pending) else None
+        out = [self._payload(build(kind, args, table=self.table, seq=self._next(),
+                                   journal=journal))
+               for kind, args in pending]
         if self.chain is not None:
-            # The record a journal would write for this event, at the event's own time.
-            self.chain.add(wall_ts=event.ts, mono_ts=event.ts, messages=out,
-                           body=encode_event(event))
+            # The record a journal would write for this event, at the event's own time (its
+            # body as encode_event makes it, without the store's round-trip check: a
+            # simulation's events are the station's own).
+            body = orjson.dumps(event_to_json(event), option=orjson.OPT_SORT_KEYS)
+            self.chain.add(wall_ts=event.ts, mono_ts=event.ts, messages=out, body=body)
         return out
 
     def _journal(self) -> dict[str, Any]:
