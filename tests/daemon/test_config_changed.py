@@ -16,6 +16,7 @@ from drivers.events import ConfigChanged
 from station import assembly
 from station.assembly import build_daemon
 from station.config import load_config
+from station.configprint import ConfigPrint, print_of
 from station.journal import Journal, read_journal, verify_journal
 from station.upstream.schema import validate
 from tests.daemon.test_daemon import config_dict
@@ -102,3 +103,22 @@ def test_a_journal_without_a_recorded_config_says_so_once(
     assert change["new"]["config"] == sha(config)
     start(config)  # recorded now: not again
     assert len([m for m in sent(tmp_path) if m["kind"] == "config_changed"]) == 1
+
+
+def test_the_print_names_dotted_keys_added_removed_or_changed_and_holds_no_value(
+        tmp_path: Path) -> None:
+    file = tmp_path / "c.yaml"
+    file.write_text("x: 1\n")
+    old = print_of({"table": {"id": "t1", "decks": 8}, "upstream": {"host": "10.0.0.5"},
+                    "simulation": {"faults": [{"kind": "lost"}]}}, file, None)
+    new = print_of({"table": {"id": "t1", "decks": 6}, "display": {"language": "zh"},
+                    "simulation": {"faults": [{"kind": "double"}]}}, file, None)
+    assert new.changed(old) == ("display.language", "simulation.faults", "table.decks",
+                                "upstream.host")
+    assert new.changed(new) == () and new.same_files(old)  # the same file bytes
+    assert all(len(d) == 16 for _, d in new.values)
+    text = json.dumps(new.to_json())
+    assert "10.0.0.5" not in text and "zh" not in text and "double" not in text
+    assert ConfigPrint.from_json(json.loads(text)) == new
+    assert ConfigPrint.from_json(None) is None  # a header from before prints
+    assert new.config == sha(file) and print_of({}, tmp_path / "none.yaml", None).config is None
