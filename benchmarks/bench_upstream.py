@@ -39,6 +39,9 @@ from station.upstream.signing import Signer  # noqa: E402
 from tests.upstream.broker import Broker, Subscriber, wait_until  # noqa: E402
 from tests.upstream.outboxes import MemoryOutbox  # noqa: E402
 
+# A status names a journal head (docs/upstream.md); these tests have no journal.
+NO_JOURNAL = m.journal_head(bytes(32), 0, bytes(32))
+
 TABLE = "table-1"
 # The shipped simulation's pace (README: simulation.pace): open betting 3 s, betting 12 s,
 # 1.5 s a card.
@@ -97,7 +100,7 @@ def outage_backlog(signer: Signer, outage_s: float) -> list[tuple[str, bytes]]:
         ann = {"shoe": shoe, "round": rnd, "key": r["key"], "open_bets": r.get("open_bets", [])}
         for phase in ("betting_open", "dealing", "between_rounds"):
             seq += 1
-            add(m.status(table=TABLE, seq=seq, ts=clock, phase=phase, shoe=shoe,
+            add(m.status(journal=NO_JOURNAL, table=TABLE, seq=seq, ts=clock, phase=phase, shoe=shoe,
                          round_no=rnd, paused=None))
             if phase == "betting_open":
                 seq += 1

@@ -89,5 +89,38 @@ class ClockAlert:
     ts: float
 
 
+@dataclass(frozen=True, slots=True)
+class ConfigChanged:
+    """The station started with a config or paytable other than the journal's last
+    (docs/journal.md, "Configuration changes"): each file's SHA-256 (hex) before and after
+    (``old_*`` None where the journal did not record it, ``new_paytable`` None without a
+    paytable), the dotted config keys whose values differ (never a value), every key's value
+    digest now (``values``, sorted: the next start compares against it), and the journal this
+    one follows when a change of rules started a new one. Posted by the daemon at start and
+    journaled like any input, so a replay publishes the same ``config_changed``."""
+
+    old_config: str | None
+    old_paytable: str | None
+    new_config: str | None
+    new_paytable: str | None
+    keys: tuple[str, ...]
+    values: tuple[tuple[str, str], ...]
+    previous_journal: str | None
+    ts: float
+
+
+@dataclass(frozen=True, slots=True)
+class InstallModified:
+    """The station's install check (``station verify-install``, at start and every 24 h)
+    found installed files that differ from the wheel's ``RECORD``: ``files`` names them
+    (``changed: PATH``, ``missing: PATH``, ``added: PATH``, at most a few dozen), ``detail``
+    says how many. Posted by the daemon and journaled like any input, so a replay raises the
+    same alert with no install to check."""
+
+    files: tuple[str, ...]
+    detail: str
+    ts: float
+
+
 InputEvent = (CardRead | CutCardSeen | DeviceLost | DeviceRestored | Command | TimerExpired
-              | ClockAlert)
+              | ClockAlert | ConfigChanged | InstallModified)

@@ -16,8 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from drivers.base import EventSource
-from drivers.events import Command
+from drivers.events import Command, ConfigChanged
 from station.config import StationConfig
+from station.configprint import ConfigPrint, print_of
 from station.daemon import Daemon
 from station.errors import ConfigError, StationError
 from station.journal import Journal, JournalError
@@ -76,7 +77,8 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
             f"{config.path}: reader.type {config.reader.type}: a live table needs the dealer's "
             "buttons (NEW SHOE, OPEN and CLOSE BETTING), which come with the web display; set "
             "display.type: web, or check the scanner with `station monitor`")
-    journal, (carried_seq, carried_events_seq) = _open_journal(config)
+    now = _print(config)
+    journal, (carried_seq, carried_events_seq), previous = _open_journal(config, now)
     closers.append(journal.close)
     header = journal.header
     session = header.session
@@ -101,7 +103,8 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
     # the events topic's prev_seq links across it.
     feed = Feed(config.rules.table, config.rules.decks, signer,
                 max(rec.last_message_seq, carried_seq),
-                rec.last_events_seq if rec.last_events_seq is not None else carried_events_seq)
+                rec.last_events_seq if rec.last_events_seq is not None else carried_events_seq,
+                head=journal.head)
 
     sources = _sources(config, raw_base, closers, session, rec.shoe_position)
     results = _results(config, "path", config.results_path)
@@ -121,7 +124,7 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
     publish = kind("upstream", config.upstream.type).build
     assert publish is not None  # every outlet kind builds one
     daemon.outlet = publish(OutletContext(config, box, signer, daemon.upstream_command,
-                                          rec.command_ids))
+                                          rec.command_ids, journal.head))
     show = kind("display", config.display.type).build
     if show is not None:  # after the outlet: the web display asks it whether it is connected
         daemon.display = show(DisplayContext(config, daemon, tuple(s.name for s in sources),
@@ -129,6 +132,12 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
     if rec.events:
         # Journaled like any input, so a replay shows the restart and what it paused.
         daemon.submit(Command(RESTART, "station", time.time()))
+    change = _config_change(now, rec.config if previous is None else previous[1],
+                            previous, bool(rec.events) or previous is not None)
+    if change is not None:
+        log.warning("config: changed since the journal's last (%s)",
+                    ", ".join(change.keys) or "the files only")
+        daemon.submit(change)
     log.info("journal %s: %d events recovered; session %s", config.journal_path, rec.events,
              session)
     if config.journal_retention is not None:
@@ -143,11 +152,35 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
 
 # --- the journal --------------------------------------------------------------------------
 _FRESH: tuple[int, int | None] = (0, None)  # no journal replaced: numbering starts afresh
+# The journal moved aside for this one: its id (hex) and the config it was last written under.
+Previous = tuple[str, ConfigPrint | None]
 
 
-def _open_journal(config: StationConfig) -> tuple[Journal, tuple[int, int | None]]:
-    """The journal, and the last message seq and last events seq of the one it replaces
-    ((0, None) if none)."""
+def _print(config: StationConfig) -> ConfigPrint:
+    paytable = Path(config.paytable.path) if config.paytable is not None else None
+    return print_of(config.source, Path(config.path), paytable)
+
+
+def _config_change(now: ConfigPrint, last: ConfigPrint | None, previous: Previous | None,
+                   used: bool) -> ConfigChanged | None:
+    """The change to journal at this start, if the config or paytable differ from the
+    journal's last (``last``: of the journal moved aside when ``previous`` names one). A
+    journal that recorded none (older) gets one with the old hashes unknown, once; a new
+    journal with no predecessor has the print in its header and needs none."""
+    if not used:
+        return None
+    if last is not None and now.same_files(last) and not now.changed(last):
+        return None
+    return ConfigChanged(
+        last.config if last else None, last.paytable if last else None, now.config,
+        now.paytable, now.changed(last) if last else (), now.values,
+        previous[0] if previous is not None else None, time.time())
+
+
+def _open_journal(config: StationConfig, now: ConfigPrint
+                  ) -> tuple[Journal, tuple[int, int | None], Previous | None]:
+    """The journal, the last message seq and last events seq of the one it replaces
+    ((0, None) if none), and that one's id and config (None if none)."""
     path = Path(config.journal_path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -155,11 +188,11 @@ def _open_journal(config: StationConfig) -> tuple[Journal, tuple[int, int | None
         raise ConfigError(f"{config.path}: journal.path: cannot create {path.parent} "
                           f"({exc.strerror}); make it writable by the station's user") from exc
     if not path.exists():
-        return Journal.create(path, config.rules, config.paytable, secrets.token_hex(6)), _FRESH
+        return _create(path, config, now), _FRESH, None
     journal = Journal.open(path)
     changed = _rules_changed(journal, config)
     if not changed and journal.last_seq < ROTATE_RECORDS:
-        return journal, _FRESH
+        return journal, _FRESH, None
     try:
         probe = recover(journal)
         backlog = journal.backlog()
@@ -170,13 +203,13 @@ def _open_journal(config: StationConfig) -> tuple[Journal, tuple[int, int | None
     at_boundary = phase in ("no_shoe", "shoe_closed") and not backlog
     if not changed:
         if not at_boundary:
-            return journal, _FRESH  # long, but a shoe is in play: moved aside at a later start
+            return journal, _FRESH, None  # long, but a shoe is in play: moved aside later
         journal.close()
         archived = _archive(path, journal.header.created)
         log.info("journal: %d records; kept as %s, a new journal starts", probe.events,
                  archived)
-        return (Journal.create(path, config.rules, config.paytable, secrets.token_hex(6)),
-                (probe.last_message_seq, probe.last_events_seq))
+        return (_create(path, config, now), (probe.last_message_seq, probe.last_events_seq),
+                (journal.journal_id.hex(), probe.config))
     if not at_boundary:
         journal.close()
         why = (f"{backlog} messages are not yet delivered upstream" if backlog else
@@ -189,8 +222,14 @@ def _open_journal(config: StationConfig) -> tuple[Journal, tuple[int, int | None
     archived = _archive(path, journal.header.created)
     log.warning("journal: table %s changed at a shoe boundary; %s kept as %s, a new journal "
                 "starts", changed, path, archived)
-    fresh = Journal.create(path, config.rules, config.paytable, secrets.token_hex(6))
-    return fresh, (probe.last_message_seq, probe.last_events_seq)
+    fresh = _create(path, config, now)
+    return (fresh, (probe.last_message_seq, probe.last_events_seq),
+            (journal.journal_id.hex(), probe.config))
+
+
+def _create(path: Path, config: StationConfig, now: ConfigPrint) -> Journal:
+    return Journal.create(path, config.rules, config.paytable, secrets.token_hex(6),
+                          now.to_json())
 
 
 # A journal is verified whole at every start (about 15 us a record): past this many records

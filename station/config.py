@@ -11,6 +11,7 @@ their inside.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -170,9 +171,10 @@ def parse_config(path: Path, data: Any) -> StationConfig:
             "port", None, 0, "a TCP port for the Prometheus endpoint on 127.0.0.1 (e.g. 9464; "
             "0 picks a free one), or null for none", 65535),
         clock_check=top.sub("clock", SECTIONS["clock"]).bool_(
-            "check", False, "true to check at start and every minute that the system clock is "
-            "synchronised and does not jump"),
+            "check", True, "false not to check at start and every minute that the system "
+            "clock is synchronised and does not jump"),
         display=display,
+        source=data if isinstance(data, Mapping) else {},
     ))
 
 

@@ -101,5 +101,7 @@ class StationConfig:
     upstream: UpstreamSettings = field(default_factory=UpstreamSettings)
     recording_raw: bool = False  # each device's raw traffic, beside the recording
     metrics_port: int | None = None  # the Prometheus endpoint on 127.0.0.1; None: off
-    clock_check: bool = False  # the system clock's synchronisation and jumps (service/clock)
+    clock_check: bool = True  # the system clock's synchronisation and jumps (service/clock)
     display: DisplaySettings = field(default_factory=DisplaySettings)
+    # The YAML as loaded, for the journal's print of it (station.configprint).
+    source: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)

@@ -32,6 +32,7 @@ from station.journal.aside import Holdings
 from station.outputs import Announced, Output, Prompt, Published
 from station.ratelimit import Tally
 from station.service.clock import ClockWatch
+from station.service.install_watch import InstallWatch
 from station.simulation import due_of
 from station.sinks import AppendLog
 from station.station import REFUSED_OUTSIDE, Station
@@ -129,6 +130,9 @@ class Daemon:
         # The archive's acknowledgements are checked against the journals this station holds
         # (station.journal.aside), on this thread, when they arrive: made on first use.
         self._holdings: Holdings | None = None
+        # install_watch: the install check (station.service.install_watch), at start and
+        # every 24 h on its own thread; its findings come in through ``inject``.
+        self.install_watch: InstallWatch | None = None
 
     # --- thread-safe entry points ---------------------------------------------------------
     def post(self, source: EventSource, event: InputEvent) -> None:
@@ -137,6 +141,10 @@ class Daemon:
 
     def request_stop(self) -> None:
         self._queue.put(_STOP)
+
+    def inject(self, event: InputEvent) -> None:
+        """An input event of the station's own (the install check's), from any thread."""
+        self._queue.put((None, event))
 
     def source_ended(self, source: EventSource, error: BaseException | None) -> None:
         """A driver thread that ended by itself (``drivers.base.Ended``)."""
@@ -171,6 +179,8 @@ class Daemon:
             self.display.show([self.station.prompt])
         if self.outlet is not None:
             self.outlet.start()
+        if self.install_watch is not None:
+            self.install_watch.start(self.inject)
         for s in self.sources:
             s.start(self.post, self.source_ended)
         self._tell_sources()
@@ -221,6 +231,8 @@ class Daemon:
                 if until is not None and until():
                     break
         finally:
+            if self.install_watch is not None:
+                self.install_watch.stop()
             for s in self.sources:
                 s.stop()
             if self.outlet is not None:

@@ -21,10 +21,12 @@ from drivers.events import (
     CardRead,
     ClockAlert,
     Command,
+    ConfigChanged,
     CutCardSeen,
     DeviceLost,
     DeviceRestored,
     InputEvent,
+    InstallModified,
     TimerExpired,
 )
 from station import dealers
@@ -68,6 +70,15 @@ def event_to_json(event: InputEvent) -> dict[str, Any]:
         return {"t": event.ts, "e": "timer", "name": event.timer}
     if isinstance(event, ClockAlert):
         return {"t": event.ts, "e": "clock", "alert": event.alert, "detail": event.detail}
+    if isinstance(event, InstallModified):
+        return {"t": event.ts, "e": "install", "files": list(event.files),
+                "detail": event.detail}
+    if isinstance(event, ConfigChanged):
+        return {"t": event.ts, "e": "config",
+                "old": {"config": event.old_config, "paytable": event.old_paytable},
+                "new": {"config": event.new_config, "paytable": event.new_paytable},
+                "keys": list(event.keys), "values": dict(event.values),
+                "previous_journal": event.previous_journal}
     out: dict[str, Any] = {"t": event.ts, "e": "cmd", "action": event.action,
                            "actor": event.actor}
     if event.note is not None:  # only when given: a command without one keeps its bytes
@@ -116,10 +127,37 @@ def event_from_json(obj: object) -> InputEvent:
         return TimerExpired(_text(obj, "name"), ts)
     if kind == "clock":
         return ClockAlert(_text(obj, "alert"), _text(obj, "detail"), ts)
+    if kind == "config":
+        return _config_changed(obj, ts)
+    if kind == "install":
+        files = obj.get("files")
+        if not (isinstance(files, list) and all(isinstance(f, str) for f in files)):
+            raise ValueError("an install event's files must be a list of text")
+        return InstallModified(tuple(files), _text(obj, "detail"), ts)
     raise ValueError(
         f"unknown event type {short(kind)} (expected card, cut, lost, restored, cmd, timer, "
-        "clock)"
+        "clock, config, install)"
     )
+
+
+def _config_changed(obj: dict[str, Any], ts: float) -> ConfigChanged:
+    old, new, keys, values = (obj.get(k) for k in ("old", "new", "keys", "values"))
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        raise ValueError("a config event needs old and new objects")
+    if not (isinstance(keys, list) and all(isinstance(k, str) for k in keys)):
+        raise ValueError("a config event's keys must be a list of text")
+    if not (isinstance(values, dict) and all(isinstance(v, str) for v in values.values())):
+        raise ValueError("a config event's values must map keys to text")
+    return ConfigChanged(_hash(old, "config"), _hash(old, "paytable"), _hash(new, "config"),
+                         _hash(new, "paytable"), tuple(keys), tuple(sorted(values.items())),
+                         _hash(obj, "previous_journal"), ts)
+
+
+def _hash(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{key} must be text or null, got {short(value)}")
+    return value
 
 
 def _text(obj: dict[str, Any], key: str) -> str:

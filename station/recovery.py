@@ -17,7 +17,8 @@ from typing import Any
 
 import orjson
 
-from drivers.events import Command, InputEvent
+from drivers.events import Command, ConfigChanged, InputEvent
+from station.configprint import ConfigPrint
 from station.journal import Journal
 from station.outputs import Published
 from station.station import Station
@@ -38,6 +39,9 @@ class Recovered:
     command_ids: list[tuple[str, float]] = field(default_factory=list)  # (id, sent ts)
     # The rounds (complete and void) of the last shoe that published one, in order.
     rounds: list[dict[str, Any]] = field(default_factory=list)
+    # The config the journal was last written under: its header's, or its last change's
+    # (None: a journal from before they were recorded).
+    config: ConfigPrint | None = None
 
     @property
     def shoe_rounds(self) -> list[dict[str, Any]]:
@@ -71,7 +75,7 @@ def recover(journal: Journal, on_event: Callable[[InputEvent], None] | None = No
     ``on_event`` sees each event first (the start's recording copies the history)."""
     header = journal.header
     station = Station(header.rules, header.paytable, session=header.session)
-    out = Recovered(station)
+    out = Recovered(station, config=ConfigPrint.from_json(header.config))
     for record in journal.records():
         if on_event is not None:
             on_event(record.event)
@@ -80,6 +84,8 @@ def recover(journal: Journal, on_event: Callable[[InputEvent], None] | None = No
                 _keep_round(out.rounds, o.record)
         out.events += 1
         ev = record.event
+        if isinstance(ev, ConfigChanged):
+            out.config = ConfigPrint.of_event(ev)
         if isinstance(ev, Command) and ev.actor.startswith("upstream:"):
             found = _COMMAND_ID.search(ev.actor)
             if found:

@@ -18,10 +18,12 @@ from drivers.events import (
     CardRead,
     ClockAlert,
     Command,
+    ConfigChanged,
     CutCardSeen,
     DeviceLost,
     DeviceRestored,
     InputEvent,
+    InstallModified,
     TimerExpired,
 )
 from station import dealers as dealer_rules
@@ -96,6 +98,15 @@ def _guard(rules: TableRules, paytable: Paytable | None) -> BetGuard | None:
     return BetGuard(paytable, rules.bet_guard, rules.bet_guard_max_rtp)
 
 
+# The clock's states (``Station.clock``, every status's ``clock``): a ``ClockAlert`` of one of
+# these names sets it; ``clock_unsynchronised`` is also an alert, ``clock_jump`` only an alert.
+CLOCK_SYNCHRONISED = "synchronised"
+CLOCK_UNSYNCHRONISED = "unsynchronised"
+CLOCK_UNKNOWN = "unknown"
+CLOCK_STATES = {"clock_synchronised": CLOCK_SYNCHRONISED,
+                "clock_unsynchronised": CLOCK_UNSYNCHRONISED, "clock_unknown": CLOCK_UNKNOWN}
+
+
 class Station:
     """One table's source of truth. Call ``apply`` from one thread only."""
 
@@ -119,6 +130,9 @@ class Station:
         self._rescan_wanted = False  # paused on an unreadable card that was due
         self._noise = NoiseWatch()  # readers flooding the station with bad codes
         self._lost: dict[str, str] = {}
+        # The clock check's last journaled finding (station.service.clock): every status
+        # says it; "unknown" until a check has said.
+        self.clock = CLOCK_UNKNOWN
         self._out: list[Output] = []
         self._shown = self._prompt()
         self._prompt_key: tuple[object, ...] = ()
@@ -193,6 +207,10 @@ class Station:
             self.modes.on_timer(event)  # type: ignore[arg-type]
         elif kind is ClockAlert:
             self._on_clock(event)  # type: ignore[arg-type]
+        elif kind is ConfigChanged:
+            self._on_config(event)  # type: ignore[arg-type]
+        elif kind is InstallModified:
+            self._on_install(event)  # type: ignore[arg-type]
         else:
             raise TypeError(f"not an input event: {event!r}")
         d = self.dealing
@@ -617,12 +635,42 @@ class Station:
         return f"{source} lost ({reason})"
 
     def _on_clock(self, ev: ClockAlert) -> None:
-        """The daemon's clock check (station.service.clock): a note for the journal and the
-        dealer's screen, and an alert for the pit; the table goes on."""
+        """The daemon's clock check (station.service.clock): the clock's state, which every
+        status carries; for an alert, a note for the journal and the dealer's screen, and an
+        alert for the pit. The table goes on."""
         d = self.dealing
+        state = CLOCK_STATES.get(ev.alert)
+        if state is not None:
+            was, self.clock = self.clock, state
+            if state == CLOCK_SYNCHRONISED and was == CLOCK_UNSYNCHRONISED:
+                d.notices.append(f"CLOCK: {ev.detail}")
+            if state != CLOCK_UNSYNCHRONISED:
+                return  # a state, not an alert
         d.notices.append(f"CLOCK: {ev.detail}")
         d.announcements.append({"type": "alert", "alert": ev.alert, "by": "clock",
                                 "detail": ev.detail,
+                                "shoe": d.shoe.shoe_id if d.shoe is not None else None,
+                                "round": d.round_no or None})
+
+    def _on_config(self, ev: ConfigChanged) -> None:
+        """The daemon started with another config or paytable than the journal's last: a
+        note for the journal and the dealer's screen, and a ``config_changed`` upstream."""
+        what = ", ".join(ev.keys) if ev.keys else "no key (the file or the paytable)"
+        self.dealing.notices.append(f"CONFIG: changed since the journal's last: {what}"[:300])
+        self.dealing.announcements.append({
+            "type": "config_changed",
+            "old": {"config": ev.old_config, "paytable": ev.old_paytable},
+            "new": {"config": ev.new_config, "paytable": ev.new_paytable},
+            "keys": list(ev.keys), "previous_journal": ev.previous_journal})
+
+    def _on_install(self, ev: InstallModified) -> None:
+        """The daemon's install check (station.service.install_watch): a note and an alert
+        for the pit naming the files; the table goes on."""
+        d = self.dealing
+        d.notices.append(f"INSTALL: {ev.detail}"[:300])
+        d.announcements.append({"type": "alert", "alert": "install_modified",
+                                "by": "install_check", "detail": ev.detail,
+                                "files": list(ev.files),
                                 "shoe": d.shoe.shoe_id if d.shoe is not None else None,
                                 "round": d.round_no or None})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,10 @@ import pytest
 from tests.upstream.broker import MOSQUITTO, Broker
 
 REPO = Path(__file__).resolve().parent.parent
+# The clock check is on by default (clock.check) and this machine's clock is not the suite's
+# to synchronise: every station the tests start, in this process or as a subprocess, reads a
+# synchronised clock, so none gains an alert (tests/service/test_clock.py injects others).
+os.environ.setdefault("STATION_CLOCK_SOURCE", "synchronised")
 
 
 def mixed_paytable(key: str = "any", pays: int = 1) -> str:

@@ -11,6 +11,8 @@ tests/journal/test_recordings_modes.py replays each and compares. To write them 
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -19,19 +21,38 @@ from typing import Any
 import orjson
 
 from station.display import format_output
+from station.journal.verify import verify_journal
 from station.outputs import Announced
 from station.recording import read_recording
 from station.upstream.feed import Feed
 from station.upstream.messages import STATION_VERSION
 from station.upstream.observe import Snapshot
+from station.upstream.stream import virtual_chain
 
 
-def replay(recording: Path) -> tuple[list[str], list[str], list[str]]:
+def journal_heads(path: Path) -> tuple[bytes, dict[int, bytes]]:
+    """A journal's id and each record's chain hash (record 0's: the id)."""
+    journal_id = verify_journal(path, live=False).journal_id
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        rows = conn.execute("SELECT seq, hash FROM events").fetchall()
+    return journal_id, {0: journal_id} | {int(seq): bytes(h) for seq, h in rows}
+
+
+def replay(recording: Path, journal: Path | None = None) -> tuple[list[str], list[str], list[str]]:
     """(display lines as ``station simulate --display`` prints them; announcements; upstream
-    messages) of ``recording`` replayed from its first event."""
+    messages) of ``recording`` replayed from its first event. ``journal``: the journal the
+    recording was exported from, whose heads the statuses then name, as the daemon's did;
+    without it, the chain of a journal of the recording's header (``station simulate``'s)."""
     opened = read_recording(recording)
     station = opened.station()
-    feed = Feed(station.rules.table, station.rules.decks, None)
+    applied = [0]
+    if journal is not None:
+        journal_id, hashes = journal_heads(journal)
+        feed = Feed(station.rules.table, station.rules.decks, None,
+                    head=lambda: (journal_id, applied[0], hashes[applied[0]]))
+    else:
+        feed = Feed(station.rules.table, station.rules.decks, None,
+                    chain=virtual_chain(station))
     display = [format_output(station.prompt)]  # the display shows the first prompt at once
     announced: list[str] = []
     messages: list[str] = []
@@ -42,6 +63,7 @@ def replay(recording: Path) -> tuple[list[str], list[str], list[str]]:
             message = orjson.loads(payload)
             message.pop(STATION_VERSION, None)
             messages.append(orjson.dumps(message, option=orjson.OPT_SORT_KEYS).decode())
+        applied[0] += 1
         for o in outputs:
             if isinstance(o, Announced):
                 announced.append(format_output(o))

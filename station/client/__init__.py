@@ -7,6 +7,7 @@ from station.client.findings import (
     Duplicate,
     Finding,
     Gap,
+    RewrittenHistory,
     SchemaFailure,
     UnknownTable,
     Unreadable,
@@ -15,6 +16,6 @@ from station.client.keys import load_keys
 from station.client.state import TableState
 from station.client.stream import Floor, TableStream, schema_validator
 
-__all__ = ["Applied", "BadSignature", "Duplicate", "Finding", "Floor", "Gap", "SchemaFailure",
-           "TableState", "TableStream", "UnknownTable", "Unreadable", "load_keys",
-           "schema_validator"]
+__all__ = ["Applied", "BadSignature", "Duplicate", "Finding", "Floor", "Gap",
+           "RewrittenHistory", "SchemaFailure", "TableState", "TableStream", "UnknownTable",
+           "Unreadable", "load_keys", "schema_validator"]

@@ -79,6 +79,18 @@ class SchemaFailure:
 
 
 @dataclass(frozen=True, slots=True)
+class RewrittenHistory:
+    """A status names a journal head that contradicts one named before: for the same
+    journal, a record's seq went back or one seq came with two hashes (docs/upstream.md,
+    ``status``). The message is applied all the same; the history behind it is suspect."""
+
+    table: str
+    key: str
+    detail: str
+    problem: ClassVar[bool] = True
+
+
+@dataclass(frozen=True, slots=True)
 class Unreadable:
     """Not a message at all (not JSON, not an object, no table), or on another table's
     topic: never applied."""
@@ -88,4 +100,5 @@ class Unreadable:
     problem: ClassVar[bool] = True
 
 
-Finding = Applied | Duplicate | Gap | BadSignature | UnknownTable | SchemaFailure | Unreadable
+Finding = (Applied | Duplicate | Gap | BadSignature | UnknownTable | SchemaFailure
+           | RewrittenHistory | Unreadable)

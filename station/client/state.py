@@ -6,6 +6,8 @@ names it: ``squeeze`` once a card comes face down or a hand is revealed, ``vip``
 player's request shows (a skipped round, ``dealer_requested``, ``new_shoe_late``), else
 ``standard``. ``penetration`` is the shoe report's, once the cut card came out and the
 table records it; ``cut_card_out`` is set by the cut card's alert or a shoe ended by it.
+``journal`` is the newest journal head a status named (id, seq, head), kept to tell a
+rewritten history (``head_problem``).
 """
 
 from __future__ import annotations
@@ -64,6 +66,30 @@ class TableState:
     last_ts: str | None = None
     results: deque[Result] = field(default_factory=lambda: deque(maxlen=RESULTS_KEPT))
     alerts: deque[Alert] = field(default_factory=lambda: deque(maxlen=ALERTS_KEPT))
+    journal: tuple[str, int, str] | None = None
+
+    def head_problem(self, m: Mapping[str, Any]) -> str | None:
+        """Why the journal head status ``m`` names contradicts the one kept (for the same
+        journal: the same seq with another hash, or, on a journaled status, a seq that went
+        back), else None; the newer head is kept. A presence status may name an older
+        record without a problem: the last will names the head of its connect."""
+        j = m.get("journal")
+        if m.get("kind") != "status" or not isinstance(j, Mapping):
+            return None
+        new = (str(j.get("id")), int(j.get("seq", 0)), str(j.get("head")))
+        old = self.journal
+        if old is None or old[0] != new[0]:  # the first seen, or a new journal
+            self.journal = new
+            return None
+        where = f"journal {new[0][:12]}"
+        if new[1] == old[1] and new[2] != old[2]:
+            return f"{where} record {new[1]} had head {old[2][:12]}, now {new[2][:12]}"
+        if new[1] < old[1]:
+            if "seq" in m:
+                return f"{where} went back from record {old[1]} to {new[1]}"
+            return None
+        self.journal = new
+        return None
 
     @property
     def paused(self) -> bool:

@@ -21,6 +21,7 @@ from station.client.findings import (
     Duplicate,
     Finding,
     Gap,
+    RewrittenHistory,
     SchemaFailure,
     UnknownTable,
     Unreadable,
@@ -98,12 +99,15 @@ class TableStream:
             if t.gap_after is not None and m.get("prev_seq") is not None:
                 out.append(Gap(self.table, t.gap_after, m["prev_seq"]))
             try:
+                rewritten = self.state.head_problem(m)
                 self.state.apply(m)
-            except (KeyError, TypeError, AttributeError) as exc:
+            except (KeyError, TypeError, AttributeError, ValueError) as exc:
                 # Only without the schemas: signed by the table's key, yet not the contract.
                 out.append(SchemaFailure(self.table, m.get("key"), f"cannot fold: {exc!r}"))
                 continue
             out.append(Applied(self.table, m["kind"], m.get("seq"), m["key"], m))
+            if rewritten is not None:
+                out.append(RewrittenHistory(self.table, m["key"], rewritten))
         return out
 
 

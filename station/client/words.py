@@ -14,6 +14,7 @@ from station.client.findings import (
     BadSignature,
     Finding,
     Gap,
+    RewrittenHistory,
     SchemaFailure,
     UnknownTable,
     Unreadable,
@@ -33,6 +34,8 @@ def line(finding: Finding) -> str | None:
             return f"{t} BAD SIGNATURE on {k or 'a message with no key'}: {d}"
         case SchemaFailure(table=t, key=k, detail=d):
             return f"{t} INVALID {k or 'message'}: {d}"
+        case RewrittenHistory(table=t, key=k, detail=d):
+            return f"{t} REWRITTEN HISTORY at {k}: {d}"
         case UnknownTable(detail=d):
             return f"{finding.table} UNKNOWN TABLE: {d}"
         case Unreadable(topic=topic, detail=d):
@@ -90,7 +93,12 @@ def _what(m: Mapping[str, Any]) -> str:
             if "seq" not in m:
                 return "ONLINE" if m.get("online") else "OFFLINE"
             paused = f" ({m['paused']})" if m.get("paused") else ""
-            return f"status: {m['phase'].replace('_', ' ')}{paused}"
+            clock = " CLOCK UNSYNCHRONISED" if m.get("clock") == "unsynchronised" else ""
+            return f"status: {m['phase'].replace('_', ' ')}{paused}{clock}"
+        case "config_changed":
+            keys = ", ".join(m["keys"]) or "no key (the files only)"
+            moved = " (a new journal)" if m.get("previous_journal") else ""
+            return f"CONFIG CHANGED{moved}: {keys}"
     return str(m["kind"])
 
 

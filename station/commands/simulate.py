@@ -207,9 +207,10 @@ def _messages(station: Station, rules: TableRules, signer: Signer | None,
               out: IO[str]) -> MessageStream:
     # Imported here: the feed signs (cryptography), which a plain simulate never needs.
     from station.upstream.feed import Feed  # noqa: PLC0415
-    from station.upstream.stream import MessageStream  # noqa: PLC0415
+    from station.upstream.stream import MessageStream, virtual_chain  # noqa: PLC0415
 
-    return MessageStream(station, Feed(rules.table, rules.decks, signer), out)
+    return MessageStream(station, Feed(rules.table, rules.decks, signer,
+                                       chain=virtual_chain(station)), out)
 
 
 def _summary(what: str, end: SimulationEnd, elapsed: float) -> None:

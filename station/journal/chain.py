@@ -46,3 +46,20 @@ def record_hash(prev: bytes, *, seq: int, wall_ts: float, mono_ts: float, digest
     h.update(digest)
     h.update(body)
     return h.digest()
+
+
+class Chain:
+    """A journal's head computed as records are added, with no database: what ``station
+    simulate --messages`` (which journals nothing) names in each status, as a journal of the
+    same header and events would (docs/upstream.md, "The journal's head")."""
+
+    def __init__(self, header: bytes) -> None:
+        self.journal_id = header_hash(header)
+        self.seq = 0
+        self.hash = self.journal_id
+
+    def add(self, *, wall_ts: float, mono_ts: float, messages: Sequence[tuple[str, bytes]],
+            body: bytes) -> None:
+        self.seq += 1
+        self.hash = record_hash(self.hash, seq=self.seq, wall_ts=wall_ts, mono_ts=mono_ts,
+                                digest=outbox_digest(messages), body=body)

@@ -36,18 +36,25 @@ class JournalHeader:
     recording_header: dict[str, Any]  # the recording's header line, as a JSON object
     station_version: str
     created: str  # ISO 8601, UTC
+    # The print of the config it was created under (station.configprint.ConfigPrint.to_json):
+    # file hashes and key digests; None in a journal made before they were recorded.
+    config: dict[str, Any] | None = None
 
 
 def new_header(rules: TableRules, paytable: Paytable | None, session: str,
-               now: datetime | None = None) -> tuple[JournalHeader, bytes]:
-    """A header for a new journal and its stored bytes (canonical JSON)."""
+               now: datetime | None = None,
+               config: dict[str, Any] | None = None) -> tuple[JournalHeader, bytes]:
+    """A header for a new journal and its stored bytes (canonical JSON); ``config``: the
+    print of the config it is created under, kept when given."""
     line = io.StringIO()
     recording.Recorder(line, rules, paytable, session=session)
     rec: dict[str, Any] = json.loads(line.getvalue())
     created = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     obj = {"format": FORMAT, "version": VERSION, "recording": rec,
            "station_version": __version__, "created": created}
-    header = JournalHeader(rules, paytable, session, rec, __version__, created)
+    if config is not None:
+        obj["config"] = config
+    header = JournalHeader(rules, paytable, session, rec, __version__, created, config)
     return header, orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
 
 
@@ -69,8 +76,10 @@ def parse_header(data: bytes) -> JournalHeader:
             pt = rec["paytable"]
             paytable = parse_paytable(str(pt["text"]), Path(str(pt["path"])),
                                       [str(v) for v in pt["variants"]])
+        config = obj.get("config")
         return JournalHeader(rules, paytable, str(rec.get("session", "")), rec,
-                             str(obj["station_version"]), str(obj["created"]))
+                             str(obj["station_version"]), str(obj["created"]),
+                             config if isinstance(config, dict) else None)
     except ConfigError as exc:
         raise ValueError(f"the recorded paytable is invalid: {exc}") from exc
     except (KeyError, TypeError, AttributeError, orjson.JSONDecodeError) as exc:

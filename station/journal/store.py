@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from drivers.events import InputEvent
 from station.journal.chain import header_hash, outbox_digest, record_hash
@@ -68,6 +69,8 @@ class Journal:
         self.journal_id = report.journal_id
         self.notes = report.notes
         self._seq, self._hash = report.last_seq, report.head_hash
+        # The committed head as one value, replaced whole: a publisher thread reads it.
+        self._committed = (self.journal_id, self._seq, self._hash)
         try:
             conn = connect(path, readonly=False)
         except sqlite3.Error as exc:
@@ -104,15 +107,16 @@ class Journal:
 
     @classmethod
     def create(cls, path: Path, rules: TableRules, paytable: Paytable | None,
-               session: str) -> Journal:
-        """Create a journal that does not exist yet (never overwrites one) and open it.
+               session: str, config: dict[str, Any] | None = None) -> Journal:
+        """Create a journal that does not exist yet (never overwrites one) and open it;
+        ``config``: the print of the config it is created under (station.configprint).
 
         It is built under a temporary name and linked into place whole, so a crash while
         creating leaves no half-made journal at ``path``."""
         if path.exists():
             raise JournalError(f"{path}: a journal already exists there; open it, or choose "
                                "another journal.path")
-        _, data = new_header(rules, paytable, session)
+        _, data = new_header(rules, paytable, session, config=config)
         digest = header_hash(data)
         tmp = path.with_name(f".{path.name}.creating-{os.getpid()}")
         witness = WitnessWriter(companions(path)[2])
@@ -163,6 +167,11 @@ class Journal:
                 raise JournalError(f"{self.path}: cannot read record {seq} ({exc})") from exc
         return bytes(row[0]) if row is not None and isinstance(row[0], bytes) else None
 
+    def head(self) -> tuple[bytes, int, bytes]:
+        """(journal id, last seq, its chain hash) as last committed; any thread may ask
+        (the status messages name it, docs/upstream.md)."""
+        return self._committed
+
     def append(self, event: InputEvent, wall_ts: float, mono_ts: float,
                messages: Sequence[tuple[str, bytes]] = ()) -> int:
         """Journal ``event`` and the outbox ``messages`` (topic, payload) it caused, in one
@@ -200,6 +209,7 @@ class Journal:
             except sqlite3.Error as exc:
                 self._after_failure(conn, seq, exc)
             self._seq, self._hash = seq, new_hash
+            self._committed = (self.journal_id, seq, new_hash)
             self._write_witness()
             return seq
 

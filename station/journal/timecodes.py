@@ -21,7 +21,8 @@ SRT_HOURS_MAX = 99  # SubRip's hours field has two digits
 SUITS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 DOWN = "(down)"
 # Kinds left out: status (the state, not an event), shoe_report (the shoe's summary, its
-# figures are in the journal) and command_refused (a refused command changed nothing).
+# figures are in the journal), command_refused (a refused command changed nothing) and
+# config_changed (the station's settings at a start, not the table's play).
 SHOWN = frozenset({"shoe_started", "betting_open", "betting_closed", "card", "reveal", "round",
                    "pause", "resume", "shoe_ended", "dealer", "alert"})
 

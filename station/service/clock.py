@@ -16,9 +16,10 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from drivers.events import ClockAlert
+from station.errors import ConfigError
 
 CHECK_EVERY_S = 60.0
 JUMP_S = 1.0
@@ -27,6 +28,12 @@ TIME_ERROR = 5  # adjtimex's return while the clock is not synchronised
 _TIMEX_BYTES = 512
 
 SyncSource = Callable[[], bool | None]  # True synchronised, False not, None cannot tell
+# Where the state is read: ``kernel`` (adjtimex, the default), or a fixed answer for a test
+# suite's or a demonstration's stations on a machine whose clock is not theirs to fix
+# (docs/operations.md, "The clock"). A production unit never sets it.
+SOURCE_ENV = "STATION_CLOCK_SOURCE"
+_FIXED: dict[str, bool | None] = {"synchronised": True, "unsynchronised": False,
+                                  "unknown": None}
 
 
 def kernel_synchronised() -> bool | None:
@@ -43,18 +50,37 @@ def kernel_synchronised() -> bool | None:
     return state != TIME_ERROR
 
 
+KERNEL = "the kernel's adjtimex state"
+
+
+def source_of(env: Mapping[str, str]) -> tuple[SyncSource, str]:
+    """The clock source ``env`` names (``SOURCE_ENV``) and how its findings say where they
+    come from; raises ConfigError for a word that is not a source."""
+    name = env.get(SOURCE_ENV, "kernel")
+    if name == "kernel":
+        return kernel_synchronised, KERNEL
+    if name not in _FIXED:
+        raise ConfigError(f"{SOURCE_ENV}={name!r}: not a clock source; use kernel (the "
+                          f"default), or for tests {', '.join(_FIXED)}")
+    answer = _FIXED[name]
+    return (lambda: answer), f"{SOURCE_ENV}={name}"
+
+
 class ClockWatch:
-    """Checks the clock when ``due`` says so; ``check`` returns the alerts to post.
+    """Checks the clock when ``due`` says so; ``check`` returns the events to post.
 
-    An unsynchronised clock is alerted once when it is found so (not every minute), and again
-    only after it was synchronised in between. ``synchronised`` is the last finding, for the
-    metrics."""
+    The clock's state (``clock_synchronised``, ``clock_unsynchronised``, ``clock_unknown``
+    when the kernel cannot tell) is posted when it differs from ``reported``, the state last
+    journaled (the daemon sets it to the recovered station's), so an unsynchronised clock is
+    alerted once when it is found so (not every minute), and again only after it was
+    synchronised in between. ``synchronised`` is the last finding, for the metrics."""
 
-    def __init__(self, synced: SyncSource = kernel_synchronised, *,
+    def __init__(self, synced: SyncSource = kernel_synchronised, *, said_by: str = KERNEL,
                  wall: Callable[[], float] = time.time,
                  mono: Callable[[], float] = time.monotonic,
                  every_s: float = CHECK_EVERY_S, jump_s: float = JUMP_S) -> None:
         self._synced = synced
+        self._said_by = said_by
         self._wall = wall
         self._mono = mono
         self._every = every_s
@@ -62,7 +88,7 @@ class ClockWatch:
         self._next = mono()  # the first check is at start
         self._offset: float | None = None  # wall - monotonic at the last check
         self.synchronised: bool | None = None
-        self._alerted = False
+        self.reported = "unknown"  # Station.clock of the last state posted
 
     def wait(self) -> float:
         """Seconds until the next check is due (0 when it is)."""
@@ -84,11 +110,18 @@ class ClockWatch:
         self._offset = offset
         synced = self._synced()
         self.synchronised = synced
-        if synced is False and not self._alerted:
-            self._alerted = True
-            out.append(ClockAlert(
-                "clock_unsynchronised", "the system clock is not synchronised (the kernel's "
-                "adjtimex state): check the time service (timedatectl status)", wall))
-        elif synced:
-            self._alerted = False
+        state = _STATE[synced]
+        if state != self.reported:
+            self.reported = state
+            detail = _DETAIL[synced].format(self._said_by)
+            out.append(ClockAlert(f"clock_{state}", detail, wall))
         return out
+
+
+_STATE = {True: "synchronised", False: "unsynchronised", None: "unknown"}
+_DETAIL = {
+    True: "the system clock is synchronised ({})",
+    False: "the system clock is not synchronised ({}): check the time service "
+           "(timedatectl status)",
+    None: "the system clock's synchronisation cannot be told ({})",
+}

@@ -23,6 +23,7 @@ from station.actions import ARCHIVED_ACTION
 from station.outputs import Output, Published
 from station.pauses import REASON_KINDS, is_more_reason, reason_kind
 from station.service.clock import ClockWatch
+from station.service.install_watch import MODIFIED, VERIFIED, InstallWatch
 from station.station import Station
 from station.upstream.outbox import Outbox, OutboxRow
 
@@ -33,6 +34,8 @@ BIND = "127.0.0.1"
 # that pauses all night cannot grow the series without bound (station.pauses has the kinds).
 PAUSE_KINDS = REASON_KINDS
 READER_ERROR_KINDS = ("unreadable", "device_lost", "noise")
+# The clock check's states that are not alerts (station.station.CLOCK_STATES).
+QUIET_CLOCK = ("clock_synchronised", "clock_unknown")
 _LOOP_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                  0.5, 1.0, 2.5)
 _READ_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
@@ -79,6 +82,11 @@ class Metrics:
             "station_clock_synchronised", "the kernel's clock state at the last check: 1 "
             "synchronised, 0 not, -1 unknown or not checked (clock.check)", registry=r)
         self.clock_synchronised.set(-1)
+        self.install_modified = Gauge(
+            "station_install_modified", "the install check's last finding (station "
+            "verify-install, at start and every 24 h): 1 files differ, 0 all match, -1 not "
+            "checkable (an editable install) or not checked yet", registry=r)
+        self.install_modified.set(-1)
         self.clock_alerts = Counter("station_clock_alerts", "clock alerts raised, by alert",
                                     ["alert"], registry=r)
         self.archived = Gauge(
@@ -107,6 +115,11 @@ class Metrics:
         for journal, mark in self._station.archive_marks.items():
             self.archived.labels(journal).set(mark.seq)
 
+    def watch_install(self, watch: InstallWatch) -> None:
+        """Show ``watch``'s last finding as station_install_modified."""
+        states = {MODIFIED: 1.0, VERIFIED: 0.0}
+        self.install_modified.set_function(lambda: states.get(watch.state, -1.0))
+
     def watch_clock(self, watch: ClockWatch) -> None:
         """Show ``watch``'s last finding as station_clock_synchronised."""
         def state() -> float:
@@ -117,7 +130,7 @@ class Metrics:
     # --- the daemon's observer (station loop) ---------------------------------------------
     def observe(self, event: InputEvent, outputs: list[Output], seconds: float) -> None:
         self.loop_latency.observe(seconds)
-        if isinstance(event, ClockAlert):
+        if isinstance(event, ClockAlert) and event.alert not in QUIET_CLOCK:
             self.clock_alerts.labels(event.alert).inc()
         if isinstance(event, Command) and event.action == ARCHIVED_ACTION:
             self._show_archived()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import faulthandler
 import logging
+import os
 import signal
 import threading
 from collections.abc import Callable, Mapping
@@ -21,7 +22,8 @@ from station.config import StationConfig
 from station.daemon import Daemon
 from station.errors import ConfigError
 from station.outputs import Output
-from station.service.clock import ClockWatch
+from station.service.clock import ClockWatch, source_of
+from station.service.install_watch import InstallWatch
 from station.service.metrics import BIND, Metrics
 from station.service.notify import Notifier
 from station.service.tablelog import TableLog
@@ -44,6 +46,7 @@ class Service:
     metrics: Metrics | None = None
     metrics_port: int | None = None
     clock: ClockWatch | None = None
+    install: InstallWatch | None = None
     observers: list[Callable[[InputEvent, list[Output], float], None]] = field(
         default_factory=list)
 
@@ -51,10 +54,15 @@ class Service:
         """Hook the service onto ``daemon`` (before its ``run``)."""
         station = daemon.station
         daemon.clock_watch = self.clock
+        daemon.install_watch = self.install
+        if self.clock is not None:
+            self.clock.reported = station.clock  # as the journal left it: said once only
         if self.metrics is not None:
             self.metrics.attach(station)
             if self.clock is not None:
                 self.metrics.watch_clock(self.clock)
+            if self.install is not None:
+                self.metrics.watch_install(self.install)
             self.observers.append(self.metrics.observe)
         if table_log:
             self.observers.append(TableLog(station).observe)
@@ -84,13 +92,17 @@ class Service:
 
 
 def start_service(config: StationConfig, env: Mapping[str, str] | None = None) -> Service:
-    """The notifier (when systemd asked for one) and the metrics, endpoint not yet serving.
-    Nothing here can fail the start: a bad NOTIFY_SOCKET is logged."""
+    """The notifier (when systemd asked for one), the metrics, endpoint not yet serving, and
+    the clock check with the source ``env`` names (station.service.clock.SOURCE_ENV; ``env``
+    defaults to the process's environment). A bad NOTIFY_SOCKET is logged; a clock source
+    that is not one raises ConfigError."""
+    source = source_of(os.environ if env is None else env) if config.clock_check else None
     service = Service(notifier=Notifier.from_env(env))
     if config.metrics_port is not None:
         service.metrics = Metrics()
-    if config.clock_check:
-        service.clock = ClockWatch()
+    if source is not None:
+        service.clock = ClockWatch(source[0], said_by=source[1])
+    service.install = InstallWatch()
     return service
 
 

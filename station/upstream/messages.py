@@ -42,10 +42,11 @@ DEALER: Final = "dealer"
 REVEAL: Final = "reveal"
 ALERT: Final = "alert"
 SHOE_REPORT: Final = "shoe_report"
+CONFIG_CHANGED: Final = "config_changed"
 
 KINDS: Final = (
     SHOE_STARTED, SHOE_ENDED, BETTING_OPEN, BETTING_CLOSED, CARD, ROUND, PAUSE, RESUME,
-    COMMAND_REFUSED, STATUS, DEALER, REVEAL, ALERT, SHOE_REPORT,
+    COMMAND_REFUSED, STATUS, DEALER, REVEAL, ALERT, SHOE_REPORT, CONFIG_CHANGED,
 )
 HANDS: Final = ("player", "banker")
 
@@ -175,6 +176,8 @@ def alert(announcement: Mapping[str, Any], *, table: str, seq: int,
     if "bet" in announcement:
         out["bet"] = announcement["bet"]
         out["rtp"] = announcement["rtp"]
+    if "files" in announcement:  # install_modified: the files that differ
+        out["files"] = list(announcement["files"])
     return out
 
 
@@ -221,11 +224,22 @@ def command_refused(*, table: str, seq: int, ts: float, command_id: str | None,
     }
 
 
+def journal_head(journal_id: bytes, seq: int, head: bytes) -> dict[str, Any]:
+    """A status's ``journal``: the journal (the hex of its ``H(0)``), a record's seq and its
+    chain hash, so whoever keeps statuses can tell a rewritten history (docs/upstream.md)."""
+    return {"id": journal_id.hex(), "seq": seq, "head": head.hex()}
+
+
 def status(*, table: str, seq: int, ts: float, phase: str, shoe: str | None,
-           round_no: int | None, paused: str | None, online: bool = True) -> dict[str, Any]:
-    """The retained table status. ``paused`` is the pause reason, null when not paused."""
+           round_no: int | None, paused: str | None, journal: Mapping[str, Any],
+           clock: str = "unknown", online: bool = True) -> dict[str, Any]:
+    """The retained table status. ``paused`` is the pause reason, null when not paused;
+    ``journal`` the head as it was when the record that caused it was built (its seq - 1:
+    that record's own hash covers this message); ``clock`` the clock check's last journaled
+    state: ``synchronised``, ``unsynchronised`` or ``unknown`` (not checked, or cannot tell)."""
     return envelope(STATUS, table=table, seq=seq, key=f"{table}:{STATUS}:{seq}", ts=ts) | {
         "phase": phase, "shoe": shoe, "round": round_no, "paused": paused, "online": online,
+        "journal": dict(journal), "clock": clock,
     }
 
 
@@ -242,6 +256,21 @@ def dealer(announcement: Mapping[str, Any], *, table: str, seq: int,
     }
 
 
+def config_changed(announcement: Mapping[str, Any], *, table: str, seq: int,
+                   ts: float) -> dict[str, Any]:
+    """The station started with another config or paytable than its journal's last
+    (``station.station.Station._on_config``): ``old`` and ``new`` each hold the ``config``
+    and ``paytable`` files' SHA-256 (hex, null where not known or no paytable), ``keys`` the
+    dotted config keys whose values changed (never a value), ``previous_journal`` the
+    journal a change of rules moved aside, null when the same journal goes on."""
+    a = announcement
+    return envelope(CONFIG_CHANGED, table=table, seq=seq, key=f"{table}:{CONFIG_CHANGED}:{seq}",
+                    ts=ts) | {
+        "old": dict(a["old"]), "new": dict(a["new"]), "keys": list(a["keys"]),
+        "previous_journal": a["previous_journal"],
+    }
+
+
 def shoe_report(report: Mapping[str, Any], *, table: str, seq: int,
                 ts: float) -> dict[str, Any]:
     """A shoe's integrity report (station.integrity.shoe_report, docs/integrity.md), keyed
@@ -251,10 +280,12 @@ def shoe_report(report: Mapping[str, Any], *, table: str, seq: int,
                     ts=ts) | body
 
 
-def presence(*, table: str, ts: float, online: bool) -> dict[str, Any]:
+def presence(*, table: str, ts: float, online: bool,
+             journal: Mapping[str, Any]) -> dict[str, Any]:
     """The publisher's own retained status at connect (online) and as its last will
-    (offline): not from the journal, so no ``seq``; the next journaled status replaces it."""
+    (offline): not from the journal, so no ``seq``; the next journaled status replaces it.
+    ``journal``: the last committed head when it was built."""
     state = "online" if online else "offline"
     return {"v": VERSION, "kind": STATUS, "table": table,
             "key": f"{table}:{STATUS}:{state}:{iso_ts(ts)}", "ts": iso_ts(ts), "online": online,
-            STATION_VERSION: __version__}
+            "journal": dict(journal), STATION_VERSION: __version__}

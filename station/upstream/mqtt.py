@@ -43,8 +43,9 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from station.errors import ConfigError, StationError
+from station.journal.chain import header_hash
 from station.upstream.commands import Accepted, CommandVerifier, Refused
-from station.upstream.messages import STATUS_TOPIC, presence
+from station.upstream.messages import STATUS_TOPIC, journal_head, presence
 from station.upstream.outage import Backoff, Outage
 from station.upstream.outbox import Outbox, OutboxRow
 from station.upstream.settings import UpstreamSettings
@@ -67,6 +68,11 @@ CONNACK_TIMEOUT_S = 10.0
 REFUSED_RETRY_S = 5.0
 
 CommandHandler = Callable[[Accepted | Refused], None]
+
+
+def _no_journal() -> tuple[bytes, int, bytes]:
+    empty = header_hash(b"")
+    return empty, 0, empty
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +130,10 @@ class MqttPublisher:
         on_command: CommandHandler | None = None,
         environ: Mapping[str, str] | None = None,
         clock: Callable[[], float] = time.time,
+        head: Callable[[], tuple[bytes, int, bytes]] | None = None,
     ) -> None:
+        """``head``: the journal's committed head (``Journal.head``), named by the presence
+        statuses; without it (a publisher tested alone), that of an empty journal."""
         if (verifier is None) != (on_command is None):
             raise ValueError("verifier and on_command go together")
         self._outbox = outbox
@@ -134,6 +143,7 @@ class MqttPublisher:
         self._verifier = verifier
         self._on_command = on_command
         self._clock = clock
+        self._head = head if head is not None else _no_journal
         base = settings.base_topic(table)
         self.events_topic = f"{base}/events"
         self.status_topic = f"{base}/{STATUS_TOPIC}"
@@ -161,6 +171,11 @@ class MqttPublisher:
         self._last_status: bytes | None = None
         self._in_flight_count = 0  # for state(), from any thread
         self.delivered = 0
+
+    def _presence(self, *, online: bool) -> dict[str, Any]:
+        # The last will names the head committed when it was registered (at connect).
+        return presence(table=self._table, ts=self._clock(), online=online,
+                        journal=journal_head(*self._head()))
 
     # --- setup ----------------------------------------------------------------------------
 
@@ -204,7 +219,7 @@ class MqttPublisher:
         # Our window is the limit; paho's must never queue (and so reorder) on its own.
         client.max_inflight_messages_set(0)
         client.max_queued_messages_set(0)
-        will = self._signer.sign(presence(table=self._table, ts=self._clock(), online=False))
+        will = self._signer.sign(self._presence(online=False))
         client.will_set(self.status_topic, will, qos=QOS, retain=True)
 
         def on_connect(client: paho.Client, userdata: Any, flags: Any, reason: ReasonCode,
@@ -361,7 +376,7 @@ class MqttPublisher:
         # After the resent rows, so that first arrivals stay in seq order.
         if self._last_status is None:
             client.publish(self.status_topic, self._signer.sign(
-                presence(table=self._table, ts=self._clock(), online=True)), qos=QOS,
+                self._presence(online=True)), qos=QOS,
                 retain=True)
         elif self._last_status not in resent:
             client.publish(self.status_topic, self._last_status, qos=QOS, retain=True)
@@ -383,8 +398,7 @@ class MqttPublisher:
             self._wake.clear()
 
     def _say_offline(self, client: paho.Client) -> None:
-        offline = self._signer.sign(presence(table=self._table, ts=self._clock(),
-                                             online=False))
+        offline = self._signer.sign(self._presence(online=False))
         info = client.publish(self.status_topic, offline, qos=QOS, retain=True)
         # RuntimeError: the connection went meanwhile, and the broker sends the will instead.
         with contextlib.suppress(RuntimeError):

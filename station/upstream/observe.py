@@ -9,11 +9,12 @@ A replay of the same events gives the same messages, which recovery relies on.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from drivers.events import Command, InputEvent
+from station.journal.chain import header_hash
 from station.outputs import Announced, Output, Published
 from station.upstream import messages as m
 
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
 
 # A message waiting for its sequence number: the daemon numbers them in journal order.
 Pending = tuple[str, dict[str, Any]]  # (kind, builder keyword arguments without seq)
+# The head of a journal with an empty header and no record: what a status names when built
+# with no journal at all (a test's own feed).
+EMPTY_JOURNAL = m.journal_head(header_hash(b""), 0, header_hash(b""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +42,7 @@ class Snapshot:
     end_requested_by: str | None = None  # END SHOE or close_shoe taken: "dealer", "upstream"
     raised: tuple[str, str, str | None] | None = None  # a dealer's pause: by, code, note
     shuffle: dict[str, Any] | None = None  # the shoe's checked shuffle (docs/rules.md)
+    clock: str = "unknown"  # the clock check's last journaled state (Station.clock)
 
     @classmethod
     def of(cls, station: Station) -> Snapshot:
@@ -55,6 +60,7 @@ class Snapshot:
             end_requested_by=d.end_requested_by,
             raised=d.raised,
             shuffle=d.shuffle,
+            clock=station.clock,
         )
 
     @property
@@ -62,7 +68,8 @@ class Snapshot:
         return self.phase == "paused"
 
     def status_key(self) -> tuple[object, ...]:
-        return (self.phase, self.shoe, self.round_no, self.reasons if self.paused else ())
+        return (self.phase, self.shoe, self.round_no, self.reasons if self.paused else (),
+                self.clock)
 
 
 def _shown(cards: list[Any], visible: int) -> tuple[str | None, ...]:
@@ -121,7 +128,8 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
     if after.status_key() != before.status_key():
         out.append((m.STATUS, {"ts": ts, "phase": after.phase, "shoe": after.shoe,
                                "round_no": after.round_no or None,
-                               "paused": "; ".join(after.reasons) if after.paused else None}))
+                               "paused": "; ".join(after.reasons) if after.paused else None,
+                               "clock": after.clock}))
     return out
 
 
@@ -144,8 +152,12 @@ def _why_ended(after: Snapshot, event: InputEvent) -> str:
     return "cut_card"  # the round the cut card made the last one ended (a card, a timer)
 
 
-def build(kind: str, args: dict[str, Any], *, table: str, seq: int) -> dict[str, Any]:
-    """The message for one ``Pending``, numbered ``seq``."""
+def build(kind: str, args: dict[str, Any], *, table: str, seq: int,
+          journal: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The message for one ``Pending``, numbered ``seq``; a status names ``journal`` (the
+    journal's head, ``messages.journal_head``; that of an empty journal if not given)."""
+    if kind == m.STATUS:
+        return m.status(table=table, seq=seq, journal=journal or EMPTY_JOURNAL, **args)
     if kind == m.BETTING_OPEN:
         return m.betting_open(args["announcement"], table=table, seq=seq, ts=args["ts"])
     if kind == m.DEALER:
@@ -165,9 +177,11 @@ def build(kind: str, args: dict[str, Any], *, table: str, seq: int) -> dict[str,
         return m.round_result(args["record"], table=table, seq=seq, ts=args["ts"])
     if kind == m.SHOE_REPORT:
         return m.shoe_report(args["announcement"], table=table, seq=seq, ts=args["ts"])
+    if kind == m.CONFIG_CHANGED:
+        return m.config_changed(args["announcement"], table=table, seq=seq, ts=args["ts"])
     builders: dict[str, Callable[..., dict[str, Any]]] = {
         m.SHOE_STARTED: m.shoe_started, m.SHOE_ENDED: m.shoe_ended,
         m.BETTING_CLOSED: m.betting_closed, m.CARD: m.card, m.PAUSE: m.pause,
-        m.RESUME: m.resume, m.STATUS: m.status,
+        m.RESUME: m.resume,
     }
     return builders[kind](table=table, seq=seq, **args)

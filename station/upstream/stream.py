@@ -21,7 +21,9 @@ from typing import IO, TYPE_CHECKING
 
 from drivers.events import InputEvent
 from station.errors import ConfigError
+from station.journal.chain import Chain
 from station.outputs import Output
+from station.recording import header_line
 from station.station import Station
 from station.upstream.feed import Feed
 from station.upstream.observe import Snapshot
@@ -42,6 +44,13 @@ def signer_of(config: StationConfig | None) -> Signer | None:
         return load_signer(config.upstream.signing_key_file)
     except ConfigError as exc:
         raise ConfigError(f"{config.path}: upstream.signing_key_file: {exc}") from None
+
+
+def virtual_chain(station: Station) -> Chain:
+    """The chain a journal of ``station``'s events would hold if its header were the
+    recording's header line (what ``--record`` writes first): the statuses of a run that
+    journals nothing name it (docs/upstream.md, "The journal's head")."""
+    return Chain(header_line(station.rules, station.paytable, station.session).encode())
 
 
 class MessageStream:

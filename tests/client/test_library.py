@@ -20,6 +20,7 @@ from station.client import (
     Finding,
     Floor,
     Gap,
+    RewrittenHistory,
     SchemaFailure,
     TableState,
     UnknownTable,
@@ -27,6 +28,7 @@ from station.client import (
     load_keys,
     schema_validator,
 )
+from station.client.words import line
 from station.errors import ConfigError
 from station.upstream.messages import presence
 from station.upstream.signing import Signer, public_pem
@@ -185,12 +187,51 @@ def test_the_last_will_takes_the_table_offline_and_the_resent_status_back(stream
     floor = floor_of(stream)
     feed_all(floor, stream, stream.payloads[:40])
     signer = Signer(stream.key)
-    will = signer.sign(presence(table=TABLE, ts=1_767_225_700.0, online=False))
-    assert isinstance(floor.feed(f"baccarat/{TABLE}/status", will)[0], Applied)
+    statuses = [loads(p) for p in stream.payloads[:40] if loads(p)["kind"] == "status"]
+    # Registered at an earlier connect: it names an older record, which is no rewrite.
+    will = signer.sign(presence(table=TABLE, ts=1_767_225_700.0, online=False,
+                                journal=statuses[0]["journal"]))
+    found = floor.feed(f"baccarat/{TABLE}/status", will)
+    assert len(found) == 1 and isinstance(found[0], Applied), found
     assert floor.state(TABLE).online is False
     last = [p for p in stream.payloads[:40] if loads(p)["kind"] == "status"][-1]
     assert isinstance(floor.feed(f"baccarat/{TABLE}/status", last)[0], Applied)
     assert floor.state(TABLE).online is True
+
+
+def test_a_status_whose_journal_head_contradicts_an_earlier_one_is_rewritten_history(
+        stream: Stream) -> None:
+    floor = floor_of(stream)
+    found = feed_all(floor, stream, stream.payloads)
+    assert not [f for f in found if f.problem]
+    statuses = [loads(p) for p in stream.payloads if loads(p)["kind"] == "status"]
+    heads = [(s["journal"]["id"], s["journal"]["seq"]) for s in statuses]
+    assert heads == sorted(heads) and len({i for i, _ in heads}) == 1  # one journal, forward
+    signer = Signer(stream.key)
+    last = statuses[-1]
+    nxt = last["seq"] + 1
+
+    def status(seq: int, journal: dict[str, object]) -> bytes:
+        body = {k: v for k, v in last.items() if k != "sig"}
+        return signer.sign(body | {"seq": seq, "key": f"{TABLE}:status:{seq}",
+                                   "journal": journal})
+
+    # The same record with another hash: the journal was rewritten under the consumer.
+    other = last["journal"] | {"head": "0" * 64}
+    found = floor.feed(f"baccarat/{TABLE}/status", status(nxt, other))
+    assert [type(f) for f in found] == [Applied, RewrittenHistory], found
+    rewrite = found[1]
+    assert isinstance(rewrite, RewrittenHistory) and "record" in rewrite.detail
+    assert line(found[1]) is not None and "REWRITTEN HISTORY" in (line(found[1]) or "")
+    # A journaled status that goes back to an earlier record.
+    back = statuses[0]["journal"]
+    found = floor.feed(f"baccarat/{TABLE}/status", status(nxt + 1, back))
+    assert [type(f) for f in found] == [Applied, RewrittenHistory], found
+    assert isinstance(found[1], RewrittenHistory) and "went back" in found[1].detail
+    # A new journal (moved aside) starts again at its own record 0: no finding.
+    fresh = {"id": "1" * 64, "seq": 0, "head": "1" * 64}
+    found = floor.feed(f"baccarat/{TABLE}/status", status(nxt + 2, fresh))
+    assert [type(f) for f in found] == [Applied], found
 
 
 def test_a_message_on_another_tables_topic_or_the_wrong_topic_is_refused(stream: Stream) -> None:

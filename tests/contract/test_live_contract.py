@@ -258,6 +258,12 @@ def test_statuses_journaled_and_presence(run: Run) -> None:
             "shoe_closed"} <= phases
     assert presence and not presence[-1]["online"]
     assert presence[-1]["key"] == f"{TABLE}:status:offline:{presence[-1]['ts']}"
+    # Each names the journal's head: a journaled status the record before its own, the clean
+    # stop's presence the last committed one, after every journaled status's record.
+    heads = [(m["journal"]["id"], m["journal"]["seq"]) for m in journaled]
+    assert all(a <= b for a, b in itertools.pairwise(heads)) and len({i for i, _ in heads}) == 1
+    last = presence[-1]["journal"]
+    assert last["id"] == heads[-1][0] and last["seq"] > heads[-1][1]
 
 
 # --- every command answered ---------------------------------------------------------------

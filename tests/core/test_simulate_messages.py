@@ -2,15 +2,20 @@
 
 The daemon's simulated table stamps each event with the wall clock, and its shoe ids carry the
 journal's session tag, while ``simulate`` runs on the dealer's virtual clock: those are the
-only bytes that may differ. The comparison moves the daemon's messages onto the simulation's
-clock and shoe ids and re-encodes them (re-signs them: Ed25519 signatures are deterministic);
-what comes out must be the simulation's line, byte for byte. That the re-encoding changes
-nothing else is checked on the daemon's own lines first.
+only bytes that may differ, with the journal head each status names (its hashes cover the
+journal's header and times; ``simulate`` names a chain of its own, at the same record seq, and
+the daemon's is checked against its journal). The comparison moves the daemon's messages onto
+the simulation's clock and shoe ids and re-encodes them (re-signs them: Ed25519 signatures are
+deterministic); what comes out must be the simulation's line, byte for byte. That the
+re-encoding changes nothing else is checked on the daemon's own lines first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +26,7 @@ import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from station.cli import main
+from station.journal.verify import verify_journal
 from station.upstream.canonical import encode, normalize
 from station.upstream.signing import SignatureError, Signer
 from tests.conftest import REPO
@@ -91,7 +97,17 @@ def moved(value: Any, shoes: dict[str, str]) -> Any:
     return value
 
 
-def assert_same_but_the_clock(daemon: bytes, simulation: bytes, signer: Signer | None) -> None:
+def journal_heads(path: Path) -> tuple[str, dict[int, str]]:
+    """The journal's id and each record's chain hash (record 0: the id), as hex."""
+    journal_id = verify_journal(path, live=False).journal_id.hex()
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        rows = conn.execute("SELECT seq, hash FROM events").fetchall()
+    return journal_id, {0: journal_id} | {int(seq): bytes(h).hex() for seq, h in rows}
+
+
+def assert_same_but_the_clock(daemon: bytes, simulation: bytes, signer: Signer | None,
+                              journal: Path) -> None:
+    journal_id, heads = journal_heads(journal)
     ours, theirs = lines_of(daemon), lines_of(simulation)
     assert len(ours) == len(theirs), f"{len(ours)} daemon messages, {len(theirs)} simulated"
     shoes: dict[str, str] = {}
@@ -104,6 +120,12 @@ def assert_same_but_the_clock(daemon: bytes, simulation: bytes, signer: Signer |
         # One event, one time: messages of the same event share it in both streams.
         assert clocks.setdefault(msg["ts"], sim["ts"]) == sim["ts"], f"line {n}: clock"
         on_our_clock = moved(msg, shoes) | {"ts": sim["ts"]}
+        if msg["kind"] == "status":
+            # Record N's status names record N-1 of the daemon's own journal.
+            head = msg["journal"]
+            assert head["id"] == journal_id and head["head"] == heads[head["seq"]], f"line {n}"
+            assert head["seq"] == sim["journal"]["seq"], f"line {n}: not the same record"
+            on_our_clock["journal"] = sim["journal"]
         if msg["kind"] == "shoe_report":
             # A shoe report's times are the clock's too: its start, end, length and pauses.
             on_our_clock |= {k: sim[k] for k in ("started", "ended", "duration_s")}
@@ -122,10 +144,13 @@ def test_a_simulated_shoe_streams_what_the_daemon_writes(tmp_path: Path, signed:
     key_file, key = write_key(tmp_path) if signed else (None, None)
     seed = 23
     config = daemon_config(tmp_path, seed, key_file)
+    # A simulation checks no clock: its statuses say "unknown". A daemon whose clock source
+    # cannot tell journals no clock state either (a synchronised one would, at start).
+    env = os.environ | {"STATION_CLOCK_SOURCE": "unknown"}
     with (tmp_path / "station.log").open("ab") as log:  # finish() reads it
         proc = subprocess.Popen([sys.executable, "-m", "station.cli", "run", "-c", str(config)],
                                 cwd=tmp_path, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=log)
+                                stdout=subprocess.DEVNULL, stderr=log, env=env)
     finish(proc, config, timeout_s=90)
     daemon = (tmp_path / "upstream.jsonl").read_bytes()
     stream = simulated(tmp_path, config, seed)
@@ -135,7 +160,8 @@ def test_a_simulated_shoe_streams_what_the_daemon_writes(tmp_path: Path, signed:
     assert {"pause", "resume", "shoe_ended", "dealer"} <= kinds, "a fault or the dealer is missing"
     assert sum(m["kind"] == "round" for m in messages) > 50
     consistent(daemon, public)
-    assert_same_but_the_clock(daemon, stream, Signer(key) if key is not None else None)
+    assert_same_but_the_clock(daemon, stream, Signer(key) if key is not None else None,
+                              tmp_path / "journal.sqlite3")
 
 
 @pytest.mark.parametrize(("seed", "supervisor"), [(1, "resume"), (2, "void"), (3, "resume")])

@@ -23,7 +23,7 @@ from station import assembly
 from station.assembly import build_daemon
 from station.config import parse_config
 from station.errors import ConfigError
-from station.journal import JournalWriteError
+from station.journal import JournalWriteError, verify_journal
 from tests.conftest import REPO
 from tests.streamkit import linked
 
@@ -306,13 +306,21 @@ def test_changing_the_paytable_mid_shoe_is_refused_and_at_a_shoe_end_starts_a_ne
     last_seq = json.loads((tmp_path / "upstream.jsonl").read_text().splitlines()[-1])["seq"]
     built = build_daemon(parse_config(tmp_path / "s.yaml", changed))
     try:
-        assert built.recovered_events == 0 and built.daemon.feed.seq == last_seq
+        # The new journal's first record says what changed: a config_changed.
+        assert built.recovered_events == 0 and built.daemon.feed.seq == last_seq + 1
         built.daemon.run(until=lambda: built.daemon.events_applied >= 20)
     finally:
         built.close()
     archived = [p.name for p in tmp_path.glob("journal-*.sqlite3")]
     assert len(archived) == 1
     sent = [json.loads(x) for x in (tmp_path / "upstream.jsonl").read_text().splitlines()]
+    change = sent[[m["seq"] for m in sent].index(last_seq + 1)]
+    old_id = verify_journal(tmp_path / archived[0]).journal_id.hex()
+    assert change["kind"] == "config_changed" and change["keys"] == ["table.paytable"]
+    assert change["previous_journal"] == old_id  # the journal moved aside, by its id
+    assert change["old"]["paytable"] is not None and change["new"]["paytable"] is None
+    # A config given as data has no file: its hash is not known, the same before and after.
+    assert change["old"]["config"] is None and change["new"]["config"] is None
     seqs = [m["seq"] for m in sent]
     assert seqs == list(range(1, len(seqs) + 1))  # numbering goes on across the journals
     linked(sent)  # and the events topic's prev_seq links across the restart and journals

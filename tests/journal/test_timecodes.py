@@ -16,6 +16,7 @@ import orjson
 import pytest
 import yaml
 
+from drivers.events import ClockAlert
 from station.cli import main
 from station.journal import Journal, verify_journal
 from station.journal.export import records
@@ -166,7 +167,9 @@ def test_cues_start_at_the_journals_wall_times_in_both_formats(standard: Path,
 
 def test_video_start_counts_from_the_videos_first_frame(standard: Path,
                                                         tmp_path: Path) -> None:
-    first = min(r.wall_ts for r in records(verify_journal(standard)))
+    # The first record a cue shows (not the clock check's state, which has none).
+    first = min(r.wall_ts for r in records(verify_journal(standard))
+                if not isinstance(r.event, ClockAlert))
     at = datetime.fromtimestamp(int(first) - 60, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     out = tmp_path / "t.vtt"
     assert export(standard, "--vtt", str(out), "--video-start", at) == 0

@@ -5,17 +5,26 @@ clock source is injected (station.service.clock.ClockWatch)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
+import yaml
+
 from drivers.events import ClockAlert
 from station.assembly import build_daemon
 from station.config import parse_config
-from station.journal.export import read_journal
+from station.journal.export import read_journal, records
+from station.journal.verify import verify_journal
 from station.outputs import Announced, Notice
 from station.service.clock import ClockWatch, kernel_synchronised
 from station.service.runner import serve_metrics, start_service
+from station.station import Station
+from station.upstream.feed import Feed
+from station.upstream.observe import Snapshot
 from station.upstream.schema import validate
 from tests.daemon.test_daemon import config_dict
 from tests.service.test_metrics import scrape
@@ -46,21 +55,25 @@ def test_an_unsynchronised_clock_is_alerted_once_not_every_minute() -> None:
         clock.tick(60)
         assert watch.wait() == 0
         assert watch.check() == []
-    synced[0] = True
+    synced[0] = True  # synchronised again: the state, said once
     clock.tick(60)
-    assert watch.check() == [] and watch.synchronised is True
+    assert [a.alert for a in watch.check()] == ["clock_synchronised"]
+    assert watch.synchronised is True
+    clock.tick(60)
+    assert watch.check() == []
     synced[0] = False  # lost again: a new alert
     clock.tick(60)
     assert [a.alert for a in watch.check()] == ["clock_unsynchronised"]
-    synced[0] = None  # cannot tell: no alert
+    synced[0] = None  # cannot tell: the state, no alert
     clock.tick(60)
-    assert watch.check() == [] and watch.synchronised is None
+    assert [a.alert for a in watch.check()] == ["clock_unknown"]
+    assert watch.synchronised is None
 
 
 def test_a_wall_clock_jump_over_a_second_is_alerted_with_its_size() -> None:
     clock = FakeClock()
     watch = ClockWatch(lambda: True, wall=lambda: clock.wall, mono=lambda: clock.mono)
-    assert watch.check() == []
+    assert [a.alert for a in watch.check()] == ["clock_synchronised"]  # the state at start
     clock.tick(60)
     clock.wall += 0.9  # a time service's slew-sized step: not a jump
     assert watch.check() == []
@@ -140,3 +153,75 @@ def test_the_daemon_journals_publishes_and_counts_the_clock_alerts(tmp_path: Pat
     assert [(m["alert"], m["detail"]) for m in replayed] == [
         (a["alert"], a["detail"]) for a in alerts]
     assert len(notes) == 2 and all(n.startswith("CLOCK: ") for n in notes)
+    # Every status says the clock is not synchronised: the first record is that finding.
+    statuses = [m for m in sent if m["kind"] == "status"]
+    assert statuses and {s["clock"] for s in statuses} == {"unsynchronised"}
+    assert statuses[0]["journal"]["seq"] == 0
+    assert_replay_rebuilds_every_message(tmp_path / "journal.sqlite3")
+
+
+def assert_replay_rebuilds_every_message(path: Path) -> None:
+    """Each record's events, applied again to a fresh station with a feed that reads the
+    journal's own heads, give exactly the outbox rows the daemon journaled with it: the
+    statuses' clock and journal head come from the journal alone."""
+    report = verify_journal(path)
+    h = report.header
+    station = Station(h.rules, h.paytable, session=h.session)
+    head = [(report.journal_id, 0, report.journal_id)]
+    feed = Feed(h.rules.table, h.rules.decks, None, head=lambda: head[0])
+    rebuilt = 0
+    for record in records(report):
+        before = Snapshot.of(station)
+        outputs = station.apply(record.event)
+        assert feed.messages(before, Snapshot.of(station), record.event, outputs) == list(
+            record.messages), f"record {record.seq}"
+        head[0] = (report.journal_id, record.seq, record.hash)
+        rebuilt += len(record.messages)
+    assert rebuilt > 100
+
+
+def run_station(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(config_dict(tmp_path, shoes=1)))
+    env = os.environ | {"STATION_CLOCK_SOURCE": source}
+    return subprocess.run([sys.executable, "-m", "station.cli", "run", "-c", str(path)],
+                          capture_output=True, text=True, timeout=120, env=env, check=False)
+
+
+def test_the_clock_check_is_on_by_default_and_its_state_is_in_every_status(
+        tmp_path: Path) -> None:
+    done = run_station(tmp_path, "synchronised")
+    assert done.returncode == 0, done.stderr
+    sent = [json.loads(x) for x in (tmp_path / "upstream.jsonl").read_text().splitlines()]
+    assert not [m for m in sent if m["kind"] == "alert"]
+    statuses = [m for m in sent if m["kind"] == "status"]
+    # The first record of a new journal is the state: its status is the table's first.
+    assert sent[0] == statuses[0] and statuses[0]["phase"] == "no_shoe"
+    assert {s["clock"] for s in statuses} == {"synchronised"}
+    first = next(iter(read_journal(tmp_path / "journal.sqlite3").events))
+    assert isinstance(first, ClockAlert) and first.alert == "clock_synchronised"
+    assert "STATION_CLOCK_SOURCE=synchronised" in first.detail  # says it was not the kernel
+    assert_replay_rebuilds_every_message(tmp_path / "journal.sqlite3")
+
+
+def test_an_unknown_clock_source_stops_the_start(tmp_path: Path) -> None:
+    done = run_station(tmp_path, "atomic")
+    assert done.returncode == 2
+    assert "STATION_CLOCK_SOURCE='atomic'" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "journal.sqlite3").exists()
+
+
+def test_a_restart_journals_the_clock_state_only_when_it_changed(tmp_path: Path) -> None:
+    """The state is journaled when a check finds it other than the journal's last: once in a
+    new journal, not again at a restart that finds the same, and again when it changed."""
+    for source, states in (("synchronised", ["clock_synchronised"]),
+                           ("synchronised", ["clock_synchronised"]),
+                           ("unknown", ["clock_synchronised", "clock_unknown"])):
+        done = run_station(tmp_path, source)
+        assert done.returncode == 0, done.stderr
+        found = [e.alert for e in read_journal(tmp_path / "journal.sqlite3").events
+                 if isinstance(e, ClockAlert)]
+        assert found == states, source
+    statuses = [json.loads(x) for x in (tmp_path / "upstream.jsonl").read_text().splitlines()
+                if json.loads(x)["kind"] == "status"]
+    assert statuses[-1]["clock"] == "unknown"

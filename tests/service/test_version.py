@@ -17,6 +17,9 @@ from station.upstream.schema import load_schema, validate
 from tests.daemon.test_daemon import config_dict
 from tests.stationkit import write_key
 
+# A status names a journal head (docs/upstream.md); these tests have no journal.
+NO_JOURNAL = m.journal_head(bytes(32), 0, bytes(32))
+
 
 def test_station_version_prints_the_package_version() -> None:
     done = subprocess.run([sys.executable, "-m", "station.cli", "--version"],
@@ -51,7 +54,7 @@ def test_every_journaled_message_and_the_header_carry_the_version(tmp_path: Path
 
 
 def test_presence_carries_it_and_the_schemas_allow_it_without_requiring_it() -> None:
-    msg = m.presence(table="t1", ts=1_767_225_600.0, online=False)
+    msg = m.presence(journal=NO_JOURNAL, table="t1", ts=1_767_225_600.0, online=False)
     assert msg[m.STATION_VERSION] == __version__
     for kind in m.KINDS:
         schema = load_schema(kind)

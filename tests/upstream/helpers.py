@@ -11,6 +11,9 @@ from station.upstream.signing import Signer
 from tests.upstream.broker import Received
 from tests.upstream.outboxes import MemoryOutbox
 
+# A status names a journal head (docs/upstream.md); these tests have no journal.
+NO_JOURNAL = m.journal_head(bytes(32), 0, bytes(32))
+
 TABLE = "table-1"
 SHOE = "table-1-20260101T000003Z-1"
 T0 = 1_767_225_603.0
@@ -20,7 +23,7 @@ def message_for(seq: int) -> dict[str, Any]:
     """A plausible stream: a status every 10th message, cards otherwise."""
     ts = T0 + seq * 0.5
     if seq % 10 == 0:
-        return m.status(table=TABLE, seq=seq, ts=ts, phase="dealing", shoe=SHOE,
+        return m.status(journal=NO_JOURNAL, table=TABLE, seq=seq, ts=ts, phase="dealing", shoe=SHOE,
                         round_no=seq // 10, paused=None)
     # One card per round number keeps every key distinct (the dedupe is by key).
     return m.card(table=TABLE, seq=seq, ts=ts, shoe=SHOE, round_no=seq, hand="player",

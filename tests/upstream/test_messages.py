@@ -18,6 +18,9 @@ from station.upstream import messages as m
 from station.upstream.schema import COMMAND, load_schema, validate
 from station.upstream.signing import Signer
 
+# A status names a journal head (docs/upstream.md); these tests have no journal.
+NO_JOURNAL = m.journal_head(bytes(32), 0, bytes(32))
+
 TABLE = "table-1"
 SHOE = "table-1-20260101T000003Z-1"
 TS = 1_767_225_603.25
@@ -48,10 +51,10 @@ def examples() -> list[dict[str, Any]]:
         m.round_result(void, table=TABLE, seq=8, ts=TS),
         m.command_refused(table=TABLE, seq=9, ts=TS, command_id="c-1", action="resume",
                           reason="stale", detail="sent 40.0 s ago"),
-        m.status(table=TABLE, seq=10, ts=TS, phase="paused", shoe=SHOE, round_no=3,
-                 paused="card not due: 3S"),
+        m.status(journal=NO_JOURNAL, table=TABLE, seq=10, ts=TS, phase="paused", shoe=SHOE,
+                 round_no=3, paused="card not due: 3S"),
         m.shoe_ended(table=TABLE, seq=11, ts=TS, shoe=SHOE, rounds=3, reason="cut_card"),
-        m.presence(table=TABLE, ts=TS, online=False),
+        m.presence(journal=NO_JOURNAL, table=TABLE, ts=TS, online=False),
         m.dealer({"type": "dealer", "action": "change", "dealer": "D043", "previous": "D042",
                   "how": "badge", "request_closed": True}, table=TABLE, seq=12, ts=TS),
         m.round_result(dict(record, dealer="D043"), table=TABLE, seq=13, ts=TS),
@@ -63,6 +66,10 @@ def examples() -> list[dict[str, Any]]:
                  "after 300 s", "by": "timer", "shoe": SHOE, "round": 31},
                 table=TABLE, seq=16, ts=TS),
         m.shoe_report(_report(), table=TABLE, seq=17, ts=TS),
+        m.config_changed({"old": {"config": "a" * 64, "paytable": None},
+                          "new": {"config": "b" * 64, "paytable": None},
+                          "keys": ["upstream.host"], "previous_journal": None},
+                         table=TABLE, seq=18, ts=TS),
     ])
 
 
@@ -181,8 +188,9 @@ def test_messages_from_a_simulated_shoe_are_valid(tmp_path: Path, signer: Signer
             out.append(m.pause(table=TABLE, seq=nxt(), ts=TS, reason=r["void_reason"],
                                shoe=shoe, round_no=r["round"]))
         out.append(m.round_result(r, table=TABLE, seq=nxt(), ts=TS))
-        out.append(m.status(table=TABLE, seq=nxt(), ts=TS, phase="between_rounds",
-                            shoe=shoe, round_no=r["round"], paused=None))
+        out.append(m.status(journal=NO_JOURNAL, table=TABLE, seq=nxt(), ts=TS,
+                            phase="between_rounds", shoe=shoe, round_no=r["round"],
+                            paused=None))
     out.append(m.shoe_ended(table=TABLE, seq=nxt(), ts=TS, shoe=shoe, rounds=len(records),
                             reason="cut_card"))
     out.append(m.shoe_report(report, table=TABLE, seq=nxt(), ts=TS))

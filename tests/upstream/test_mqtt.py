@@ -24,6 +24,9 @@ from tests.upstream.broker import Broker, Subscriber, wait_until
 from tests.upstream.helpers import TABLE, deduped_seqs, produce
 from tests.upstream.outboxes import MemoryOutbox
 
+# A status names a journal head (docs/upstream.md); these tests have no journal.
+NO_JOURNAL = m.journal_head(bytes(32), 0, bytes(32))
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -124,7 +127,8 @@ def test_nothing_is_marked_while_the_broker_is_down(tmp_path: Path, signer: Sign
 
 def test_retained_status_reaches_a_late_subscriber(broker: Broker, signer: Signer) -> None:
     outbox = MemoryOutbox()
-    status = m.status(table=TABLE, seq=1, ts=1e9, phase="paused", shoe=None, round_no=None,
+    status = m.status(journal=NO_JOURNAL, table=TABLE, seq=1, ts=1e9, phase="paused",
+                      shoe=None, round_no=None,
                       paused="card not due: 3S")
     outbox.append("status", signer.sign(status))
     pub = MqttPublisher(outbox, settings_for(broker), table=TABLE, signer=signer)
@@ -219,6 +223,7 @@ def test_commands_are_verified_and_handed_over(broker: Broker, signer: Signer) -
 
 
 def test_signed_payload_is_base64_signature(signer: Signer) -> None:
-    payload = signer.sign(m.status(table=TABLE, seq=1, ts=0.0, phase="idle", shoe=None,
+    payload = signer.sign(m.status(journal=NO_JOURNAL, table=TABLE, seq=1, ts=0.0, phase="idle",
+                                   shoe=None,
                                    round_no=None, paused=None))
     assert len(base64.b64decode(json.loads(payload)["sig"])) == 64

@@ -41,6 +41,8 @@ class OutletContext:
     signer: Signer | None
     on_command: Callable[[Accepted | Refused], None]
     command_ids: Sequence[tuple[str, float]] = ()
+    # The journal's committed head (id, seq, hash), for the publisher's presence statuses.
+    head: Callable[[], tuple[bytes, int, bytes]] | None = None
 
 
 def secret_file(sec: Section, name: str) -> Path | None:

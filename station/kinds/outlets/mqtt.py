@@ -114,7 +114,8 @@ def build(ctx: OutletContext) -> MqttPublisher:
         for cid, ts in ctx.command_ids:  # a command accepted before the restart stays used
             verifier.seen.add(cid, ts + up.command_window_s + 1.0)
     return MqttPublisher(ctx.box, up, table=config.rules.table, signer=ctx.signer,
-                         verifier=verifier, on_command=ctx.on_command if verifier else None)
+                         verifier=verifier, on_command=ctx.on_command if verifier else None,
+                         head=ctx.head)
 
 
 def probe(config: StationConfig) -> Iterator[Finding]:
