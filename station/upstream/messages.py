@@ -42,10 +42,13 @@ DEALER: Final = "dealer"
 REVEAL: Final = "reveal"
 ALERT: Final = "alert"
 SHOE_REPORT: Final = "shoe_report"
+# The journal's mirror (station.upstream.mirror), on its own topic; built from committed
+# records, never journaled itself.
+JOURNAL: Final = "journal"
 
 KINDS: Final = (
     SHOE_STARTED, SHOE_ENDED, BETTING_OPEN, BETTING_CLOSED, CARD, ROUND, PAUSE, RESUME,
-    COMMAND_REFUSED, STATUS, DEALER, REVEAL, ALERT, SHOE_REPORT,
+    COMMAND_REFUSED, STATUS, DEALER, REVEAL, ALERT, SHOE_REPORT, JOURNAL,
 )
 HANDS: Final = ("player", "banker")
 

@@ -19,7 +19,10 @@ outage, ``backlog()`` for the figure) and we reconnect with a capped backoff. Th
 ``notify()`` never blocks.
 
 Topics: ``<prefix>/<table>/events`` (every message), ``<prefix>/<table>/status`` (retained;
-the last will is a signed ``online: false`` status), ``<prefix>/<table>/commands`` (in).
+the last will is a signed ``online: false`` status), ``<prefix>/<table>/commands`` (in), and
+with ``upstream.mirror`` ``<prefix>/<table>/journal``: the journal's committed records
+(station.upstream.mirror), sent on the same connection after the outbox's rows, with at most
+half the window, so the game server's messages always have room.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from station.errors import ConfigError, StationError
 from station.upstream.commands import Accepted, CommandVerifier, Refused
 from station.upstream.messages import STATUS_TOPIC, presence
+from station.upstream.mirror import PART_BYTES, JournalMirror, MirrorItem
 from station.upstream.outage import Backoff, Outage
 from station.upstream.outbox import Outbox, OutboxRow
 from station.upstream.settings import UpstreamSettings
@@ -103,6 +107,7 @@ class _Connection:
         self.lost = threading.Event()
         self.lost_reason = ""
         self.receive_max: int | None = None
+        self.max_packet: int | None = None  # the broker's Maximum Packet Size, if it says
 
 
 class MqttPublisher:
@@ -124,6 +129,7 @@ class MqttPublisher:
         on_command: CommandHandler | None = None,
         environ: Mapping[str, str] | None = None,
         clock: Callable[[], float] = time.time,
+        mirror: JournalMirror | None = None,
     ) -> None:
         if (verifier is None) != (on_command is None):
             raise ValueError("verifier and on_command go together")
@@ -138,6 +144,15 @@ class MqttPublisher:
         self.events_topic = f"{base}/events"
         self.status_topic = f"{base}/{STATUS_TOPIC}"
         self.commands_topic = f"{base}/commands"
+        self.journal_topic = f"{base}/journal"
+        self._mirror = mirror
+        # Owned by the drain thread: the mirror's items in flight (token -> item, parts not
+        # yet acknowledged), in order, and which token each message id belongs to.
+        self._mirror_flight: OrderedDict[int, tuple[MirrorItem, set[int]]] = OrderedDict()
+        self._mirror_of_mid: dict[int, int] = {}
+        self._mirror_token = 0
+        self._mirror_hold_until = 0.0
+        self._mirror_bytes = PART_BYTES
         self._credentials = self._find_credentials(environ)
         self._check_tls()
 
@@ -214,6 +229,8 @@ class MqttPublisher:
             else:
                 receive_max = getattr(properties, "ReceiveMaximum", None)
                 conn.receive_max = receive_max if isinstance(receive_max, int) else None
+                max_packet = getattr(properties, "MaximumPacketSize", None)
+                conn.max_packet = max_packet if isinstance(max_packet, int) else None
                 conn.up = True
                 if self._on_command is not None:
                     client.subscribe(self.commands_topic, qos=QOS)
@@ -271,6 +288,8 @@ class MqttPublisher:
         if self._thread is not None:
             self._thread.join(timeout_s + 6.0)  # + a connect attempt under way
             self._thread = None
+        if self._mirror is not None and self._thread is None:
+            self._mirror.close()
 
     # --- paho's network thread -------------------------------------------------------------
 
@@ -354,6 +373,11 @@ class MqttPublisher:
         self._acked.clear()
         self._resend.clear()
         self._last_sent = 0
+        self._mirror_flight.clear()
+        self._mirror_of_mid.clear()
+        if self._mirror is not None:
+            self._mirror_bytes = min(PART_BYTES, conn.max_packet or PART_BYTES)
+            self._mirror.rewind(resend_recent)
         self._outage.recovered(self._safe_backlog())
         resent = self._queue_recent(client) if resend_recent else set()
         # Back online: the last station status (it says online) unless it just went again,
@@ -374,7 +398,8 @@ class MqttPublisher:
                 late = time.monotonic() >= self._stop_deadline
                 if not late:
                     self._fill(client)
-                if late or (not self._in_flight and not self._safe_backlog()):
+                if late or (not self._in_flight and not self._safe_backlog()
+                            and not self._mirror_waiting()):
                     self._say_offline(client)
                     return
             else:
@@ -416,6 +441,10 @@ class MqttPublisher:
                 break
             if number != conn.number:
                 continue  # from a connection that is gone; its rows are sent again
+            token = self._mirror_of_mid.pop(mid, None)
+            if token is not None:
+                self._mirror_acked(token, mid, ok, reason)
+                continue
             row_id = self._row_of_mid.pop(mid, None)
             if row_id is None:
                 continue  # one of our presence messages
@@ -451,7 +480,12 @@ class MqttPublisher:
                 self._last_status = row.payload
 
     def _fill(self, client: paho.Client) -> None:
-        free = self._window - len(self._in_flight)
+        self._fill_outbox(client)
+        if self._mirror is not None:
+            self._fill_mirror(client, self._mirror)
+
+    def _fill_outbox(self, client: paho.Client) -> None:
+        free = self._window - len(self._in_flight) - len(self._mirror_of_mid)
         if free <= 0 or time.monotonic() < self._hold_until:
             return
         for row in self._outbox.pending(len(self._in_flight) + free):
@@ -465,6 +499,64 @@ class MqttPublisher:
             if free == 0:
                 break
         self._in_flight_count = len(self._in_flight)
+
+    # --- our thread: the journal's mirror ------------------------------------------------------
+
+    def _mirror_waiting(self) -> bool:
+        """Whether a clean stop must still wait for the mirror."""
+        if self._mirror is None:
+            return False
+        return bool(self._mirror_flight) or self._mirror.pending() > 0
+
+    def _fill_mirror(self, client: paho.Client, mirror: JournalMirror) -> None:
+        # At most half the window: the outbox's messages (the game server's) keep room.
+        cap = max(1, self._window // 2)
+        free = min(cap - len(self._mirror_of_mid),
+                   self._window - len(self._in_flight) - len(self._mirror_of_mid))
+        if free <= 0 or time.monotonic() < self._mirror_hold_until:
+            return
+        for item in mirror.take(free, self._mirror_bytes):
+            self._mirror_token += 1
+            mids: set[int] = set()
+            for payload in item.payloads:
+                info = client.publish(self.journal_topic, payload, qos=QOS)
+                if info.rc not in (MQTTErrorCode.MQTT_ERR_SUCCESS,
+                                   MQTTErrorCode.MQTT_ERR_NO_CONN):
+                    log.error("upstream: paho refused the mirror of journal record %d (%s); "
+                              "retrying", item.seq, info.rc)
+                    self._mirror_restart()
+                    return
+                mids.add(info.mid)
+                self._mirror_of_mid[info.mid] = self._mirror_token
+            self._mirror_flight[self._mirror_token] = (item, mids)
+
+    def _mirror_acked(self, token: int, mid: int, ok: bool, reason: str) -> None:
+        entry = self._mirror_flight.get(token)
+        if entry is None:
+            return
+        if not ok:
+            log.error("upstream: the broker refused the mirror of journal record %d: %s; "
+                      "retrying in %.0f s", entry[0].seq, reason, REFUSED_RETRY_S)
+            self._mirror_restart()
+            self._mirror_hold_until = time.monotonic() + REFUSED_RETRY_S
+            return
+        entry[1].discard(mid)
+        done: list[MirrorItem] = []
+        while self._mirror_flight:
+            first_item, left = next(iter(self._mirror_flight.values()))
+            if left:
+                break
+            self._mirror_flight.popitem(last=False)
+            done.append(first_item)
+        if done and self._mirror is not None:
+            self._mirror.acknowledged(done)
+
+    def _mirror_restart(self) -> None:
+        """Forget what is in flight and send again from the first item not acknowledged."""
+        self._mirror_flight.clear()
+        self._mirror_of_mid.clear()
+        if self._mirror is not None:
+            self._mirror.rewind(False)
 
     def _topic_of(self, row: OutboxRow) -> str:
         return self.status_topic if row.topic == STATUS_TOPIC else self.events_topic

@@ -19,7 +19,8 @@ def test_every_example_verifies_with_the_documented_snippet_and_key() -> None:
     scope: dict[str, object] = {"PEM": pem.group(0).encode()}
     exec(code, scope)  # the snippet exactly as a game-server developer copies it
     examples = re.findall(r"```json\n(.*?)\n```", DOC)
-    assert len(examples) == 29  # two of the bet guard (issue 25), three of the procedures (22)
+    # two of the bet guard (issue 25), three of the procedures (22), the journal mirror (24)
+    assert len(examples) == 30
     for text in examples:
         msg = scope["verified"](text.encode())  # type: ignore[operator]
         assert isinstance(msg, dict)
