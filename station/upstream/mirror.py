@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 TOPIC: Final = "journal"  # <prefix>/<table>/journal
 MAGIC: Final = "dealer-station-journal-mirror v1"
 PART_BYTES: Final = 128 * 1024  # a message above this goes in parts (brokers' usual limits)
-PART_OVERHEAD: Final = 1024  # a part's envelope, signature and topic, generously
+PART_OVERHEAD: Final = 600  # a part's envelope (about 450 bytes), signature and topic
 RESEND_AFTER_LOSS_S: Final = 12.0  # as the outbox's: acknowledged this recently, sent again
 _LINE: Final = len(MAGIC) + 1 + 64 + 1 + 20 + 1 + 16 + 1
 
@@ -286,7 +286,7 @@ class JournalMirror:
         if len(payload) <= max_bytes:
             return MirrorItem(index, source.journal_id, seq, out_after, (payload,))
         self.oversize += 1
-        chunk = max(1024, (max_bytes - PART_OVERHEAD) * 3 // 4)
+        chunk = max(64, (max_bytes - PART_OVERHEAD) * 3 // 4)
         pieces = [payload[i:i + chunk] for i in range(0, len(payload), chunk)]
         log.info("mirror: record %d is %d bytes, over the %d a packet may carry: sent in %d "
                  "parts", seq, len(payload), max_bytes, len(pieces))

@@ -96,3 +96,22 @@ def replay_rounds(path: Path) -> list[str]:
                           timeout=120, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout.splitlines()
+
+
+def head_of(path: Path) -> tuple[int, str]:
+    """A journal's head row (seq, hash hex), read as another process would."""
+    import sqlite3  # noqa: PLC0415
+    from contextlib import closing  # noqa: PLC0415
+
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2)) as db:
+            seq, digest = db.execute("SELECT seq, hash FROM head").fetchone()
+            return int(seq), bytes(digest).hex()
+    except (sqlite3.Error, TypeError):
+        return -1, ""
+
+
+def caught_up(site: Site) -> bool:
+    """The archive holds the station's journal to its head (one archived file for it)."""
+    station = head_of(site.journal)
+    return station[0] > 0 and any(head_of(p) == station for p in site.archived())
