@@ -6,6 +6,7 @@ archive process and broker, where each refusal is published on <prefix>/<table>/
 from __future__ import annotations
 
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,7 @@ def test_each_bad_message_is_refused_and_nothing_is_written(tmp_path: Path, name
     path = archived_file(tmp_path)
     before = head_of(path)
     table = TABLE
-    bad = {
+    forge: dict[str, Callable[[], bytes]] = {
         "another key": lambda: resigned(messages[4], Signer(Ed25519PrivateKey.generate())),
         "edited after signing": lambda: messages[4].replace(b'"seq":4', b'"seq":5'),
         "reordered": lambda: messages[5],  # record 5 before record 4
@@ -104,7 +105,8 @@ def test_each_bad_message_is_refused_and_nothing_is_written(tmp_path: Path, name
         "not JSON": lambda: b"\xff{",
         "a table without a key": lambda: messages[4],
         "a body that is no event": lambda: resigned(messages[4], body="bm90IGFuIGV2ZW50"),
-    }[name]()
+    }
+    bad = forge[name]()
     if name == "a table without a key":
         table = "t9"
     outcome, finding = r.take(table, bad)
