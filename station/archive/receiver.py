@@ -188,8 +188,10 @@ class Receiver:
             raise _Refused("conflict", f"record {seq} differs from the record {seq} the "
                            "archive holds (a rewritten history, or a forgery)")
         if seq != journal.last_seq + 1:
+            missing = (f"record {seq - 1} is" if seq - 1 == journal.last_seq + 1 else
+                       f"records {journal.last_seq + 1} to {seq - 1} are")
             raise _Refused("gap", f"record {seq} arrived after record {journal.last_seq}: "
-                           f"records {journal.last_seq + 1} to {seq - 1} are missing")
+                           f"{missing} missing")
         if record_hash(journal.head, seq=seq, wall_ts=wall, mono_ts=mono, digest=digest,
                        body=body) != claimed:
             raise _Refused("chain", f"record {seq} does not continue the chain: its content "
