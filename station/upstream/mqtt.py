@@ -68,6 +68,7 @@ RESEND_AFTER_LOSS_S = 2.0
 RESEND_MAX = 2000
 
 CONNACK_TIMEOUT_S = 10.0
+MIRROR_TAKE = 8  # journal records read and signed per turn of the drain loop, at most
 REFUSED_RETRY_S = 5.0
 
 CommandHandler = Callable[[Accepted | Refused], None]
@@ -481,7 +482,10 @@ class MqttPublisher:
 
     def _fill(self, client: paho.Client) -> None:
         self._fill_outbox(client)
-        if self._mirror is not None:
+        # The mirror only while no outbox row is in flight, a few records at a time: its
+        # reading and signing run on this thread, and must not hold up the PUBACK of the game
+        # server's next message (benchmarks/bench_mirror.py measures what is left).
+        if self._mirror is not None and not self._in_flight:
             self._fill_mirror(client, self._mirror)
 
     def _fill_outbox(self, client: paho.Client) -> None:
@@ -511,7 +515,7 @@ class MqttPublisher:
     def _fill_mirror(self, client: paho.Client, mirror: JournalMirror) -> None:
         # At most half the window: the outbox's messages (the game server's) keep room.
         cap = max(1, self._window // 2)
-        free = min(cap - len(self._mirror_of_mid),
+        free = min(MIRROR_TAKE, cap - len(self._mirror_of_mid),
                    self._window - len(self._in_flight) - len(self._mirror_of_mid))
         if free <= 0 or time.monotonic() < self._mirror_hold_until:
             return

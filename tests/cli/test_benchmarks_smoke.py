@@ -57,6 +57,10 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                        ("every table heard after", "per table: RSS", "stop: SIGINT to exit 0")),
     # The client library (issue 23): Floor.feed per message, with and without the schemas.
     "bench_client.py": (("--runs", "1", "--shoes", "1"), ("schemas on", "schemas off")),
+    # The journal mirror and the archive (issue 24): a few cards, tables and seconds.
+    "bench_mirror.py": (("--cards", "20", "--blocks", "1", "--tables", "3", "--pace-s", "5",
+                         "--outage-tables", "2", "--outage-s", "60"),
+                        ("p99 with the mirror", "at the simulated pace", "outage of 2")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 
@@ -67,7 +71,8 @@ def test_every_benchmark_script_is_covered() -> None:
 
 @pytest.mark.parametrize("script", PRESENT)
 def test_a_benchmark_runs_in_its_smallest_mode(script: str, tmp_path: Path) -> None:
-    if script in ("bench_upstream.py", "bench_fleet.py") and not Path(MOSQUITTO).exists():
+    brokered = ("bench_upstream.py", "bench_fleet.py", "bench_mirror.py")
+    if script in brokered and not Path(MOSQUITTO).exists():
         pytest.fail("mosquitto is not installed: run scripts/setup --test (as root)")
     args, expected = SMALLEST[script]
     res = subprocess.run(
