@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 ACK_EVERY_S: Final = 2.0
 ALERT_EVERY_S: Final = 30.0
 BATCH: Final = 1000  # messages checked per commit at most
+RECEIVE_MAX: Final = 2000
 KEYS_RELOAD_S: Final = 10.0
 ALERT_TOPIC: Final = "archive"
 
@@ -141,6 +142,9 @@ class ArchiveService:
         b = self.config.broker
         props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = b.session_expiry_s
+        # Messages sent to us and not yet acknowledged, at most: bounds what waits in memory
+        # (we acknowledge only after writing).
+        props.ReceiveMaximum = RECEIVE_MAX
         self.client.connect_async(b.host, b.effective_port, keepalive=b.keepalive_s,
                                   clean_start=False, properties=props)
         self.client.loop_start()

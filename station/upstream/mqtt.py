@@ -377,7 +377,10 @@ class MqttPublisher:
         self._mirror_flight.clear()
         self._mirror_of_mid.clear()
         if self._mirror is not None:
-            self._mirror_bytes = min(PART_BYTES, conn.max_packet or PART_BYTES)
+            # A PUBLISH packet is its payload plus the fixed header (5 bytes at most), the
+            # topic (2 + its length), the packet id (2) and the properties' length (1).
+            packet = len(self.journal_topic.encode()) + 10
+            self._mirror_bytes = min(PART_BYTES, (conn.max_packet or PART_BYTES) - packet)
             self._mirror.rewind(resend_recent)
         self._outage.recovered(self._safe_backlog())
         resent = self._queue_recent(client) if resend_recent else set()

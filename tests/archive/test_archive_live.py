@@ -143,3 +143,27 @@ def archived_id(site: object) -> str:
     from station.journal.verify import verify_journal  # noqa: PLC0415
 
     return verify_journal(site.journal).journal_id.hex()  # type: ignore[attr-defined]
+
+
+def test_records_larger_than_the_brokers_packet_limit_go_in_parts(tmp_path: Path) -> None:
+    broker = Broker(tmp_path / "small-broker")
+    # Above every message the station publishes itself (1,036 bytes at most in this shoe),
+    # below its header's and its longer records' mirror.
+    with broker.conf.open("a") as conf:
+        conf.write("max_packet_size 1600\n")
+    broker.start()
+    try:
+        site = make_site(tmp_path, broker, seed=44)
+        archive = start_archive(site.archive_config)
+        try:
+            wait_for(lambda: "connected" in archive_log(site.archive_config), 30, "archive")
+            log = finish(start(site.station_config), site.station_config, 120)
+            wait_for(lambda: caught_up(site), 60, "the archive to hold the whole journal")
+        finally:
+            stop(archive)
+    finally:
+        broker.stop()
+    assert "a packet may carry: sent in" in log
+    (archived,) = site.archived()
+    same_journal(archived, site.journal)
+    assert ", 0 refused" in archive_log(site.archive_config)
