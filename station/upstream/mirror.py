@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import orjson
+
 from station.journal.errors import JournalError
 from station.journal.files import companions
 from station.journal.schema import connect
@@ -157,7 +159,9 @@ class JournalMirror:
 
     def _open(self) -> list[_Source]:
         if self._sources is None:
-            found = [_Source(p, False) for p in self._moved_aside()]
+            # In the order they were created (a name's "-2" would sort before its first).
+            found = sorted((_Source(p, False) for p in self._moved_aside()),
+                           key=lambda s: (self._created(s.header), s.path.name))
             sources = [s for s in found if s.acked <= s.last_seq()]
             for s in found:
                 if s not in sources:
@@ -258,8 +262,6 @@ class JournalMirror:
 
     @staticmethod
     def _created(header: bytes) -> str:
-        import orjson  # noqa: PLC0415
-
         with contextlib.suppress(orjson.JSONDecodeError, AttributeError, TypeError):
             created = str(orjson.loads(header).get("created", ""))
             if len(created) >= 23:
