@@ -116,7 +116,9 @@ def latency_block(broker: Broker, journal: Journal, signer: Signer, *, cards: in
 def card_latency(broker: Broker, folder: Path, cards: int, blocks: int, gap_s: float
                  ) -> dict[bool, list[float]]:
     signer = Signer(Ed25519PrivateKey.generate())
-    sub = Subscriber(broker.port, f"baccarat/{TABLE}/#", client_id="game-server-lat")
+    # The game server takes the events topic; the journal topic is the archive's, on
+    # another machine (a subscriber to it here would only compete for this process's CPU).
+    sub = Subscriber(broker.port, f"baccarat/{TABLE}/events", client_id="game-server-lat")
     results: dict[bool, list[float]] = {False: [], True: []}
     try:
         with Journal.create(folder / "lat.sqlite3", TableRules(), None, "bench") as journal:
