@@ -58,7 +58,12 @@ EVENTS_TOPIC: Final = "events"
 STATUS_TOPIC: Final = "status"
 
 
+JOURNAL_TOPIC: Final = "journal"  # the mirror's (station.upstream.mirror), never the outbox's
+
+
 def topic_for(kind: str) -> str:
+    if kind == JOURNAL:
+        return JOURNAL_TOPIC
     return STATUS_TOPIC if kind == STATUS else EVENTS_TOPIC
 
 

@@ -34,12 +34,12 @@ import orjson
 from station.journal.errors import JournalError
 from station.journal.files import companions
 from station.journal.schema import connect
-from station.upstream.messages import JOURNAL, iso_ts
+from station.upstream.messages import JOURNAL, JOURNAL_TOPIC, iso_ts
 from station.upstream.signing import Signer
 
 log = logging.getLogger(__name__)
 
-TOPIC: Final = "journal"  # <prefix>/<table>/journal
+TOPIC: Final = JOURNAL_TOPIC  # <prefix>/<table>/journal
 MAGIC: Final = "dealer-station-journal-mirror v1"
 PART_BYTES: Final = 128 * 1024  # a message above this goes in parts (brokers' usual limits)
 PART_OVERHEAD: Final = 600  # a part's envelope (about 450 bytes), signature and topic
