@@ -31,10 +31,11 @@ from typing import Any, Final
 
 import orjson
 
+from station import __version__
 from station.journal.errors import JournalError
 from station.journal.files import companions
 from station.journal.schema import connect
-from station.upstream.messages import JOURNAL, JOURNAL_TOPIC, iso_ts
+from station.upstream.messages import JOURNAL, JOURNAL_TOPIC, STATION_VERSION, iso_ts
 from station.upstream.signing import Signer
 
 log = logging.getLogger(__name__)
@@ -255,7 +256,8 @@ class JournalMirror:
     def _header(self, source: _Source) -> bytes:
         created = self._created(source.header)
         return self._signer.sign({
-            "v": 1, "kind": JOURNAL, "table": self.table, "seq": 0, "prev_seq": None,
+            "v": 1, "kind": JOURNAL, "table": self.table, STATION_VERSION: __version__,
+            "seq": 0, "prev_seq": None,
             "key": f"{self.table}:journal:{source.journal_id.hex()}:0", "ts": created,
             "journal": source.journal_id.hex(), "header": b64(source.header),
             "hash": source.journal_id.hex()})
@@ -272,7 +274,8 @@ class JournalMirror:
                 messages: list[tuple[str, bytes]]) -> bytes:
         seq, wall, mono, body, digest = row
         message: dict[str, Any] = {
-            "v": 1, "kind": JOURNAL, "table": self.table, "seq": seq, "prev_seq": seq - 1,
+            "v": 1, "kind": JOURNAL, "table": self.table, STATION_VERSION: __version__,
+            "seq": seq, "prev_seq": seq - 1,
             "key": f"{self.table}:journal:{source.journal_id.hex()}:{seq}",
             "ts": iso_ts(wall) if 0 <= wall < 253402300800 else iso_ts(0.0),
             "journal": source.journal_id.hex(),
@@ -294,7 +297,8 @@ class JournalMirror:
                  "parts", seq, len(payload), max_bytes, len(pieces))
         jid = source.journal_id.hex()
         parts = tuple(self._signer.sign({
-            "v": 1, "kind": JOURNAL, "table": self.table, "seq": seq,
+            "v": 1, "kind": JOURNAL, "table": self.table, STATION_VERSION: __version__,
+            "seq": seq,
             "prev_seq": None if seq == 0 else seq - 1,
             "key": f"{self.table}:journal:{jid}:{seq}:part:{n}", "ts": iso_ts(0.0),
             "journal": jid, "part": n, "parts": len(pieces), "data": b64(piece)})
