@@ -197,3 +197,37 @@ def test_the_archive_process_refuses_and_alerts_forged_and_reordered_messages(
     assert "refused (conflict)" in log and "Traceback" not in log
     assert verify(path).returncode == 0
     assert head_of(path) == head_of(tmp_path / "station" / "journal.sqlite3")
+
+
+def test_a_killed_archive_loses_nothing_it_had_received_and_not_written(
+        tmp_path: Path, broker: Broker) -> None:
+    """The broker is acknowledged only after the write: killed with a flood received and
+    not yet written, the archive gets it again from the broker and ends whole."""
+    messages = mirrored(tmp_path, count=3000)
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    (keys / f"{TABLE}.pub.pem").write_bytes(public_pem(STATION_KEY.public_key()))
+    config, _ = write_archive_config(tmp_path / "site", broker, keys)
+    folder = tmp_path / "site" / "journals" / TABLE
+    archive = start_archive(config)
+    client = publisher(broker.port)
+    try:
+        wait_for(lambda: "connected" in archive_log(config), 30, "the archive")
+        infos = [client.publish(f"baccarat/{TABLE}/journal", m, qos=1) for m in messages]
+        for info in infos:
+            info.wait_for_publish(30)
+        held = max((head_of(p)[0] for p in folder.glob("*.sqlite3")), default=0)
+        archive.send_signal(signal.SIGKILL)
+        archive.wait(10)
+        assert held < 3000, "the archive wrote everything before the kill: nothing tested"
+        archive = start_archive(config)
+        wait_for(lambda: any(head_of(p)[0] == 3000 for p in folder.glob("*.sqlite3")), 60,
+                 "every record after the restart")
+    finally:
+        client.disconnect()
+        client.loop_stop()
+        archive.send_signal(signal.SIGTERM)
+        archive.wait(30)
+    assert "refused (" not in archive_log(config)
+    (path,) = folder.glob("*.sqlite3")
+    assert verify(path).returncode == 0
