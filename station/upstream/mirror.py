@@ -87,6 +87,15 @@ def write_mark(path: Path, journal_id: bytes, next_seq: int) -> None:
         os.close(fd)
 
 
+def _table_of(header: bytes) -> str | None:
+    """The table id a journal's header names, or None."""
+    try:
+        table = orjson.loads(header)["recording"]["rules"]["table"]
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+    return table if isinstance(table, str) else None
+
+
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
@@ -161,7 +170,7 @@ class JournalMirror:
     def _open(self) -> list[_Source]:
         if self._sources is None:
             # In the order they were created (a name's "-2" would sort before its first).
-            found = sorted((_Source(p, False) for p in self._moved_aside()),
+            found = sorted(self._old_sources(),
                            key=lambda s: (self._created(s.header), s.path.name))
             sources = [s for s in found if s.acked <= s.last_seq()]
             for s in found:
@@ -175,6 +184,22 @@ class JournalMirror:
             first = sources[0]
             self._cursor = (0, first.acked, first.acked_out)
         return self._sources
+
+    def _old_sources(self) -> list[_Source]:
+        """The journals moved aside that are this table's and can be read; one that cannot
+        is said in the log and left out (it must not hold up the journal in use)."""
+        out = []
+        for path in self._moved_aside():
+            try:
+                source = _Source(path, False)
+            except JournalError as exc:
+                log.warning("mirror: %s is not mirrored: %s", path, exc)
+                continue
+            if _table_of(source.header) != self.table:
+                source.close()  # another table's journal that shares the folder
+                continue
+            out.append(source)
+        return out
 
     def _moved_aside(self) -> list[Path]:
         """Journals this one replaced that have a mark file (were being mirrored), oldest

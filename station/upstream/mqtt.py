@@ -154,6 +154,7 @@ class MqttPublisher:
         self._mirror_token = 0
         self._mirror_hold_until = 0.0
         self._mirror_bytes = PART_BYTES
+        self._mirror_rewind: bool | None = None  # a rewind due (resend recent?) before a take
         self._credentials = self._find_credentials(environ)
         self._check_tls()
 
@@ -164,6 +165,7 @@ class MqttPublisher:
         self._acks: queue.SimpleQueue[tuple[int, int, bool, str]] = queue.SimpleQueue()
         self._outage = Outage(log, f"MQTT broker {settings.host}:{settings.effective_port}")
         self._outbox_outage = Outage(log, "the outbox (journal)")
+        self._mirror_outage = Outage(log, "the journal's mirror")
         self._thread: threading.Thread | None = None
         # Owned by the drain thread:
         self._in_flight: OrderedDict[int, OutboxRow] = OrderedDict()  # row id -> row
@@ -381,7 +383,9 @@ class MqttPublisher:
             # topic (2 + its length), the packet id (2) and the properties' length (1).
             packet = len(self.journal_topic.encode()) + 10
             self._mirror_bytes = min(PART_BYTES, (conn.max_packet or PART_BYTES) - packet)
-            self._mirror.rewind(resend_recent)
+            # Before the first take of this connection (a journal it cannot read then must
+            # not stop the session: the outbox goes on).
+            self._mirror_rewind = resend_recent
         self._outage.recovered(self._safe_backlog())
         resent = self._queue_recent(client) if resend_recent else set()
         # Back online: the last station status (it says online) unless it just went again,
@@ -513,7 +517,10 @@ class MqttPublisher:
         """Whether a clean stop must still wait for the mirror."""
         if self._mirror is None:
             return False
-        return bool(self._mirror_flight) or self._mirror.pending() > 0
+        try:
+            return bool(self._mirror_flight) or self._mirror.pending() > 0
+        except StationError:
+            return bool(self._mirror_flight)  # unreadable: nothing more to wait for
 
     def _fill_mirror(self, client: paho.Client, mirror: JournalMirror) -> None:
         # At most half the window: the outbox's messages (the game server's) keep room.
@@ -522,7 +529,19 @@ class MqttPublisher:
                    self._window - len(self._in_flight) - len(self._mirror_of_mid))
         if free <= 0 or time.monotonic() < self._mirror_hold_until:
             return
-        for item in mirror.take(free, self._mirror_bytes):
+        try:
+            if self._mirror_rewind is not None:
+                mirror.rewind(self._mirror_rewind)
+                self._mirror_rewind = None
+            items = mirror.take(free, self._mirror_bytes)
+            self._mirror_outage.recovered(-1)
+        except StationError as exc:
+            # The journal cannot be read for the mirror: the outbox's messages go on; the
+            # mirror tries again after a pause. Said once per outage.
+            self._mirror_outage.failed(str(exc), -1)
+            self._mirror_hold_until = time.monotonic() + REFUSED_RETRY_S
+            return
+        for item in items:
             self._mirror_token += 1
             mids: set[int] = set()
             for payload in item.payloads:
@@ -562,8 +581,7 @@ class MqttPublisher:
         """Forget what is in flight and send again from the first item not acknowledged."""
         self._mirror_flight.clear()
         self._mirror_of_mid.clear()
-        if self._mirror is not None:
-            self._mirror.rewind(False)
+        self._mirror_rewind = False
 
     def _topic_of(self, row: OutboxRow) -> str:
         return self.status_topic if row.topic == STATUS_TOPIC else self.events_topic
