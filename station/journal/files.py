@@ -32,8 +32,9 @@ class FileFacts:
 
 
 def companions(path: Path) -> tuple[Path, ...]:
-    """The files that belong with a journal: SQLite's WAL and shared memory, and the head."""
-    return tuple(path.with_name(path.name + s) for s in ("-wal", "-shm", "-head"))
+    """The files that belong with a journal: SQLite's WAL and shared memory, the head, and
+    the mirror's progress mark (station.upstream.mirror)."""
+    return tuple(path.with_name(path.name + s) for s in ("-wal", "-shm", "-head", "-mirror"))
 
 
 def check_files(path: Path) -> FileFacts:

@@ -43,10 +43,13 @@ REVEAL: Final = "reveal"
 ALERT: Final = "alert"
 SHOE_REPORT: Final = "shoe_report"
 CONFIG_CHANGED: Final = "config_changed"
+# The journal's mirror (station.upstream.mirror), on its own topic; built from committed
+# records, never journaled itself.
+JOURNAL: Final = "journal"
 
 KINDS: Final = (
     SHOE_STARTED, SHOE_ENDED, BETTING_OPEN, BETTING_CLOSED, CARD, ROUND, PAUSE, RESUME,
-    COMMAND_REFUSED, STATUS, DEALER, REVEAL, ALERT, SHOE_REPORT, CONFIG_CHANGED,
+    COMMAND_REFUSED, STATUS, DEALER, REVEAL, ALERT, SHOE_REPORT, CONFIG_CHANGED, JOURNAL,
 )
 HANDS: Final = ("player", "banker")
 
@@ -56,7 +59,12 @@ EVENTS_TOPIC: Final = "events"
 STATUS_TOPIC: Final = "status"
 
 
+JOURNAL_TOPIC: Final = "journal"  # the mirror's (station.upstream.mirror), never the outbox's
+
+
 def topic_for(kind: str) -> str:
+    if kind == JOURNAL:
+        return JOURNAL_TOPIC
     return STATUS_TOPIC if kind == STATUS else EVENTS_TOPIC
 
 

@@ -19,7 +19,10 @@ outage, ``backlog()`` for the figure) and we reconnect with a capped backoff. Th
 ``notify()`` never blocks.
 
 Topics: ``<prefix>/<table>/events`` (every message), ``<prefix>/<table>/status`` (retained;
-the last will is a signed ``online: false`` status), ``<prefix>/<table>/commands`` (in).
+the last will is a signed ``online: false`` status), ``<prefix>/<table>/commands`` (in), and
+with ``upstream.mirror`` ``<prefix>/<table>/journal``: the journal's committed records
+(station.upstream.mirror), sent on the same connection after the outbox's rows, with at most
+half the window, so the game server's messages always have room.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from station.errors import ConfigError, StationError
 from station.journal.chain import header_hash
 from station.upstream.commands import Accepted, CommandVerifier, Refused
 from station.upstream.messages import STATUS_TOPIC, journal_head, presence
+from station.upstream.mirror import PART_BYTES, JournalMirror, MirrorItem
 from station.upstream.outage import Backoff, Outage
 from station.upstream.outbox import Outbox, OutboxRow
 from station.upstream.settings import UpstreamSettings
@@ -65,6 +69,7 @@ RESEND_AFTER_LOSS_S = 2.0
 RESEND_MAX = 2000
 
 CONNACK_TIMEOUT_S = 10.0
+MIRROR_TAKE = 8  # journal records read and signed per turn of the drain loop, at most
 REFUSED_RETRY_S = 5.0
 
 CommandHandler = Callable[[Accepted | Refused], None]
@@ -109,6 +114,7 @@ class _Connection:
         self.lost = threading.Event()
         self.lost_reason = ""
         self.receive_max: int | None = None
+        self.max_packet: int | None = None  # the broker's Maximum Packet Size, if it says
 
 
 class MqttPublisher:
@@ -131,6 +137,7 @@ class MqttPublisher:
         environ: Mapping[str, str] | None = None,
         clock: Callable[[], float] = time.time,
         head: Callable[[], tuple[bytes, int, bytes]] | None = None,
+        mirror: JournalMirror | None = None,
     ) -> None:
         """``head``: the journal's committed head (``Journal.head``), named by the presence
         statuses; without it (a publisher tested alone), that of an empty journal."""
@@ -148,6 +155,16 @@ class MqttPublisher:
         self.events_topic = f"{base}/events"
         self.status_topic = f"{base}/{STATUS_TOPIC}"
         self.commands_topic = f"{base}/commands"
+        self.journal_topic = f"{base}/journal"
+        self._mirror = mirror
+        # Owned by the drain thread: the mirror's items in flight (token -> item, parts not
+        # yet acknowledged), in order, and which token each message id belongs to.
+        self._mirror_flight: OrderedDict[int, tuple[MirrorItem, set[int]]] = OrderedDict()
+        self._mirror_of_mid: dict[int, int] = {}
+        self._mirror_token = 0
+        self._mirror_hold_until = 0.0
+        self._mirror_bytes = PART_BYTES
+        self._mirror_rewind: bool | None = None  # a rewind due (resend recent?) before a take
         self._credentials = self._find_credentials(environ)
         self._check_tls()
 
@@ -158,6 +175,7 @@ class MqttPublisher:
         self._acks: queue.SimpleQueue[tuple[int, int, bool, str]] = queue.SimpleQueue()
         self._outage = Outage(log, f"MQTT broker {settings.host}:{settings.effective_port}")
         self._outbox_outage = Outage(log, "the outbox (journal)")
+        self._mirror_outage = Outage(log, "the journal's mirror")
         self._thread: threading.Thread | None = None
         # Owned by the drain thread:
         self._in_flight: OrderedDict[int, OutboxRow] = OrderedDict()  # row id -> row
@@ -229,6 +247,8 @@ class MqttPublisher:
             else:
                 receive_max = getattr(properties, "ReceiveMaximum", None)
                 conn.receive_max = receive_max if isinstance(receive_max, int) else None
+                max_packet = getattr(properties, "MaximumPacketSize", None)
+                conn.max_packet = max_packet if isinstance(max_packet, int) else None
                 conn.up = True
                 if self._on_command is not None:
                     client.subscribe(self.commands_topic, qos=QOS)
@@ -286,6 +306,8 @@ class MqttPublisher:
         if self._thread is not None:
             self._thread.join(timeout_s + 6.0)  # + a connect attempt under way
             self._thread = None
+        if self._mirror is not None and self._thread is None:
+            self._mirror.close()
 
     # --- paho's network thread -------------------------------------------------------------
 
@@ -369,6 +391,16 @@ class MqttPublisher:
         self._acked.clear()
         self._resend.clear()
         self._last_sent = 0
+        self._mirror_flight.clear()
+        self._mirror_of_mid.clear()
+        if self._mirror is not None:
+            # A PUBLISH packet is its payload plus the fixed header (5 bytes at most), the
+            # topic (2 + its length), the packet id (2) and the properties' length (1).
+            packet = len(self.journal_topic.encode()) + 10
+            self._mirror_bytes = min(PART_BYTES, (conn.max_packet or PART_BYTES) - packet)
+            # Before the first take of this connection (a journal it cannot read then must
+            # not stop the session: the outbox goes on).
+            self._mirror_rewind = resend_recent
         self._outage.recovered(self._safe_backlog())
         resent = self._queue_recent(client) if resend_recent else set()
         # Back online: the last station status (it says online) unless it just went again,
@@ -389,7 +421,8 @@ class MqttPublisher:
                 late = time.monotonic() >= self._stop_deadline
                 if not late:
                     self._fill(client)
-                if late or (not self._in_flight and not self._safe_backlog()):
+                if late or (not self._in_flight and not self._safe_backlog()
+                            and not self._mirror_waiting()):
                     self._say_offline(client)
                     return
             else:
@@ -430,6 +463,10 @@ class MqttPublisher:
                 break
             if number != conn.number:
                 continue  # from a connection that is gone; its rows are sent again
+            token = self._mirror_of_mid.pop(mid, None)
+            if token is not None:
+                self._mirror_acked(token, mid, ok, reason)
+                continue
             row_id = self._row_of_mid.pop(mid, None)
             if row_id is None:
                 continue  # one of our presence messages
@@ -465,7 +502,15 @@ class MqttPublisher:
                 self._last_status = row.payload
 
     def _fill(self, client: paho.Client) -> None:
-        free = self._window - len(self._in_flight)
+        self._fill_outbox(client)
+        # The mirror only while no outbox row is in flight, a few records at a time: its
+        # reading and signing run on this thread, and must not hold up the PUBACK of the game
+        # server's next message (benchmarks/bench_mirror.py measures what is left).
+        if self._mirror is not None and not self._in_flight:
+            self._fill_mirror(client, self._mirror)
+
+    def _fill_outbox(self, client: paho.Client) -> None:
+        free = self._window - len(self._in_flight) - len(self._mirror_of_mid)
         if free <= 0 or time.monotonic() < self._hold_until:
             return
         for row in self._outbox.pending(len(self._in_flight) + free):
@@ -479,6 +524,78 @@ class MqttPublisher:
             if free == 0:
                 break
         self._in_flight_count = len(self._in_flight)
+
+    # --- our thread: the journal's mirror ------------------------------------------------------
+
+    def _mirror_waiting(self) -> bool:
+        """Whether a clean stop must still wait for the mirror."""
+        if self._mirror is None:
+            return False
+        try:
+            return bool(self._mirror_flight) or self._mirror.pending() > 0
+        except StationError:
+            return bool(self._mirror_flight)  # unreadable: nothing more to wait for
+
+    def _fill_mirror(self, client: paho.Client, mirror: JournalMirror) -> None:
+        # At most half the window: the outbox's messages (the game server's) keep room.
+        cap = max(1, self._window // 2)
+        free = min(MIRROR_TAKE, cap - len(self._mirror_of_mid),
+                   self._window - len(self._in_flight) - len(self._mirror_of_mid))
+        if free <= 0 or time.monotonic() < self._mirror_hold_until:
+            return
+        try:
+            if self._mirror_rewind is not None:
+                mirror.rewind(self._mirror_rewind)
+                self._mirror_rewind = None
+            items = mirror.take(free, self._mirror_bytes)
+            self._mirror_outage.recovered(-1)
+        except StationError as exc:
+            # The journal cannot be read for the mirror: the outbox's messages go on; the
+            # mirror tries again after a pause. Said once per outage.
+            self._mirror_outage.failed(str(exc), -1)
+            self._mirror_hold_until = time.monotonic() + REFUSED_RETRY_S
+            return
+        for item in items:
+            self._mirror_token += 1
+            mids: set[int] = set()
+            for payload in item.payloads:
+                info = client.publish(self.journal_topic, payload, qos=QOS)
+                if info.rc not in (MQTTErrorCode.MQTT_ERR_SUCCESS,
+                                   MQTTErrorCode.MQTT_ERR_NO_CONN):
+                    log.error("upstream: paho refused the mirror of journal record %d (%s); "
+                              "retrying", item.seq, info.rc)
+                    self._mirror_restart()
+                    return
+                mids.add(info.mid)
+                self._mirror_of_mid[info.mid] = self._mirror_token
+            self._mirror_flight[self._mirror_token] = (item, mids)
+
+    def _mirror_acked(self, token: int, mid: int, ok: bool, reason: str) -> None:
+        entry = self._mirror_flight.get(token)
+        if entry is None:
+            return
+        if not ok:
+            log.error("upstream: the broker refused the mirror of journal record %d: %s; "
+                      "retrying in %.0f s", entry[0].seq, reason, REFUSED_RETRY_S)
+            self._mirror_restart()
+            self._mirror_hold_until = time.monotonic() + REFUSED_RETRY_S
+            return
+        entry[1].discard(mid)
+        done: list[MirrorItem] = []
+        while self._mirror_flight:
+            first_item, left = next(iter(self._mirror_flight.values()))
+            if left:
+                break
+            self._mirror_flight.popitem(last=False)
+            done.append(first_item)
+        if done and self._mirror is not None:
+            self._mirror.acknowledged(done)
+
+    def _mirror_restart(self) -> None:
+        """Forget what is in flight and send again from the first item not acknowledged."""
+        self._mirror_flight.clear()
+        self._mirror_of_mid.clear()
+        self._mirror_rewind = False
 
     def _topic_of(self, row: OutboxRow) -> str:
         return self.status_topic if row.topic == STATUS_TOPIC else self.events_topic

@@ -44,6 +44,9 @@ class UpstreamSettings:
     session_expiry_s: int = 3600  # how long the broker keeps the session while offline
     max_inflight: int = 100  # messages sent and not yet acknowledged
     reconnect_max_s: int = 30  # reconnect backoff doubles from 1 s up to this
+    # Publish every committed journal record on <prefix>/<table>/journal for an archive
+    # (station.upstream.mirror); off by default: it is for a table that has an archive.
+    mirror: bool = False
     # both types
     signing_key_file: Path | None = None  # None: $CREDENTIALS_DIRECTORY/signing-key
     # commands (type: mqtt)

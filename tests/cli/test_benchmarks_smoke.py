@@ -62,6 +62,10 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                            ("report --by table", "report --by dealer", "2 tables")),
     "bench_retention.py": (("--journals", "2", "--records", "50"),
                            ("survey, all to delete", "facts cached", "deleted 2")),
+    # The journal mirror and the archive (issue 24): a few cards, tables and seconds.
+    "bench_mirror.py": (("--cards", "20", "--blocks", "1", "--tables", "3", "--pace-s", "5",
+                         "--outage-tables", "2", "--outage-s", "60"),
+                        ("p99 with the mirror", "at the simulated pace", "outage of 2")),
 }
 PRESENT = sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py"))
 
@@ -72,7 +76,8 @@ def test_every_benchmark_script_is_covered() -> None:
 
 @pytest.mark.parametrize("script", PRESENT)
 def test_a_benchmark_runs_in_its_smallest_mode(script: str, tmp_path: Path) -> None:
-    if script in ("bench_upstream.py", "bench_fleet.py") and not Path(MOSQUITTO).exists():
+    brokered = ("bench_upstream.py", "bench_fleet.py", "bench_mirror.py")
+    if script in brokered and not Path(MOSQUITTO).exists():
         pytest.fail("mosquitto is not installed: run scripts/setup --test (as root)")
     args, expected = SMALLEST[script]
     res = subprocess.run(

@@ -19,9 +19,9 @@ def test_every_example_verifies_with_the_documented_snippet_and_key() -> None:
     scope: dict[str, object] = {"PEM": pem.group(0).encode()}
     exec(code, scope)  # the snippet exactly as a game-server developer copies it
     examples = re.findall(r"```json\n(.*?)\n```", DOC)
-    # two of the bet guard (issue 25), three of the procedures (22), the archive's archived and
-    # one config_changed (24)
-    assert len(examples) == 31
+    # two of the bet guard (issue 25), three of the procedures (22), the archive's archived,
+    # one config_changed and the journal mirror (24)
+    assert len(examples) == 32
     for text in examples:
         msg = scope["verified"](text.encode())  # type: ignore[operator]
         assert isinstance(msg, dict)

@@ -39,7 +39,7 @@ def examples() -> list[dict[str, Any]]:
                 voided_by="supervisor:ann")
     announcement = {"type": "betting_open", "shoe": SHOE, "round": 2, "key": f"{SHOE}:2",
                     "open_bets": ["player", "banker"]}
-    return _linked([
+    linked = _linked([
         m.shoe_started(table=TABLE, seq=1, ts=TS, shoe=SHOE, decks=8),
         m.betting_open(announcement, table=TABLE, seq=2, ts=TS),
         m.betting_closed(table=TABLE, seq=3, ts=TS, shoe=SHOE, round_no=2),
@@ -71,6 +71,17 @@ def examples() -> list[dict[str, Any]]:
                           "keys": ["upstream.host"], "previous_journal": None},
                          table=TABLE, seq=18, ts=TS),
     ])
+    return [*linked, _journal()]
+
+
+def _journal() -> dict[str, Any]:
+    """A record of the journal's mirror (docs/upstream.md's example, before signing)."""
+    jid = "8cefd08588819131fbd31e1e3ac4f82696f12e58fa8a1b3d5c0e7d2fd26d677a"
+    return {"v": 1, "kind": m.JOURNAL, "table": TABLE, "seq": 1, "prev_seq": 0,
+            "key": f"{TABLE}:journal:{jid}:1", "ts": m.iso_ts(TS), "journal": jid,
+            "wall_ts": "1767225603.2504", "mono_ts": "1523.871",
+            "body": "eyJjb2RlIjoiM1MiLCJlIjoiY2FyZCJ9", "messages": [
+                {"topic": "events", "payload": "e30="}], "hash": "ab" * 32}
 
 
 def _linked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -103,6 +114,8 @@ def test_there_is_one_schema_per_kind_with_the_same_envelope() -> None:
         props = load_schema(kind)["properties"]
         assert props["kind"] == {"const": kind}
         for field in ("v", "table", "seq", "ts", "sig"):
+            if kind == m.JOURNAL and field == "seq":
+                continue  # the journal record's seq, from 0 (its header), not the numbering
             assert props[field] == envelope[field], (kind, field)
 
 

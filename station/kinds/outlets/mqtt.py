@@ -42,6 +42,8 @@ KEYS = (
         f"acknowledged (1-{MAX_INFLIGHT_LIMIT})"),
     Key("reconnect_max_s", "whole number", str(_D.reconnect_max_s), "the reconnect backoff "
         "doubles from 1 s up to this (1-3600)", "s"),
+    Key("mirror", "true or false", "false", "publish every committed journal record on "
+        "PREFIX/TABLE/journal, for `station archive` to keep a verified copy off the machine"),
     Key("command_keys", "{name: file}", "{}", "the public keys (PEM) of whoever may send "
         "commands, by sender name; empty: commands from the broker are not taken"),
     Key("command_window_s", "number", f"{_D.command_window_s:g}", "how old a command may be "
@@ -96,6 +98,7 @@ def parse(sec: Section, settings: UpstreamSettings, chosen: bool) -> UpstreamSet
         command_keys=command_keys,
         command_window_s=sec.float_("command_window_s", d.command_window_s, "e.g. 30"),
         command_skew_s=sec.float_("command_skew_s", d.command_skew_s, "e.g. 5"),
+        mirror=sec.bool_("mirror", d.mirror, "true publishes the journal for an archive"),
     )
 
 
@@ -113,9 +116,15 @@ def build(ctx: OutletContext) -> MqttPublisher:
                                                  up.command_skew_s))
         for cid, ts in ctx.command_ids:  # a command accepted before the restart stays used
             verifier.seen.add(cid, ts + up.command_window_s + 1.0)
+    mirror = None
+    if up.mirror:
+        from station.upstream.mirror import JournalMirror  # noqa: PLC0415
+
+        mirror = JournalMirror(Path(config.journal_path), table=config.rules.table,
+                               signer=ctx.signer)
     return MqttPublisher(ctx.box, up, table=config.rules.table, signer=ctx.signer,
                          verifier=verifier, on_command=ctx.on_command if verifier else None,
-                         head=ctx.head)
+                         head=ctx.head, mirror=mirror)
 
 
 def probe(config: StationConfig) -> Iterator[Finding]:
