@@ -84,7 +84,7 @@ def is_frozen(path: Path) -> bool:
     """Whether nobody writes ``path`` and its WAL holds nothing, so it can be read without
     writing anything beside it (``schema.connect``'s ``frozen``): a journal moved aside after
     a clean close. A full disk cannot then keep retention from reading it."""
-    wal, _, head = companions(path)
+    wal, head = companions(path)[0], companions(path)[2]
     try:
         empty_wal = wal.stat().st_size == 0
     except FileNotFoundError:

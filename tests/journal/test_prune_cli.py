@@ -237,7 +237,10 @@ def test_a_damaged_journal_is_never_deleted_and_never_a_traceback(
     assert code in (0, 1) and "Traceback" not in err
     if not intact:
         assert made.path.exists(), out
-        assert ": keep: cannot be read or verified" in out
+        # Kept, for whichever reason is found first: damage to the last record's stored hash
+        # reads as a head the archive never acknowledged.
+        assert (": keep: cannot be read or verified" in out
+                or ": keep: not acknowledged" in out), out
 
 
 def test_a_journal_that_cannot_be_deleted_stops_the_run(
