@@ -23,6 +23,7 @@ from typing import Any, Final
 import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from drivers.events import Command
 from station.archive.store import ArchivedJournal, file_name, id_prefix
 from station.journal.chain import outbox_digest, record_hash
 from station.journal.codec import decode_event, parse_header
@@ -87,6 +88,7 @@ class Receiver:
         self._open: dict[str, dict[bytes, ArchivedJournal]] = {}  # table -> id -> journal
         self._parts: dict[str, tuple[str, int, int, list[bytes]]] = {}
         self._dirty: set[tuple[str, bytes]] = set()
+        self._news: set[tuple[str, bytes]] = set()  # dirty with a record that is not an ack
         self.ended: list[Head] = []  # journals a newer one followed: acknowledge at once
 
     # --- one message ------------------------------------------------------------------------
@@ -198,12 +200,18 @@ class Receiver:
                            f"does not hash, from record {seq - 1}'s hash, to the hash it "
                            "carries")
         try:
-            decode_event(body)
+            event = decode_event(body)
         except ValueError as exc:
             raise _Refused("malformed", f"record {seq}'s body is not an event ({exc})") \
                 from None
         journal.add(seq, wall=wall, mono=mono, body=body, messages=messages, digest=claimed)
         self._dirty.add((table, jid))
+        # The station journals every acknowledgement it takes, so each ack is a new record:
+        # acknowledging records that are only acks would keep an idle table writing one
+        # record per ACK_EVERY_S for ever. Only other records make a head worth acknowledging
+        # (a journal's end is acknowledged whatever its last record is).
+        if not (isinstance(event, Command) and event.action == "archived"):
+            self._news.add((table, jid))
         return WRITTEN
 
     def _header(self, table: str, jid: bytes, m: dict[str, Any]) -> str:
@@ -269,10 +277,12 @@ class Receiver:
                 continue
             try:
                 journal.commit()
-                heads.append(self._head(table, journal))
+                if (table, jid) in self._news:
+                    heads.append(self._head(table, journal))
             except JournalError as exc:
                 failed.append(Finding(table, "storage", str(exc), jid.hex(), None))
         self._dirty.clear()
+        self._news.clear()
         return heads, failed
 
     def close(self) -> None:

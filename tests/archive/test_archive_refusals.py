@@ -16,6 +16,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
+from drivers.events import Command
 from station.archive.receiver import DUPLICATE, PART, REFUSED, WRITTEN, Receiver
 from station.journal import Journal
 from station.upstream.mirror import JournalMirror
@@ -231,3 +232,32 @@ def test_a_killed_archive_loses_nothing_it_had_received_and_not_written(
     assert "refused (" not in archive_log(config)
     (path,) = folder.glob("*.sqlite3")
     assert verify(path).returncode == 0
+
+
+def test_records_that_are_only_acknowledgements_are_not_acknowledged_again(
+        tmp_path: Path) -> None:
+    """The station journals each acknowledgement it takes: were the archive to acknowledge a
+    head made only of its own acknowledgements, an idle table would write a record every
+    few seconds for ever. Records of the game are acknowledged; acks alone are not."""
+    path = tmp_path / "station" / "journal.sqlite3"
+    path.parent.mkdir(parents=True)
+    with Journal.create(path, RULES, None, "test") as journal:
+        append_events(journal, 0, 3)
+        ack = Command("archived", "upstream:dc1 [a-1]", 2000.0,
+                      note="journal x seq 3 head y")
+        journal.append(ack, 2000.0, 3000.0, ())
+        journal.append(ack, 2001.0, 3001.0, ())
+        append_events(journal, 3, 1)
+    mirror = JournalMirror(path, table=TABLE, signer=SIGNER)
+    try:
+        messages = [p for item in mirror.take(10, 128 * 1024) for p in item.payloads]
+    finally:
+        mirror.close()
+    r = receiver(tmp_path)
+    heads = []
+    for m in messages:  # one commit per record, as records arrive one by one on a calm table
+        assert r.take(TABLE, m)[0] == WRITTEN
+        heads.append([h.seq for h in r.commit()[0]])
+    r.close()
+    # header (seq 0: nothing to acknowledge), 1-3 the game, 4-5 acks, 6 the game again
+    assert heads == [[], [1], [2], [3], [], [], [6]]
