@@ -21,6 +21,21 @@ from station.web.pins import PinChecker
 log = logging.getLogger(__name__)
 
 
+def check(config_path: Path) -> int:
+    """Everything ``serve`` reads before it runs, read and checked; nothing written."""
+    from station.client import load_keys  # noqa: PLC0415
+
+    config = load_pit_config(config_path)
+    load_signer(config.pit.signing_key_file)
+    keys = load_keys(config.keys_dir)
+    PinChecker(config.pit.pins_file)
+    sys.stdout.write(f"station pit: {config_path}: good; {len(keys)} table key(s) in "
+                     f"{config.keys_dir}; broker {config.broker.host}:"
+                     f"{config.broker.effective_port}; serving on {config.pit.host}:"
+                     f"{config.pit.port}\n")
+    return 0
+
+
 def serve(config_path: Path) -> int:
     from station.service.logs import configure  # noqa: PLC0415
 
