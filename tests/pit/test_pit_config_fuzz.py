@@ -23,7 +23,7 @@ from tests.fuzz.harness import Case
 from tests.fuzz.mutate import mutate
 
 CASES = 300
-VALID = {
+VALID: dict[str, dict[str, Any]] = {
     "broker": {"host": "127.0.0.1", "port": 1883, "prefix": "baccarat", "client_id": None,
                "credentials_file": None, "tls": False, "keepalive_s": 30,
                "session_expiry_s": 3600, "reconnect_max_s": 30},
