@@ -198,7 +198,7 @@ class PitModel:
                 if isinstance(c, dict):
                     _place(extra.cards, m.get("hand"), c.get("position"), c.get("card"))
         elif kind == "round":
-            extra.rounds.append(m)
+            extra.rounds.append(_kept(m))
 
     def _alerts_of(self, table: str, m: Mapping[str, Any], at: str) -> None:
         kind = m.get("kind")
@@ -320,6 +320,23 @@ def _what(m: Mapping[str, Any]) -> str:
     if kind == "pause":
         return f"paused: {m.get('reason')}"
     return str(kind)
+
+
+ROUND_FIELDS: Final = ("shoe", "round", "status", "winner", "player_total", "banker_total",
+                       "void_reason", "voided_by", "player", "banker", "player_pair",
+                       "banker_pair", "natural", "dealer")
+
+
+def _kept(m: Mapping[str, Any]) -> dict[str, Any]:
+    """What the table page needs of a round (its result and the roads' marks), not the
+    whole record: a shoe's 80 rounds of 220 tables stay a few megabytes. Only the bets won
+    are kept (the roads' icon is the best of them)."""
+    out = {k: m[k] for k in ROUND_FIELDS if k in m}
+    bets = m.get("bets")
+    if isinstance(bets, dict):
+        out["bets"] = {k: b for k, b in bets.items()
+                       if isinstance(b, dict) and b.get("outcome") == "win"}
+    return out
 
 
 def _same(payload: bytes, key: str) -> bool:
