@@ -51,7 +51,7 @@ DOCUMENTED_PURE = (
     "station.upstream.canonical", "station.web.view", "station.web.words",
     "station.web.hosts", "station.web.modeview",
     "station.client.findings", "station.client.order", "station.client.state",
-    "station.client.words",
+    "station.client.words", "station.pit.views", "station.pit.words",
 )
 PURE_PACKAGES = ("station.bets", "station.analysis", "station.roads")
 

@@ -1,0 +1,344 @@
+"""The pit's JSON: what ``/api/tables``, ``/api/tables/{table}`` and ``/api/alerts`` return
+(docs/pit.md), built from the client library's table states (``station.client``), the pit's
+alert records and a table's recent verified messages. Pure: nothing here reads a clock, a
+file or the broker; the service hands in what it knows and when.
+
+Each tile, table and alert carries ``say``: the words a person reads, by language (``en``,
+``zh``; ``station.pit.words``), beside the codes and the station's own English, so one body
+serves a page in either language and the page decides nothing.
+
+The service feeds each applied message to the table's ``ShoeLog`` (or hands its own list of
+the table's messages since the shoe began) and asks for:
+
+- ``floor_view(pit, ts, tables, alerts)``: the ``/api/tables`` body, tiles needing-first;
+- ``table_view(state, seen, alerts, records)``: a table's detail;
+- ``alerts_view(alerts)``: the ``/api/alerts`` body, open first, newest first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final, Protocol
+
+from station.client.state import Pause, Result, TableState
+from station.machine import Phase
+from station.pit import words
+from station.roads import Roads, Scoreboard
+from station.roads.record import RecordError
+from station.station import _SUPERVISOR_CHOICES
+from station.web.roadpanel import panel_svg
+
+NEEDS: Final = ("offline", "paused", "alert", "stream")
+# The alerts that say the table's stream is not to be trusted (the client library's findings).
+STREAM_KINDS: Final = frozenset({"bad_signature", "gap", "schema", "unknown_table"})
+# The kinds that belong to one shoe: one of another shoe means a new shoe is in play.
+SHOE_KINDS: Final = frozenset({"shoe_started", "betting_open", "betting_closed", "card",
+                               "reveal", "round", "shoe_ended", "shoe_report"})
+SHOE_KEPT: Final = 4000  # messages of a shoe kept per table (a long shoe has ~1,500)
+ROADS_W, ROADS_H = 1200, 240  # px: the table page's roads panel (scaled to fit, same shape)
+
+
+class AlertRecord(Protocol):
+    """One alert as the pit keeps it (``station.pit.alerts``); ``Alert`` below fits."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def table(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def detail(self) -> str: ...
+    @property
+    def by(self) -> str | None: ...
+    @property
+    def raised_at(self) -> str: ...
+    @property
+    def acked_by(self) -> str | None: ...
+    @property
+    def acked_at(self) -> str | None: ...
+    @property
+    def cleared_at(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """An alert with the fields of the API's ALERT (a service may use its own class)."""
+
+    id: int
+    table: str
+    kind: str
+    detail: str
+    by: str | None
+    raised_at: str
+    acked_by: str | None = None
+    acked_at: str | None = None
+    cleared_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What the pit itself knows of a table: when its newest message arrived (ISO) and how
+    late it was (s: arrival minus the message's ``ts``, the table's upstream backlog)."""
+
+    last_seen: str | None = None
+    lag_s: float | None = None
+
+
+def lag_of(received: str, sent: str) -> float | None:
+    """Seconds between a message's ``ts`` and its arrival, both ISO 8601; None if unreadable."""
+    try:
+        return round((_when(received) - _when(sent)).total_seconds(), 3)
+    except ValueError:
+        return None
+
+
+def _when(iso: str) -> datetime:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+
+# --- alerts ----------------------------------------------------------------------------------
+
+def is_open(a: AlertRecord) -> bool:
+    """Open until someone acknowledges it."""
+    return a.acked_by is None
+
+
+def alert_json(a: AlertRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": a.id, "table": a.table, "kind": a.kind, "detail": a.detail, "by": a.by,
+        "raised_at": a.raised_at, "acked_by": a.acked_by, "acked_at": a.acked_at,
+        "cleared_at": a.cleared_at,
+    }
+    out["say"] = {lang: {"kind": words.alert_kind(a.kind, lang),
+                         "detail": words.alert_detail(a.kind, a.detail, lang),
+                         "by": words.actor(a.by, lang)} for lang in words.LANGUAGES}
+    return out
+
+
+def alerts_view(alerts: Iterable[AlertRecord]) -> dict[str, Any]:
+    """``GET /api/alerts``: open ones first, each part newest first (then by id)."""
+    # ISO times of one format compare as text; the sort is stable, so open-first keeps it.
+    ordered = sorted(alerts, key=lambda a: (a.raised_at, a.id), reverse=True)
+    ordered.sort(key=lambda a: not is_open(a))
+    return {"alerts": [alert_json(a) for a in ordered]}
+
+
+# --- tiles -----------------------------------------------------------------------------------
+
+def needs_of(state: TableState, alerts: Sequence[AlertRecord]) -> list[str]:
+    """What the table needs someone for, in ``NEEDS`` order."""
+    found = {
+        "offline": state.online is False,
+        "paused": state.pause is not None,
+        "alert": any(is_open(a) for a in alerts),
+        "stream": any(is_open(a) and a.kind in STREAM_KINDS for a in alerts),
+    }
+    return [n for n in NEEDS if found[n]]
+
+
+def result_json(r: Result) -> dict[str, Any]:
+    return {"shoe": r.shoe, "round": r.round, "status": r.status, "winner": r.winner,
+            "player_total": r.player_total, "banker_total": r.banker_total,
+            "void_reason": r.void_reason}
+
+
+def _result_say(r: Mapping[str, Any] | None, lang: str) -> dict[str, str] | None:
+    if r is None:
+        return None
+    return {"void_reason": words.reason(r.get("void_reason"), lang)}
+
+
+def pause_json(p: Pause | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {"reason": p.reason, "raised_by": p.raised_by, "code": p.code, "note": p.note,
+            "since": p.ts}
+
+
+def _pause_say(p: Pause | None, lang: str) -> dict[str, str] | None:
+    if p is None:
+        return None
+    return {"reason": words.reason(p.reason, lang), "code": words.pause_code(p.code, lang),
+            "raised_by": words.actor(p.raised_by, lang)}
+
+
+def tile(state: TableState, alerts: Sequence[AlertRecord], seen: Seen = Seen()) -> dict[str, Any]:
+    """One table's TILE. ``alerts`` are this table's."""
+    last = state.results[-1] if state.results else None
+    last_json = result_json(last) if last is not None else None
+    needs = needs_of(state, alerts)
+    return {
+        "table": state.table, "online": state.online, "phase": state.phase,
+        "shoe": state.shoe, "round": state.round, "dealer": state.dealer, "mode": state.mode,
+        "last_result": last_json,
+        "penetration": state.penetration if state.cut_card_out else None,
+        "cut_card_out": state.cut_card_out, "lag_s": seen.lag_s,
+        "pause": pause_json(state.pause),
+        "open_alerts": sum(is_open(a) for a in alerts),
+        "needs": needs, "last_seen": seen.last_seen,
+        "say": {lang: {"phase": words.phase(state.phase, lang),
+                       "mode": words.mode(state.mode, lang),
+                       "needs": [words.need(n, lang) for n in needs],
+                       "pause": _pause_say(state.pause, lang),
+                       "last_result": _result_say(last_json, lang)}
+                for lang in words.LANGUAGES},
+    }
+
+
+_NUMBERS = re.compile(r"(\d+)")
+
+
+def natural_key(table: str) -> tuple[Any, ...]:
+    """``t2`` before ``t10``: digits compare as numbers."""
+    return tuple(int(p) if p.isdigit() else p for p in _NUMBERS.split(table))
+
+
+def tile_order(t: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Needing-first: offline, then paused, then an open alert, then stream trouble (the first
+    need decides), then the calm ones; by table id within each."""
+    needs = t["needs"]
+    first = NEEDS.index(needs[0]) if needs else len(NEEDS)
+    return (first, natural_key(t["table"]))
+
+
+def floor_view(pit: str, ts: str, tables: Iterable[tuple[TableState, Seen]],
+               alerts: Iterable[AlertRecord]) -> dict[str, Any]:
+    """``GET /api/tables``: every trusted table's tile, needing-first."""
+    by_table: dict[str, list[AlertRecord]] = {}
+    for a in alerts:
+        by_table.setdefault(a.table, []).append(a)
+    tiles = [tile(state, by_table.get(state.table, []), seen) for state, seen in tables]
+    return {"pit": pit, "ts": ts, "tables": sorted(tiles, key=tile_order)}
+
+
+# --- a table's detail -------------------------------------------------------------------------
+
+class ShoeLog:
+    """A table's verified messages since its current shoe began (bounded), in the order the
+    client library applied them: what the table page's cards, results and roads are read from.
+    A shoe's own message (a card, a round, ...) of another shoe than the log's (a new shoe, or
+    the first one seen) starts it again; statuses, pauses and alerts are kept with the shoe."""
+
+    def __init__(self, kept: int = SHOE_KEPT) -> None:
+        self.shoe: str | None = None
+        self.messages: deque[Mapping[str, Any]] = deque(maxlen=kept)
+
+    def add(self, m: Mapping[str, Any]) -> None:
+        shoe = m.get("shoe")
+        if m.get("kind") == "shoe_started" or (
+                m.get("kind") in SHOE_KINDS and isinstance(shoe, str) and shoe != self.shoe):
+            self.messages.clear()
+            self.shoe = shoe if isinstance(shoe, str) else None
+        self.messages.append(m)
+
+
+def of_shoe(records: Iterable[Mapping[str, Any]], shoe: str | None) -> list[Mapping[str, Any]]:
+    """The messages of ``shoe`` (and those with no shoe among them) from the last
+    ``shoe_started`` of it on."""
+    out: list[Mapping[str, Any]] = []
+    for m in records:
+        if m.get("kind") == "shoe_started" and m.get("shoe") == shoe:
+            out = []
+        if m.get("shoe") in (shoe, None):
+            out.append(m)
+    return out
+
+
+def results_of(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The shoe's round results (complete and void), oldest first."""
+    return [{"shoe": m["shoe"], "round": m["round"], "status": m["status"],
+             "winner": m.get("winner"), "player_total": m.get("player_total"),
+             "banker_total": m.get("banker_total"), "void_reason": m.get("void_reason")}
+            for m in records if m.get("kind") == "round"]
+
+
+def cards_of(records: Sequence[Mapping[str, Any]], round_no: int | None) -> dict[str, list[Any]]:
+    """The cards of the round in progress, by hand, in position order: the code, or None while
+    a card lies face down (its reveal fills it in). Empty once the round is settled."""
+    hands: dict[str, dict[int, str | None]] = {"player": {}, "banker": {}}
+    if round_no is None:
+        return {"player": [], "banker": []}
+    for m in records:
+        if m.get("round") != round_no:
+            continue
+        kind = m.get("kind")
+        if kind == "round":
+            hands = {"player": {}, "banker": {}}  # settled: nothing in progress
+        elif kind == "card" and m.get("hand") in hands:
+            hands[m["hand"]][int(m["position"])] = m.get("card")
+        elif kind == "reveal" and m.get("hand") in hands:
+            for c in m.get("cards", []):
+                hands[m["hand"]][int(c["position"])] = c["card"]
+    return {h: [cards[p] for p in sorted(cards)] for h, cards in hands.items()}
+
+
+def roads_of(records: Sequence[Mapping[str, Any]]) -> Roads:
+    """The station's roads over the shoe's complete rounds (a void one is skipped)."""
+    board = Scoreboard()
+    for m in records:
+        if m.get("kind") == "round":
+            try:
+                board.add(m)
+            except RecordError:
+                continue  # only a message the schemas were not there to refuse
+    return board.snapshot()
+
+
+def roads_json(roads: Roads) -> dict[str, Any]:
+    tally = {w: sum(b.winner == w for b in roads.beads) for w in ("banker", "player", "tie")}
+    return {"rounds": len(roads.beads), **tally,
+            "svg": {lang: panel_svg(roads, ROADS_W, ROADS_H, lang) for lang in words.LANGUAGES},
+            "width": ROADS_W, "height": ROADS_H}
+
+
+def paused_from(records: Sequence[Mapping[str, Any]]) -> str | None:
+    """The phase the open pause came from: the last journaled status's phase before the last
+    ``pause`` message (the status that says ``paused`` follows it); None if not seen."""
+    last_phase: str | None = None
+    from_phase: str | None = None
+    for m in records:
+        kind = m.get("kind")
+        if kind == "status" and isinstance(m.get("phase"), str) and m["phase"] != "paused":
+            last_phase = m["phase"]
+        elif kind == "pause":
+            from_phase = last_phase
+    return from_phase
+
+
+def supervisor_choice(phase: str | None) -> str | None:
+    """The station's own sentence for what resume and void will do after a pause from
+    ``phase`` (``station.station``: what the dealer's page shows the supervisor)."""
+    if phase is None:
+        return None
+    try:
+        return _SUPERVISOR_CHOICES.get(Phase(phase)) or None
+    except ValueError:
+        return None
+
+
+def table_view(state: TableState, seen: Seen, alerts: Sequence[AlertRecord],
+               records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """``GET /api/tables/{table}``: the tile and the table's round, results, roads, what
+    resume and void will do (while paused) and its alerts (newest first)."""
+    shoe = of_shoe(records, state.shoe)
+    out = tile(state, alerts, seen)
+    results = results_of(shoe)
+    choice = supervisor_choice(paused_from(shoe)) if state.pause is not None else None
+    out["results"] = results
+    out["cards"] = cards_of(shoe, state.round)
+    out["roads"] = roads_json(roads_of(shoe))
+    out["on_resume"], out["on_void"] = words.choices(choice, "en") if choice else (None, None)
+    out["alerts"] = alerts_view(alerts)["alerts"]
+    for lang in words.LANGUAGES:
+        said = out["say"][lang]
+        said["on_resume"], said["on_void"] = (words.choices(choice, lang) if choice
+                                              else (None, None))
+        # The void rounds' reasons, by round number (a complete round has none).
+        said["void_reasons"] = {str(r["round"]): words.reason(r["void_reason"], lang)
+                                for r in results if r["status"] == "void"}
+    return out

@@ -1,0 +1,169 @@
+"""The pit's words in English and Chinese: phases, table modes, alert kinds, needs, pause
+codes, alert details and what resume and void will do. Pure: text in, text out.
+
+The station words everything in English; the pit never rewords a station's sentence in
+English, and in Chinese it reuses the dealer page's translations (``station.web.words``,
+``station.web.plain``): a pause reason reads on the pit's pages as on the dealer's, one plain
+sentence per reason, no raw bytes. What only the pit says (its own alert kinds, what a tile
+needs) has its words here. An alert detail it does not know is left out on the Chinese page
+(its kind's words say what happened; the page shows no English sentence).
+"""
+
+# ruff: noqa: RUF001 - Chinese text uses full-width punctuation on purpose
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+from station.procedures import PAUSE_WORDS
+from station.web.plain import reasons_plain
+from station.web.words import _MODE, _PHASE, actor_zh, detail_zh
+
+LANGUAGES: Final = ("en", "zh")
+
+# The status's phases (docs/upstream.md, ``status``), as a tile shows them.
+PHASE_EN: Final = {
+    "no_shoe": "no shoe", "shuffle_check": "shuffle check", "burn_indicator": "burn",
+    "burning": "burning", "between_rounds": "between rounds", "betting_open": "betting open",
+    "player_1": "dealing player 1", "banker_1": "dealing banker 1",
+    "player_2": "dealing player 2", "banker_2": "dealing banker 2",
+    "player_3": "player third card", "banker_3": "banker third card",
+    "reveal": "waiting for the reveal", "shoe_closed": "shoe closed", "paused": "paused",
+}
+MODE_EN: Final = {"standard": "standard", "squeeze": "squeeze", "vip": "VIP"}
+
+# What a tile needs someone for (``station.pit.views.NEEDS``).
+NEED: Final = {
+    "offline": ("offline", "离线"),
+    "paused": ("paused", "暂停"),
+    "alert": ("alert", "警报"),
+    "stream": ("stream trouble", "数据异常"),
+}
+
+# The alert kinds: the pit's own and the station's (docs/upstream.md, ``alert``).
+ALERT_KIND: Final = {
+    "pause": ("Paused", "暂停"),
+    "repeated_shoe": ("Repeated shoe", "重复牌靴"),
+    "new_shoe_late": ("New shoe late", "新牌靴逾时"),
+    "dealer_requested": ("Another dealer asked for", "请求更换荷官"),
+    "cut_card_position": ("Cut card out of place", "切牌位置异常"),
+    "bet_positive": ("Bet over its return limit", "投注回报超限"),
+    "clock_unsynchronised": ("Clock not synchronised", "时钟未同步"),
+    "clock_jump": ("Clock jumped", "时钟跳变"),
+    "offline": ("Station offline", "工作站离线"),
+    "bad_signature": ("Bad signature", "签名无效"),
+    "gap": ("Messages missing", "消息缺失"),
+    "unknown_table": ("Unknown table", "未知牌桌"),
+    "schema": ("Invalid message", "消息格式无效"),
+}
+OTHER_ALERT: Final = ("Alert", "警报")
+
+_Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
+
+# Alert details as the station and the client library word them, in Chinese.
+_DETAIL_ZH: list[_Rule] = [
+    (re.compile(r"another dealer was asked for; the dealer goes on until the new one signs "
+                r"in"), lambda m: "已请求更换荷官；当前荷官继续派牌，直到新荷官签到"),
+    (re.compile(r"the new shoe asked for is not started after ([\d.]+) s"),
+     lambda m: f"所请求的新牌靴{m[1]}秒后仍未开始"),
+    (re.compile(r"cut card after (\d+) cards: penetration ([\d.]+), outside table\.penetration "
+                r"([\d.]+-[\d.]+)"),
+     lambda m: f"切牌在第{m[1]}张牌后出现：渗透率 {m[2]}，超出设定范围 {m[3]}"),
+    (re.compile(r"bet (\S+) returns ([\d.]+%) for the cards left, over the limit of "
+                r"([\d.]+%): (closed for the rest of the shoe|the guard only observes)"),
+     lambda m: f"投注 {m[1]} 对剩余牌的回报为 {m[2]}，超过上限 {m[3]}："
+     + ("本牌靴余下牌局不再接受" if m[4].startswith("closed") else "仅作记录")),
+    (re.compile(r"the system clock is not synchronised .*"),
+     lambda m: "系统时钟未同步：请检查时间服务"),
+    (re.compile(r"the wall clock jumped ([+-][\d.]+) s against the monotonic clock since the "
+                r"last check"), lambda m: f"系统时钟自上次检查以来跳变 {m[1]} 秒"),
+    (re.compile(r"seq (\d+) never arrived \(nor perhaps others after (\d+)\)"),
+     lambda m: f"第{m[1]}号消息未收到（第{m[2]}号之后可能还有其他缺失）"),
+]
+
+
+def _apply(rules: list[_Rule], text: str) -> str | None:
+    for pattern, make in rules:
+        m = pattern.fullmatch(text)
+        if m is not None:
+            return make(m)
+    return None
+
+
+def phase(code: str | None, language: str) -> str:
+    if code is None:
+        return ""
+    if language == "zh":
+        return _PHASE.get(code.replace("_", " "), code)
+    return PHASE_EN.get(code, code.replace("_", " "))
+
+
+def mode(code: str, language: str) -> str:
+    if language == "zh":
+        return _MODE[code] + "桌" if code in _MODE else code
+    return MODE_EN.get(code, code)
+
+
+def need(code: str, language: str) -> str:
+    en, zh = NEED.get(code, (code, code))
+    return zh if language == "zh" else en
+
+
+def alert_kind(kind: str, language: str) -> str:
+    en, zh = ALERT_KIND.get(kind, OTHER_ALERT)
+    if kind not in ALERT_KIND and language == "en":
+        return kind.replace("_", " ").capitalize()
+    return zh if language == "zh" else en
+
+
+def pause_code(code: str | None, language: str) -> str:
+    if code is None or code not in PAUSE_WORDS:
+        return ""
+    en, zh = PAUSE_WORDS[code]
+    return zh if language == "zh" else en
+
+
+def reason(text: str | None, language: str) -> str:
+    """A pause reason (or a void's) as the dealer's page shows it: one plain sentence per
+    reason (``station.web.plain``: no raw bytes, no driver's jargon; card codes stay)."""
+    if not text:
+        return ""
+    zh = language == "zh"
+    return ("；" if zh else "; ").join(reasons_plain(text, zh=zh))
+
+
+def actor(who: str | None, language: str) -> str:
+    """Who did something (``raised_by``, a resume's ``by``, an alert's ``by``)."""
+    if not who:
+        return ""
+    return actor_zh(who) if language == "zh" else who
+
+
+def alert_detail(kind: str, detail: str, language: str) -> str:
+    """An alert's detail; on the Chinese page the translation, or nothing when there is none
+    (then the kind's words stand alone)."""
+    if kind == "pause":
+        return reason(detail, language)
+    if language != "zh" or not detail:
+        return detail
+    return _apply(_DETAIL_ZH, detail) or ""
+
+
+_SUPERVISOR = "supervisor: "
+_SUPERVISOR_ZH = "主管："
+_BOTH = re.compile(r"(resume .+), (void .+)")
+_BOTH_ZH = re.compile(r"(恢复则.+)，(作废则.+)")
+
+
+def choices(text: str, language: str) -> tuple[str, str]:
+    """What resume and what void will do, from the station's one sentence for the supervisor
+    (``supervisor: resume continues the round, void refunds it``, ``supervisor: resume or void
+    sets the card aside``): the two halves when it names each, else the whole for both."""
+    if language == "zh":
+        said = detail_zh(text).removeprefix(_SUPERVISOR_ZH)
+        m = _BOTH_ZH.fullmatch(said)
+    else:
+        said = text.removeprefix(_SUPERVISOR)
+        m = _BOTH.fullmatch(said)
+    return (m[1], m[2]) if m else (said, said)
