@@ -7,11 +7,10 @@ Each tile, table and alert carries ``say``: the words a person reads, by languag
 ``zh``; ``station.pit.words``), beside the codes and the station's own English, so one body
 serves a page in either language and the page decides nothing.
 
-The service feeds each applied message to the table's ``ShoeLog`` (or hands its own list of
-the table's messages since the shoe began) and asks for:
+The service feeds each applied message to the table's ``TableLog`` and asks for:
 
 - ``floor_view(pit, ts, tables, alerts)``: the ``/api/tables`` body, tiles needing-first;
-- ``table_view(state, seen, alerts, records)``: a table's detail;
+- ``table_view(state, seen, alerts, log)``: a table's detail;
 - ``alerts_view(alerts)``: the ``/api/alerts`` body, open first, newest first.
 """
 
@@ -20,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, Protocol
@@ -38,7 +38,9 @@ STREAM_KINDS: Final = frozenset({"bad_signature", "gap", "schema", "unknown_tabl
 # The kinds that belong to one shoe: one of another shoe means a new shoe is in play.
 SHOE_KINDS: Final = frozenset({"shoe_started", "betting_open", "betting_closed", "card",
                                "reveal", "round", "shoe_ended", "shoe_report"})
-SHOE_KEPT: Final = 4000  # messages of a shoe kept per table (a long shoe has ~1,500)
+RESULTS_KEPT: Final = 300  # rounds of a shoe (an 8-deck shoe has about 80)
+RESULT_FIELDS: Final = ("shoe", "round", "status", "winner", "player_total", "banker_total",
+                        "void_reason")
 ROADS_W, ROADS_H = 1200, 240  # px: the table page's roads panel (scaled to fit, same shape)
 
 
@@ -104,8 +106,9 @@ def _when(iso: str) -> datetime:
 # --- alerts ----------------------------------------------------------------------------------
 
 def is_open(a: AlertRecord) -> bool:
-    """Open until someone acknowledges it."""
-    return a.acked_by is None
+    """Still wants someone: not acknowledged, and not cleared by the table (resumed, back
+    online), as the service's alert book counts it."""
+    return a.acked_by is None and a.cleared_at is None
 
 
 def alert_json(a: AlertRecord) -> dict[str, Any]:
@@ -218,75 +221,75 @@ def floor_view(pit: str, ts: str, tables: Iterable[tuple[TableState, Seen]],
 
 # --- a table's detail -------------------------------------------------------------------------
 
-class ShoeLog:
-    """A table's verified messages since its current shoe began (bounded), in the order the
-    client library applied them: what the table page's cards, results and roads are read from.
-    A shoe's own message (a card, a round, ...) of another shoe than the log's (a new shoe, or
-    the first one seen) starts it again; statuses, pauses and alerts are kept with the shoe."""
+class TableLog:
+    """What a table's page shows beyond its state, folded from the table's applied messages
+    in order (the service calls ``add`` with each ``Applied`` message): the shoe's results and
+    its roads (the station's own ``Scoreboard``, one round at a time), the cards of the round
+    in play, and the phase the open pause came from (the last journaled status's phase before
+    the ``pause`` message: the status that says ``paused`` follows it). Bounded: one shoe."""
 
-    def __init__(self, kept: int = SHOE_KEPT) -> None:
+    def __init__(self) -> None:
         self.shoe: str | None = None
-        self.messages: deque[Mapping[str, Any]] = deque(maxlen=kept)
+        self.results: deque[dict[str, Any]] = deque(maxlen=RESULTS_KEPT)
+        self.board = Scoreboard()
+        self.round: int | None = None
+        self._cards: dict[str, dict[int, str | None]] = {"player": {}, "banker": {}}
+        self.phase: str | None = None
+        self.paused_from: str | None = None
+
+    @classmethod
+    def of(cls, messages: Iterable[Mapping[str, Any]]) -> TableLog:
+        log = cls()
+        for m in messages:
+            log.add(m)
+        return log
 
     def add(self, m: Mapping[str, Any]) -> None:
-        shoe = m.get("shoe")
-        if m.get("kind") == "shoe_started" or (
-                m.get("kind") in SHOE_KINDS and isinstance(shoe, str) and shoe != self.shoe):
-            self.messages.clear()
-            self.shoe = shoe if isinstance(shoe, str) else None
-        self.messages.append(m)
+        kind, shoe = m.get("kind"), m.get("shoe")
+        if kind in SHOE_KINDS and isinstance(shoe, str) and (
+                kind == "shoe_started" or shoe != self.shoe):
+            self.shoe, self.round = shoe, None
+            self.results.clear()
+            self.board = Scoreboard()
+            self._cards = {"player": {}, "banker": {}}
+        match kind:
+            case "betting_open":
+                self._round(m.get("round"))
+            case "card" if m.get("hand") in self._cards:
+                self._round(m.get("round"))
+                self._cards[m["hand"]][int(m["position"])] = m.get("card")
+            case "reveal" if m.get("hand") in self._cards:
+                for c in m.get("cards", []):
+                    self._cards[m["hand"]][int(c["position"])] = c["card"]
+            case "round":
+                self._result(m)
+            case "status" if isinstance(m.get("phase"), str) and m["phase"] != "paused":
+                self.phase = m["phase"]
+            case "pause":
+                self.paused_from = self.phase
 
+    def _round(self, number: object) -> None:
+        if number != self.round:
+            self.round = number if isinstance(number, int) else None
+            self._cards = {"player": {}, "banker": {}}
 
-def of_shoe(records: Iterable[Mapping[str, Any]], shoe: str | None) -> list[Mapping[str, Any]]:
-    """The messages of ``shoe`` (and those with no shoe among them) from the last
-    ``shoe_started`` of it on."""
-    out: list[Mapping[str, Any]] = []
-    for m in records:
-        if m.get("kind") == "shoe_started" and m.get("shoe") == shoe:
-            out = []
-        if m.get("shoe") in (shoe, None):
-            out.append(m)
-    return out
+    def _result(self, m: Mapping[str, Any]) -> None:
+        self.results.append({k: m.get(k) for k in RESULT_FIELDS})
+        if m.get("round") == self.round:
+            self._cards = {"player": {}, "banker": {}}  # settled: nothing in play
+        if len(self.board.beads) < RESULTS_KEPT:
+            with suppress(RecordError):  # only a message the schemas were not there to refuse
+                self.board.add(m)
 
+    @property
+    def cards(self) -> dict[str, list[str | None]]:
+        """The round in play's cards by hand, in position order: the code, or None while a
+        card lies face down (its reveal fills it in); empty once the round is settled."""
+        return {h: [cards[p] for p in sorted(cards)] for h, cards in self._cards.items()}
 
-def results_of(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The shoe's round results (complete and void), oldest first."""
-    return [{"shoe": m["shoe"], "round": m["round"], "status": m["status"],
-             "winner": m.get("winner"), "player_total": m.get("player_total"),
-             "banker_total": m.get("banker_total"), "void_reason": m.get("void_reason")}
-            for m in records if m.get("kind") == "round"]
-
-
-def cards_of(records: Sequence[Mapping[str, Any]], round_no: int | None) -> dict[str, list[Any]]:
-    """The cards of the round in progress, by hand, in position order: the code, or None while
-    a card lies face down (its reveal fills it in). Empty once the round is settled."""
-    hands: dict[str, dict[int, str | None]] = {"player": {}, "banker": {}}
-    if round_no is None:
-        return {"player": [], "banker": []}
-    for m in records:
-        if m.get("round") != round_no:
-            continue
-        kind = m.get("kind")
-        if kind == "round":
-            hands = {"player": {}, "banker": {}}  # settled: nothing in progress
-        elif kind == "card" and m.get("hand") in hands:
-            hands[m["hand"]][int(m["position"])] = m.get("card")
-        elif kind == "reveal" and m.get("hand") in hands:
-            for c in m.get("cards", []):
-                hands[m["hand"]][int(c["position"])] = c["card"]
-    return {h: [cards[p] for p in sorted(cards)] for h, cards in hands.items()}
-
-
-def roads_of(records: Sequence[Mapping[str, Any]]) -> Roads:
-    """The station's roads over the shoe's complete rounds (a void one is skipped)."""
-    board = Scoreboard()
-    for m in records:
-        if m.get("kind") == "round":
-            try:
-                board.add(m)
-            except RecordError:
-                continue  # only a message the schemas were not there to refuse
-    return board.snapshot()
+    @property
+    def roads(self) -> Roads:
+        return self.board.snapshot()
 
 
 def roads_json(roads: Roads) -> dict[str, Any]:
@@ -294,20 +297,6 @@ def roads_json(roads: Roads) -> dict[str, Any]:
     return {"rounds": len(roads.beads), **tally,
             "svg": {lang: panel_svg(roads, ROADS_W, ROADS_H, lang) for lang in words.LANGUAGES},
             "width": ROADS_W, "height": ROADS_H}
-
-
-def paused_from(records: Sequence[Mapping[str, Any]]) -> str | None:
-    """The phase the open pause came from: the last journaled status's phase before the last
-    ``pause`` message (the status that says ``paused`` follows it); None if not seen."""
-    last_phase: str | None = None
-    from_phase: str | None = None
-    for m in records:
-        kind = m.get("kind")
-        if kind == "status" and isinstance(m.get("phase"), str) and m["phase"] != "paused":
-            last_phase = m["phase"]
-        elif kind == "pause":
-            from_phase = last_phase
-    return from_phase
 
 
 def supervisor_choice(phase: str | None) -> str | None:
@@ -322,16 +311,15 @@ def supervisor_choice(phase: str | None) -> str | None:
 
 
 def table_view(state: TableState, seen: Seen, alerts: Sequence[AlertRecord],
-               records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+               log: TableLog) -> dict[str, Any]:
     """``GET /api/tables/{table}``: the tile and the table's round, results, roads, what
-    resume and void will do (while paused) and its alerts (newest first)."""
-    shoe = of_shoe(records, state.shoe)
+    resume and void will do (while paused) and its alerts (open first, newest first)."""
     out = tile(state, alerts, seen)
-    results = results_of(shoe)
-    choice = supervisor_choice(paused_from(shoe)) if state.pause is not None else None
+    results = list(log.results)
+    choice = supervisor_choice(log.paused_from) if state.pause is not None else None
     out["results"] = results
-    out["cards"] = cards_of(shoe, state.round)
-    out["roads"] = roads_json(roads_of(shoe))
+    out["cards"] = log.cards
+    out["roads"] = roads_json(log.roads)
     out["on_resume"], out["on_void"] = words.choices(choice, "en") if choice else (None, None)
     out["alerts"] = alerts_view(alerts)["alerts"]
     for lang in words.LANGUAGES:

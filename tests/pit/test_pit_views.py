@@ -29,9 +29,9 @@ def stream(tmp_path_factory: pytest.TempPathFactory) -> Stream:
     return simulated_stream(tmp_path_factory.mktemp("pitviews"))
 
 
-def fold(stream: Stream, payloads: Iterable[bytes]) -> tuple[TableState, views.ShoeLog]:
+def fold(stream: Stream, payloads: Iterable[bytes]) -> tuple[TableState, views.TableLog]:
     floor = Floor({TABLE: stream.key.public_key()}, validate=schema_validator())
-    log = views.ShoeLog()
+    log = views.TableLog()
     for p in payloads:
         for f in floor.feed(stream.topic(p), p):
             if isinstance(f, Applied):
@@ -58,7 +58,7 @@ def test_a_paused_table_says_what_resume_and_void_do_in_the_stations_words(
         stream: Stream) -> None:
     at = first_paused(stream)
     state, log = fold(stream, stream.payloads[: at + 1])
-    v = views.table_view(state, views.Seen(), [pause_alert(state)], log.messages)
+    v = views.table_view(state, views.Seen(), [pause_alert(state)], log)
     assert v["phase"] == "paused" and v["needs"] == ["paused", "alert"]
     assert state.pause is not None and v["pause"]["reason"] == state.pause.reason
     # The simulated fault pauses mid-round: the station's sentence for a pause from a card due.
@@ -82,7 +82,7 @@ def test_a_paused_table_says_what_resume_and_void_do_in_the_stations_words(
 def test_the_whole_shoe_gives_every_result_and_the_stations_roads(stream: Stream) -> None:
     state, log = fold(stream, stream.payloads)
     v = views.table_view(state, views.Seen("2026-01-01T00:10:00.000Z", 0.25), [],
-                         log.messages)
+                         log)
     rounds = [orjson.loads(p) for p in stream.payloads]
     rounds = [m for m in rounds if m["kind"] == "round"]
     assert [r["round"] for r in v["results"]] == [r["round"] for r in rounds]
@@ -101,11 +101,11 @@ def test_the_whole_shoe_gives_every_result_and_the_stations_roads(stream: Stream
 
 def test_a_new_shoe_starts_the_log_again(stream: Stream) -> None:
     _, log = fold(stream, stream.payloads)
-    shoe = log.shoe
-    log.add({"kind": "shoe_started", "shoe": "t5-next", "seq": 10**6})
-    assert log.shoe == "t5-next" and len(log.messages) == 1 and shoe != "t5-next"
-    log.add({"kind": "status", "shoe": "t5-old", "seq": 10**6 + 1})
-    assert len(log.messages) == 2  # a status never starts a shoe
+    assert log.results and log.roads.beads
+    log.add({"kind": "status", "shoe": "t5-other", "phase": "no_shoe", "seq": 10**6})
+    assert log.results  # a status never starts a shoe
+    log.add({"kind": "shoe_started", "shoe": "t5-next", "seq": 10**6 + 1})
+    assert log.shoe == "t5-next" and not log.results and not log.roads.beads
 
 
 def test_every_supervisor_choice_of_the_station_splits_and_reads_in_chinese() -> None:
@@ -172,7 +172,7 @@ def test_face_down_cards_show_as_none_until_their_reveal() -> None:
     t = Table()
     payloads = squeeze_round(t)
     floor = Floor({TABLE: t.key.public_key()}, validate=schema_validator())
-    log = views.ShoeLog()
+    log = views.TableLog()
 
     def feed(ps: list[bytes]) -> None:
         for p in ps:
@@ -182,14 +182,14 @@ def test_face_down_cards_show_as_none_until_their_reveal() -> None:
             log.add(found[0].message)  # type: ignore[union-attr]
 
     feed(payloads)
-    v = views.table_view(floor.state(TABLE), views.Seen(), [], log.messages)
+    v = views.table_view(floor.state(TABLE), views.Seen(), [], log)
     assert v["cards"] == {"player": [None, None], "banker": ["9D"]}
     assert v["mode"] == "squeeze" and v["say"]["zh"]["mode"] == "咪牌桌"
     feed([t.event("reveal", f"{SHOE}:1:reveal:player:2", hand="player", by="upstream:c/p1",
                   round_key=f"{SHOE}:1", cards=[{"card": "9H", "position": 1},
                                                  {"card": "KD", "position": 2}],
                   shoe=SHOE, round=1)])
-    v = views.table_view(floor.state(TABLE), views.Seen(), [], log.messages)
+    v = views.table_view(floor.state(TABLE), views.Seen(), [], log)
     assert v["cards"] == {"player": ["9H", "KD"], "banker": ["9D"]}
 
 
@@ -214,7 +214,10 @@ def test_tiles_come_needing_first_then_by_table_number() -> None:
                           "2026-01-01T00:00:03.000Z"),
               views.Alert(3, "t1", "gap", "seq 9 never arrived (nor perhaps others after 8)",
                           None, "2026-01-01T00:00:01.000Z", acked_by="ann",
-                          acked_at="2026-01-01T00:00:05.000Z")]
+                          acked_at="2026-01-01T00:00:05.000Z"),
+              # Resumed at the table, never acknowledged: it wants nobody any more.
+              views.Alert(4, "t2", "pause", "held by the dealer: dispute", None,
+                          "2026-01-01T00:00:01.000Z", cleared_at="2026-01-01T00:00:04.000Z")]
     body = views.floor_view("pit-1", "2026-01-01T00:00:09.000Z",
                             [(s, views.Seen()) for s in states], alerts)
     order = [t["table"] for t in body["tables"]]
@@ -223,6 +226,7 @@ def test_tiles_come_needing_first_then_by_table_number() -> None:
     assert by["t30"]["needs"] == ["offline"] and by["t9"]["needs"] == ["paused"]
     assert by["t7"]["needs"] == ["alert", "stream"] and by["t1"]["needs"] == []
     assert by["t4"]["open_alerts"] == 1 and by["t1"]["open_alerts"] == 0
+    assert by["t2"]["open_alerts"] == 0 and by["t2"]["needs"] == []
     assert by["t9"]["pause"]["code"] == "dispute"
     assert by["t9"]["say"]["zh"]["pause"] == {"reason": "荷官暂停：争议", "code": "争议",
                                               "raised_by": "bob，网页 10.0.0.5"}
@@ -302,13 +306,13 @@ def test_a_pause_between_rounds_says_the_stations_words_for_that_phase() -> None
         t.status("paused", shoe=SHOE, round=1, paused=reason),
     ]
     floor = Floor({TABLE: t.key.public_key()}, validate=schema_validator())
-    log = views.ShoeLog()
+    log = views.TableLog()
     for p in payloads:
         kind = orjson.loads(p)["kind"]
         for f in floor.feed(f"b/{TABLE}/{'status' if kind == 'status' else 'events'}", p):
             assert isinstance(f, Applied), f
             log.add(f.message)
-    v = views.table_view(floor.state(TABLE), views.Seen(), [], log.messages)
+    v = views.table_view(floor.state(TABLE), views.Seen(), [], log)
     said = "resume or void sets the card aside and goes on"
     assert (v["on_resume"], v["on_void"]) == (said, said)
     assert v["say"]["zh"]["on_resume"] == "恢复或作废都将此牌放在一旁并继续"
