@@ -83,6 +83,23 @@ _DETAIL_ZH: list[_Rule] = [
 ]
 
 
+# The pit's own alerts (station.pit.model), by kind: what it says of a table's stream.
+_PIT_ZH: dict[str, list[_Rule]] = {
+    "offline": [(re.compile(r"the table's station is offline .*"),
+                 lambda m: "牌桌工作站离线（断线或正常停止）")],
+    "bad_signature": [(re.compile(r"message (\S+): .*"),
+                       lambda m: f"消息 {m[1]} 的签名无法验证：未采用"),
+                      (re.compile(r"a message with no key: .*"),
+                       lambda m: "一条没有键的消息签名无法验证：未采用")],
+    "unknown_table": [(re.compile(r"no public key for table '(.+)': not trusted"),
+                       lambda m: f"牌桌 {m[1]} 没有公钥：不予信任")],
+    "schema": [(re.compile(r"on '(.+)': .*"), lambda m: f"主题 {m[1]} 上的消息无法读取：未采用"),
+               (re.compile(r"(\S+): .*"), lambda m: f"消息 {m[1]} 格式不符：未采用")],
+}
+# A problem that repeats while its alert is open is counted in it (station.pit.alerts).
+_TIMES = re.compile(r"(.*) \((\d+) times\)")
+
+
 def _apply(rules: list[_Rule], text: str) -> str | None:
     for pattern, make in rules:
         m = pattern.fullmatch(text)
@@ -147,7 +164,12 @@ def alert_detail(kind: str, detail: str, language: str) -> str:
         return reason(detail, language)
     if language != "zh" or not detail:
         return detail
-    return _apply(_DETAIL_ZH, detail) or ""
+    counted = _TIMES.fullmatch(detail)
+    text = counted[1] if counted else detail
+    said = _apply(_PIT_ZH.get(kind, []), text) or _apply(_DETAIL_ZH, text)
+    if said is None:
+        return f"共{counted[2]}次" if counted else ""
+    return said + (f"（共{counted[2]}次）" if counted else "")
 
 
 _SUPERVISOR = "supervisor: "
