@@ -41,7 +41,7 @@ SHOE_KINDS: Final = frozenset({"shoe_started", "betting_open", "betting_closed",
 RESULTS_KEPT: Final = 300  # rounds of a shoe (an 8-deck shoe has about 80)
 RESULT_FIELDS: Final = ("shoe", "round", "status", "winner", "player_total", "banker_total",
                         "void_reason")
-ROADS_W, ROADS_H = 1200, 240  # px: the table page's roads panel (scaled to fit, same shape)
+ROADS_W, ROADS_H = 1500, 250  # px: the table page's roads panel (scaled to fit, same shape)
 
 
 class AlertRecord(Protocol):
