@@ -123,6 +123,31 @@ def alert_json(a: AlertRecord) -> dict[str, Any]:
     return out
 
 
+class CommandRecord(Protocol):
+    """A command the pit sent and the table's answer (``station.pit.model.Action``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def table(self) -> str: ...
+    @property
+    def action(self) -> str: ...
+    @property
+    def by(self) -> str: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def detail(self) -> str | None: ...
+
+
+def command_json(c: CommandRecord) -> dict[str, Any]:
+    """A command as ``POST .../commands/{action}`` answers it, with its answer's words."""
+    return {"id": c.id, "table": c.table, "action": c.action, "by": c.by, "state": c.state,
+            "detail": c.detail,
+            "say": {lang: {"detail": words.command_detail(c.detail, lang)}
+                    for lang in words.LANGUAGES}}
+
+
 def alerts_view(alerts: Iterable[AlertRecord]) -> dict[str, Any]:
     """``GET /api/alerts``: open ones first, each part newest first (then by id)."""
     # ISO times of one format compare as text; the sort is stable, so open-first keeps it.

@@ -18,7 +18,7 @@ from typing import Final
 
 from station.procedures import PAUSE_WORDS
 from station.web.plain import reasons_plain
-from station.web.words import _MODE, _PHASE, actor_zh, detail_zh
+from station.web.words import _MODE, _PHASE, actor_zh, detail_zh, notice_zh
 
 LANGUAGES: Final = ("en", "zh")
 
@@ -189,3 +189,44 @@ def choices(text: str, language: str) -> tuple[str, str]:
         said = text.removeprefix(_SUPERVISOR)
         m = _BOTH.fullmatch(said)
     return (m[1], m[2]) if m else (said, said)
+
+
+# The station's refusal reasons of a command (docs/upstream.md, "Commands from upstream").
+REFUSAL: Final = {
+    "malformed": ("malformed", "格式错误"), "unsigned": ("unsigned", "未签名"),
+    "bad_signature": ("bad signature", "签名无效"), "wrong_table": ("wrong table", "牌桌不符"),
+    "unknown_action": ("unknown action", "未知指令"), "stale": ("too old", "已过期"),
+    "future": ("from the future", "时间超前"), "replayed": ("replayed", "重复指令"),
+    "not_now": ("not now", "现在不可执行"), "overloaded": ("overloaded", "过载"),
+    "flood": ("flood", "指令过多"),
+}
+# What the pit says a command did, from the table's message that answered it
+# (``station.pit.model``).
+_DONE_ZH: list[_Rule] = [
+    (re.compile(r"round (\d+) void \((.*)\)"),
+     lambda m: f"第{m[1]}局已作废（{reason(m[2], 'zh')}）"),
+    (re.compile(r"shuffle confirmed; shoe (\S+) started"),
+     lambda m: f"已确认洗牌；牌靴 {m[1]} 已开始"),
+    (re.compile(r"paused: (.*)"), lambda m: f"已暂停：{reason(m[1], 'zh')}"),
+    (re.compile(r"resume"), lambda m: "已恢复"),
+    (re.compile(r"shoe ended after (\d+) rounds"), lambda m: f"第{m[1]}局后牌靴结束"),
+]
+_REFUSED = re.compile(r"(?P<why>[a-z_]+): (?P<detail>.*)")
+_LATIN = re.compile(r"[A-Za-z]{3,}")
+
+
+def command_detail(detail: str | None, language: str) -> str:
+    """A command's answer (``station.pit.model``: ``not_now: <the station's words>`` for a
+    refusal, what it did for an applied one) in ``language``; in Chinese what is known of it,
+    never an English sentence."""
+    if not detail or language != "zh":
+        return detail or ""
+    done = _apply(_DONE_ZH, detail)
+    if done is not None:
+        return done
+    m = _REFUSED.fullmatch(detail)
+    if m is None or m["why"] not in REFUSAL:
+        return ""
+    said = notice_zh(m["detail"])
+    said = "" if said == m["detail"] and _LATIN.search(said) else said
+    return REFUSAL[m["why"]][1] + (f"：{said}" if said else "")

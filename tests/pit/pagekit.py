@@ -22,6 +22,7 @@ import paho.mqtt.client as paho
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
+from station.procedures import PAUSE_WORDS
 from station.upstream.signing import Signer, public_pem
 from tests.client.clientkit import TABLE, simulated_stream
 
@@ -77,8 +78,15 @@ class Table:
     """One table of the floor: its key and the messages it has sent so far."""
 
     id: str
+    prefix: str = PREFIX
     key: Ed25519PrivateKey = field(default_factory=Ed25519PrivateKey.generate)
     sent: int = 0  # how many of the shoe's messages
+    seq: int = 0  # the last seq sent
+    event_seq: int | None = None  # the last events message's seq (the next one's prev_seq)
+    shift: float = 0.0  # s added to the shoe's times
+
+    def topic(self, kind: str) -> str:
+        return f"{self.prefix}/{self.id}/{'status' if kind == 'status' else 'events'}"
 
     def payloads(self, shoe: list[dict[str, Any]], upto: int, *, now: float | None = None
                  ) -> Iterator[tuple[str, bytes]]:
@@ -86,22 +94,47 @@ class Table:
         payload). With ``now`` (epoch s), the times are moved so that message ``upto - 1``
         was sent then (the simulation's clock starts in 2026-01-01)."""
         signer = Signer(self.key)
-        shift = 0.0 if now is None else now - _epoch(shoe[upto - 1]["ts"])
+        if now is not None:
+            self.shift = now - _epoch(shoe[upto - 1]["ts"])
         for m in shoe[self.sent:upto]:
-            kind = "status" if m["kind"] == "status" else "events"
             out = retable(m, self.id)
-            if shift:
-                for name in ("ts", "closes_at"):
-                    if isinstance(out.get(name), str):
-                        out[name] = _iso(_epoch(out[name]) + shift)
-            yield f"{PREFIX}/{self.id}/{kind}", signer.sign(out)
+            for name in ("ts", "closes_at"):
+                if self.shift and isinstance(out.get(name), str):
+                    out[name] = _iso(_epoch(out[name]) + self.shift)
+            self._count(out)
+            yield self.topic(m["kind"]), signer.sign(out)
         self.sent = max(self.sent, upto)
+
+    def extra(self, kind: str, ts: str, **fields: Any) -> tuple[str, bytes]:
+        """A message of ``kind`` after those sent (numbered on), as the station words it."""
+        seq = self.seq + 1
+        m: dict[str, Any] = {"v": 1, "table": self.id, "kind": kind, "seq": seq, "ts": ts,
+                             "key": f"{self.id}:{kind}:{seq}", **fields}
+        if kind != "status":
+            m["prev_seq"] = self.event_seq
+        self._count(m)
+        return self.topic(kind), Signer(self.key).sign(m)
+
+    def dealer_pause(self, shoe: list[dict[str, Any]], ts: str, code: str = "dispute",
+                     by: str = "dealer:D042") -> list[tuple[str, bytes]]:
+        """The dealer's own pause (its reason code), then the status that says so."""
+        last = shoe[self.sent - 1]
+        where = {"shoe": retable(last, self.id).get("shoe"), "round": last.get("round")}
+        reason = f"held by the dealer: {PAUSE_WORDS[code][0]}"
+        return [self.extra("pause", ts, reason=reason, raised_by=by, code=code, **where),
+                self.extra("status", ts, online=True, phase="paused", paused=reason, **where)]
+
+    def _count(self, m: dict[str, Any]) -> None:
+        if isinstance(m.get("seq"), int):
+            self.seq = max(self.seq, m["seq"])
+            if m["kind"] != "status":
+                self.event_seq = m["seq"]
 
     def last_will(self, ts: str) -> tuple[str, bytes]:
         """The presence status a broker publishes for a station that died."""
         m = {"v": 1, "table": self.id, "kind": "status", "online": False,
              "key": f"{self.id}:status:offline:{ts}", "ts": ts}
-        return f"{PREFIX}/{self.id}/status", Signer(self.key).sign(m)
+        return self.topic("status"), Signer(self.key).sign(m)
 
 
 def write_keys(tables: list[Table], folder: Path) -> Path:
@@ -111,15 +144,15 @@ def write_keys(tables: list[Table], folder: Path) -> Path:
     return folder
 
 
-def plan(shoe: list[dict[str, Any]], n: int, *, paused: int = 0, offline: int = 0
-         ) -> list[tuple[Table, int]]:
+def plan(shoe: list[dict[str, Any]], n: int, *, paused: int = 0, offline: int = 0,
+         prefix: str = PREFIX) -> list[tuple[Table, int]]:
     """``n`` tables ``t1``..``tn`` and how far each plays: the first ``paused`` stop at a
-    pause, the next ``offline`` between rounds (their last will follows), the rest at rounds
-    spread over the shoe, some between rounds, some mid-round."""
+    pause, the next ``offline`` between rounds (their last will is theirs to send), the rest
+    at rounds spread over the shoe, some between rounds, some mid-round."""
     rounds = max(m["round"] for m in shoe if m["kind"] == "round")
     out = []
     for i in range(1, n + 1):
-        t = Table(f"t{i}")
+        t = Table(f"t{i}", prefix)
         if i <= paused:
             upto = paused_at(shoe, (i - 1) % 3)
         else:
@@ -128,6 +161,10 @@ def plan(shoe: list[dict[str, Any]], n: int, *, paused: int = 0, offline: int = 
                 upto += 4  # mid-round: betting open, closed, a card or two
         out.append((t, upto))
     return out
+
+
+def iso_now(offset_s: float = 0.0) -> str:
+    return _iso(time.time() + offset_s)
 
 
 class Publisher:
@@ -141,7 +178,7 @@ class Publisher:
 
     def publish(self, items: Iterator[tuple[str, bytes]] | list[tuple[str, bytes]]) -> int:
         infos = [self.client.publish(topic, payload, qos=1, retain=topic.endswith("/status"))
-                 for topic, payload in items]
+                 for topic, payload in items]  # retained as a station's status is
         deadline = time.monotonic() + 60
         for info in infos:
             info.wait_for_publish(max(0.1, deadline - time.monotonic()))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -328,3 +329,27 @@ def test_a_pause_between_rounds_says_the_stations_words_for_that_phase() -> None
     assert (v["on_resume"], v["on_void"]) == (said, said)
     assert v["say"]["zh"]["on_resume"] == "恢复或作废都将此牌放在一旁并继续"
     assert v["pause"]["raised_by"] == "bob (web 10.0.0.5)" and v["needs"] == ["paused"]
+
+
+def test_a_commands_answer_reads_in_both_languages() -> None:
+    @dataclass(frozen=True)
+    class Sent:
+        id: str
+        table: str
+        action: str
+        by: str
+        state: str
+        detail: str | None
+
+    refused = views.command_json(Sent("pit-1", "t1", "resume", "ann", "refused",
+                                      "not_now: not possible while between rounds"))
+    assert refused["say"]["en"]["detail"] == "not_now: not possible while between rounds"
+    assert refused["say"]["zh"]["detail"] == "现在不可执行：两局之间时不可操作"
+    stale = views.command_json(Sent("pit-2", "t1", "void", "ann", "refused",
+                                    "stale: sent 40.0 s ago; commands older than 30 s are "
+                                    "refused"))
+    assert stale["say"]["zh"]["detail"] == "已过期"  # the station's sentence is not known
+    applied = views.command_json(Sent("pit-3", "t1", "resume", "ann", "applied", "resume"))
+    assert applied["say"]["zh"]["detail"] == "已恢复"
+    sent = views.command_json(Sent("pit-4", "t1", "resume", "ann", "sent", None))
+    assert sent["say"]["zh"]["detail"] == "" and sent["state"] == "sent"

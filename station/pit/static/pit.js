@@ -75,7 +75,7 @@ const LABELS = {
     state: { applied: "已执行", refused: "被拒绝", sent: "已发送，尚无应答" },
     status: { 401: "姓名或密码错误", 423: "密码已锁定：请稍后再试",
       404: "未知牌桌或警报", 400: "请求无效", 0: "巡场服务无响应" },
-    back: "返回总览", notPaused: "未暂停", paused: "暂停", since: (t) => `已暂停 ${t}`,
+    back: "返回总览", notPaused: "未暂停", paused: "暂停", since: (t) => `${t}`,
     noCards: "当前无进行中的牌局", player: "闲家", banker: "庄家",
     results: "本牌靴结果（最新在前）", roads: "路单",
     actions: "巡场操作", answers: "指令及应答", tableAlerts: "本桌警报", noAnswers: "暂无",
@@ -107,6 +107,7 @@ let source = null;
 let lastName = "";
 window.__beeps = []; // the alerts a sound was played for (the browser tests read it)
 window.__renders = 0;
+window.__drops = 0; // the times the event stream broke (the browser tests read it)
 
 function say(obj) { return (obj && obj.say && (obj.say[lang] || obj.say.en)) || {}; }
 function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
@@ -270,6 +271,7 @@ function connect() {
     if (page === "table" && JSON.parse(ev.data).table === tableId) later("table", loadTable);
   });
   source.onerror = () => {
+    window.__drops += 1;
     $("conn").classList.add("down");
     setText($("conn"), L.down);
     // EventSource retries by itself; after a refused answer it stops: start again.
