@@ -8,7 +8,7 @@ from __future__ import annotations
 
 COMMANDS: tuple[str, ...] = ("run", "simulate", "replay", "roads", "analyze", "journal", "keygen",
                              "monitor", "install_service", "check_config", "pin", "ctl", "fleet",
-                             "watch", "verify_install")
+                             "watch", "verify_install", "pit")
 
 # Each command's one-line help, for ``station --help``: the station lists its commands
 # without importing their modules (and what they import), so it starts fast. The modules'
@@ -30,4 +30,5 @@ SUMMARIES: dict[str, str] = {
     "fleet": "run N simulated stations publishing to one broker, for the pit",
     "watch": "print a table's verified upstream stream in plain words",
     "verify-install": "check the installed files against the wheel's RECORD hashes",
+    "pit": "the pit: one console for every table on the broker",
 }

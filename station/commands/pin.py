@@ -39,24 +39,31 @@ def _read_pin() -> str:
 def run(args: argparse.Namespace) -> int:
     from station.config import default_config_path, load_config  # noqa: PLC0415
     from station.errors import ConfigError  # noqa: PLC0415
-    from station.web import pins  # noqa: PLC0415
 
     config = load_config(args.config or default_config_path())
     path = config.display.credentials_file
     if path is None:
         raise ConfigError(f"{config.path}: display.credentials_file is not set; name a file "
                           "next to the config, e.g. supervisors.pins")
-    name: str = args.name
+    return change_pin(path, args.action, args.name, "station pin", "supervisor")
+
+
+def change_pin(path: Path, action: str, name: str, prog: str, who: str) -> int:
+    """Set (from standard input) or remove ``name``'s PIN in ``path``; also the pit's
+    ``station pit pin``. Raises ConfigError."""
+    from station.errors import ConfigError  # noqa: PLC0415
+    from station.web import pins  # noqa: PLC0415
+
     if not pins.NAME_RE.fullmatch(name):
         raise ConfigError(f"name {name[:40]!r}: use 1-32 of A-Z a-z 0-9 . _ -, starting with a "
                           "letter or digit")
     entries = pins.load(path)
     others = [e for e in entries if e.name != name]
-    if args.action == "remove":
+    if action == "remove":
         if len(others) == len(entries):
-            raise ConfigError(f"{path}: no supervisor {name}")
+            raise ConfigError(f"{path}: no {who} {name}")
         pins.save(path, others)
-        print(f"station pin: removed {name} from {path}", file=sys.stderr)
+        print(f"{prog}: removed {name} from {path}", file=sys.stderr)
         return 0
     try:
         pin = _read_pin()
@@ -70,6 +77,6 @@ def run(args: argparse.Namespace) -> int:
     if clash is not None:
         raise ConfigError(f"PIN not set: {clash} already has this PIN; choose another")
     pins.save(path, [*others, pins.hash_pin(name, pin)])
-    print(f"station pin: {'changed' if len(others) < len(entries) else 'set'} {name}'s PIN in "
+    print(f"{prog}: {'changed' if len(others) < len(entries) else 'set'} {name}'s PIN in "
           f"{path}", file=sys.stderr)
     return 0

@@ -11,7 +11,12 @@ The service feeds each applied message to the table's ``TableLog`` and asks for:
 
 - ``floor_view(pit, ts, tables, alerts)``: the ``/api/tables`` body, tiles needing-first;
 - ``table_view(state, seen, alerts, log)``: a table's detail;
-- ``alerts_view(alerts)``: the ``/api/alerts`` body, open first, newest first.
+- ``alerts_view(alerts)``: the ``/api/alerts`` body, open first, newest first;
+- ``command_json(command)``: a command and its answer;
+
+or, with its whole model (``station.pit.model.PitModel``, seen here only through the
+``Model`` protocol so that the model may hold a ``TableLog`` per table), ``tables_body``,
+``table_body`` and ``alerts_body``.
 """
 
 from __future__ import annotations
@@ -282,16 +287,22 @@ class TableLog:
                 self._round(m.get("round"))
             case "card" if m.get("hand") in self._cards:
                 self._round(m.get("round"))
-                self._cards[m["hand"]][int(m["position"])] = m.get("card")
-            case "reveal" if m.get("hand") in self._cards:
-                for c in m.get("cards", []):
-                    self._cards[m["hand"]][int(c["position"])] = c["card"]
+                self._place(m["hand"], m.get("position"), m.get("card"))
+            case "reveal" if m.get("hand") in self._cards and isinstance(m.get("cards"), list):
+                for c in m["cards"]:
+                    if isinstance(c, Mapping):
+                        self._place(m["hand"], c.get("position"), c.get("card"))
             case "round":
                 self._result(m)
             case "status" if isinstance(m.get("phase"), str) and m["phase"] != "paused":
                 self.phase = m["phase"]
             case "pause":
                 self.paused_from = self.phase
+
+    def _place(self, hand: str, position: object, card: object) -> None:
+        # Checked, not trusted: the service folds whatever verified (the schemas may be off).
+        if isinstance(position, int) and 1 <= position <= 3:
+            self._cards[hand][position] = card if isinstance(card, str) else None
 
     def _round(self, number: object) -> None:
         if number != self.round:
@@ -355,3 +366,55 @@ def table_view(state: TableState, seen: Seen, alerts: Sequence[AlertRecord],
         said["void_reasons"] = {str(r["round"]): words.reason(r["void_reason"], lang)
                                 for r in results if r["status"] == "void"}
     return out
+
+
+# --- the service's model ---------------------------------------------------------------------
+
+class Extra(Protocol):
+    """What the service keeps of a table beside its state (``station.pit.model.Extra``)."""
+
+    @property
+    def last_seen(self) -> str | None: ...
+    @property
+    def lag_s(self) -> float | None: ...
+    @property
+    def log(self) -> TableLog: ...
+    @property
+    def actions(self) -> Iterable[CommandRecord]: ...
+
+
+class Model(Protocol):
+    """The service's model of the floor (``station.pit.model.PitModel``)."""
+
+    @property
+    def extra(self) -> Mapping[str, Extra]: ...
+    @property
+    def alerts(self) -> Iterable[AlertRecord]: ...
+
+    def tables(self) -> list[str]: ...
+
+    def state(self, table: str) -> TableState: ...
+
+
+def _seen(extra: Extra) -> Seen:
+    return Seen(extra.last_seen, extra.lag_s)
+
+
+def tables_body(model: Model, pit: str, ts: str) -> dict[str, Any]:
+    """``GET /api/tables`` (and the ``tables`` event) from the service's model."""
+    return floor_view(pit, ts, [(model.state(t), _seen(model.extra[t])) for t in model.tables()],
+                      model.alerts)
+
+
+def table_body(model: Model, table: str) -> dict[str, Any]:
+    """``GET /api/tables/{table}``, with the commands the pit sent to it (newest first)."""
+    extra = model.extra[table]
+    body = table_view(model.state(table), _seen(extra),
+                      [a for a in model.alerts if a.table == table], extra.log)
+    body["commands"] = [command_json(c) for c in reversed(list(extra.actions))]
+    return body
+
+
+def alerts_body(model: Model) -> dict[str, Any]:
+    """``GET /api/alerts``."""
+    return alerts_view(model.alerts)

@@ -1,0 +1,94 @@
+"""``station pit``: the pit service, its bosses' PINs and its shift report (docs/pit.md).
+
+- ``station pit -c PIT.yaml``: run the service;
+- ``station pit pin set|remove NAME -c PIT.yaml``: a pit boss's PIN in ``pit.pins_file``
+  (read from standard input, hashed, as ``station pin``);
+- ``station pit report -c PIT.yaml --from ISO --to ISO [--by table|dealer] [--out FILE]``:
+  the shift's statistics as CSV (station.pit.report).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from station.errors import ConfigError
+
+HELP = "the pit: one console for every table on the broker"
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "pit", help=HELP,
+        description="Run the pit (-c PIT.yaml): subscribe to every table's events and status "
+        "on the broker, verify them with the tables' keys, serve the floor and table pages "
+        "and the JSON API, and send the pit bosses' actions as signed commands. "
+        "`pit pin` sets a pit boss's PIN; `pit report` writes the shift's statistics.",
+    )
+    p.add_argument("-c", "--config", type=Path, default=None, help="the pit's YAML")
+    p.set_defaults(func=run)
+    inner = p.add_subparsers(dest="pit_command", metavar="{pin,report}")
+    pin = inner.add_parser("pin", help="set or remove a pit boss's PIN",
+                           description="Set (from standard input) or remove a pit boss's PIN "
+                           "in the file named by pit.pins_file.")
+    pin.add_argument("action", choices=("set", "remove"))
+    pin.add_argument("name", help="the pit boss's name (1-32 of A-Z a-z 0-9 . _ -)")
+    pin.add_argument("-c", "--config", type=Path, default=None, dest="pin_config",
+                     help="the pit's YAML")
+    pin.set_defaults(func=run_pin)
+    report = inner.add_parser("report", help="the shift's statistics as CSV",
+                              description="Rounds per hour, pauses, voids and time paused, by "
+                              "table or by dealer, from the pit's journal, as CSV.")
+    report.add_argument("-c", "--config", type=Path, default=None, dest="report_config",
+                        help="the pit's YAML")
+    report.add_argument("--from", dest="start", required=True, metavar="ISO",
+                        help="from this time (ISO 8601)")
+    report.add_argument("--to", dest="end", required=True, metavar="ISO",
+                        help="to this time (ISO 8601)")
+    report.add_argument("--by", choices=("table", "dealer"), default="table")
+    report.add_argument("--out", type=Path, default=None, help="the CSV file (default: stdout)")
+    report.set_defaults(func=run_report)
+
+
+def _config(args: argparse.Namespace, inner: str | None = None) -> Path:
+    path: Path | None = (getattr(args, inner) if inner else None) or args.config
+    if path is None:
+        raise ConfigError("no pit config: name it with -c PIT.yaml (config/pit.yaml is an "
+                          "example)")
+    args.config = path
+    return path
+
+
+def run(args: argparse.Namespace) -> int:
+    from station.pit.run import serve  # noqa: PLC0415
+
+    return serve(_config(args))
+
+
+def run_pin(args: argparse.Namespace) -> int:
+    from station.commands.pin import change_pin  # noqa: PLC0415
+    from station.pit.config import load_pit_config  # noqa: PLC0415
+
+    config = load_pit_config(_config(args, "pin_config"))
+    path = config.pit.pins_file
+    if path is None:
+        raise ConfigError(f"{config.path}: pit.pins_file is not set; name a file next to the "
+                          "config, e.g. pit.pins")
+    return change_pin(path, args.action, args.name, "station pit pin", "pit boss")
+
+
+def run_report(args: argparse.Namespace) -> int:
+    _config(args, "report_config")
+    try:
+        report = importlib.import_module("station.pit.report")
+    except ModuleNotFoundError as exc:
+        if exc.name != "station.pit.report":
+            raise
+        print("station pit report: error: this installation has no station.pit.report "
+              "(the statistics are not installed); update the station", file=sys.stderr)
+        return 2
+    code: int = report.run(args)
+    return code

@@ -1,0 +1,144 @@
+"""The pit's alerts: what needs a pit boss, raised from what the tables send and from what is
+wrong with their streams, with who acknowledged each (pure: the caller journals).
+
+Kinds: ``pause`` (the table paused; cleared by its resume or void), the station's own
+``alert`` names (``repeated_shoe``, ``new_shoe_late``, ``dealer_requested``,
+``cut_card_position``, ``clock_unsynchronised``, ...), ``offline`` (the last will or a clean
+stop; cleared when the table is back), and the stream's problems: ``bad_signature``, ``gap``,
+``unknown_table``, ``schema``. A problem that repeats while its alert is open and not yet
+acknowledged is counted in that alert (``detail`` ends with ``(N times)``) rather than
+raised again, so a flood of forged messages is one line, not thousands.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+STREAM_KINDS: Final = ("bad_signature", "gap", "unknown_table", "schema")
+COUNTED: Final = (*STREAM_KINDS, "offline")
+MAX_ALERTS: Final = 2000  # kept in memory; the journal keeps them all
+DETAIL_MAX: Final = 600
+
+
+@dataclass(slots=True)
+class Alert:
+    id: int
+    table: str
+    kind: str
+    detail: str
+    by: str | None
+    raised_at: str
+    acked_by: str | None = None
+    acked_at: str | None = None
+    cleared_at: str | None = None
+    count: int = 1
+
+    @property
+    def open(self) -> bool:
+        """Still wants someone: neither acknowledged nor cleared by the table."""
+        return self.acked_by is None and self.cleared_at is None
+
+    def json(self) -> dict[str, Any]:
+        return {"id": self.id, "table": self.table, "kind": self.kind, "detail": self.detail,
+                "by": self.by, "raised_at": self.raised_at, "acked_by": self.acked_by,
+                "acked_at": self.acked_at, "cleared_at": self.cleared_at}
+
+
+class AlertBook:
+    """Every alert kept, by id; ``raised`` lists the new ones until the caller takes them."""
+
+    def __init__(self, first_id: int = 1) -> None:
+        self._next = first_id
+        self._all: OrderedDict[int, Alert] = OrderedDict()
+        self.raised: list[Alert] = []  # new since the last take()
+        self.changed: list[Alert] = []  # detail, ack or clear changed since the last take()
+
+    def __iter__(self) -> Iterator[Alert]:
+        return iter(self._all.values())
+
+    def __len__(self) -> int:
+        return len(self._all)
+
+    def get(self, alert_id: int) -> Alert | None:
+        return self._all.get(alert_id)
+
+    def take(self) -> tuple[list[Alert], list[Alert]]:
+        raised, changed = self.raised, self.changed
+        self.raised, self.changed = [], []
+        return raised, changed
+
+    def open_for(self, table: str, kind: str) -> Alert | None:
+        for alert in reversed(self._all.values()):
+            if alert.table == table and alert.kind == kind and alert.open:
+                return alert
+        return None
+
+    def raise_(self, table: str, kind: str, detail: str, by: str | None, at: str) -> Alert:
+        """A new alert, or the count of the open one of a repeating problem."""
+        if kind in COUNTED:
+            same = self.open_for(table, kind)
+            if same is not None:
+                same.count += 1
+                base = same.detail.rsplit(" (", 1)[0] if same.count > 2 else same.detail
+                same.detail = f"{base} ({same.count} times)"[:DETAIL_MAX]
+                self.changed.append(same)
+                return same
+        alert = Alert(self._next, table[:128], kind[:64], detail[:DETAIL_MAX],
+                      None if by is None else by[:300], at)
+        self._next += 1
+        self._all[alert.id] = alert
+        self.raised.append(alert)
+        self._trim()
+        return alert
+
+    def update(self, alert: Alert, detail: str, by: str | None) -> None:
+        alert.detail, alert.by = detail[:DETAIL_MAX], None if by is None else by[:300]
+        self.changed.append(alert)
+
+    def clear(self, table: str, kind: str, at: str) -> list[Alert]:
+        """The table says it is over (resumed, back online): every such alert not yet
+        cleared is, acknowledged or not."""
+        done = [a for a in self._all.values()
+                if a.table == table and a.kind == kind and a.cleared_at is None]
+        for alert in done:
+            alert.cleared_at = at
+            self.changed.append(alert)
+        return done
+
+    def uncleared(self, table: str, kind: str) -> bool:
+        return any(a.table == table and a.kind == kind and a.cleared_at is None
+                   for a in reversed(self._all.values()))
+
+    def ack(self, alert: Alert, by: str, at: str) -> None:
+        alert.acked_by, alert.acked_at = by, at
+        self.changed.append(alert)
+
+    def open_count(self, table: str) -> int:
+        return sum(1 for a in self._all.values() if a.table == table and a.open)
+
+    def stream_trouble(self, table: str) -> bool:
+        return any(a.table == table and a.open and a.kind in STREAM_KINDS
+                   for a in self._all.values())
+
+    def ordered(self) -> list[Alert]:
+        """Open first, newest first."""
+        return sorted(self._all.values(), key=lambda a: (not a.open, -a.id))
+
+    def _trim(self) -> None:
+        while len(self._all) > MAX_ALERTS:
+            # The oldest that no longer wants anyone goes first; else the oldest.
+            done = next((i for i, a in self._all.items() if not a.open), None)
+            self._all.pop(done if done is not None else next(iter(self._all)))
+
+
+def summary(book: AlertBook) -> dict[str, tuple[int, bool]]:
+    """Per table: its open alerts, and whether one is about its stream (one pass)."""
+    out: dict[str, tuple[int, bool]] = {}
+    for a in book:
+        if a.open:
+            n, stream = out.get(a.table, (0, False))
+            out[a.table] = (n + 1, stream or a.kind in STREAM_KINDS)
+    return out

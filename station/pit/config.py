@@ -1,0 +1,72 @@
+"""``PIT.yaml``: three sections, every key checked, unknown keys refused with the nearest
+known one, as the station's own config (station.configsection). A bad file raises
+ConfigError naming the file, the key and the fix; ``station pit`` exits 2 with it.
+
+``broker:`` takes the keys of the station's ``upstream:`` that say how to reach the broker
+and is checked with the same code (station.kinds.outlets.mqtt, UpstreamSettings.problems).
+Files (keys, PINs, TLS, credentials) are relative to the config's folder; the journal is
+relative to the working directory, as the station's ``journal.path``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Final
+
+from station.configsection import Section, secret_path
+from station.kinds.outlets import mqtt as mqtt_outlet
+from station.pit.settings import DEFAULT_PORT, LANGUAGES, PitConfig, PitSettings
+from station.upstream.settings import KEY_NAME, UpstreamSettings
+from station.yamlload import load_yaml
+
+TOP: Final = ("broker", "tables", "pit")
+BROKER_KEYS: Final = ("host", "port", "prefix", "client_id", "credentials_file", "tls",
+                      "keepalive_s", "session_expiry_s", "reconnect_max_s")
+TABLES_KEYS: Final = ("keys_dir",)
+PIT_KEYS: Final = ("name", "host", "port", "signing_key_file", "pins_file", "journal",
+                   "language")
+
+
+def load_pit_config(path: Path) -> PitConfig:
+    return parse_pit_config(path, load_yaml(path, "pit config"))
+
+
+def parse_pit_config(path: Path, data: Any) -> PitConfig:
+    top = Section(path, "", data, TOP)
+    broker = _broker(top.sub("broker", BROKER_KEYS))
+    tables = top.sub("tables", TABLES_KEYS)
+    keys = tables.path_("keys_dir", None, "the folder of the tables' public keys, "
+                        "<table>.pub each (`station fleet` writes DIR/keys)")
+    if keys is None:
+        tables.fail("tables.keys_dir", "required: the folder of the tables' public keys, "
+                    "<table>.pub each")
+    return PitConfig(path, broker, path.parent / keys, _pit(top.sub("pit", PIT_KEYS)))
+
+
+def _broker(sec: Section) -> UpstreamSettings:
+    settings = mqtt_outlet.parse(sec, UpstreamSettings(type="mqtt"), True)
+    for key, problem in settings.problems(types=("mqtt",)):
+        sec.fail(sec.key(key), problem)
+    return settings
+
+
+def _pit(sec: Section) -> PitSettings:
+    d = PitSettings()
+    name = sec.str_("name", d.name, "e.g. pit") or d.name
+    if not KEY_NAME.match(name):
+        sec.fail("pit.name", f"{name[:64]!r}: 1-64 letters, digits, '_', '-' or '.': the "
+                 "name the tables give the pit's key in upstream.command_keys")
+    host = sec.str_("host", d.host, "an address of this machine, e.g. 127.0.0.1") or d.host
+    port = sec.int_("port", DEFAULT_PORT, 1, "a TCP port", 65535) or DEFAULT_PORT
+    key = sec.path_("signing_key_file", None, "the pit's Ed25519 private key (PEM), e.g. "
+                    "keys/pit.pem; `station keygen DIR --name pit` writes one")
+    pins = sec.path_("pins_file", None, "a file next to the config, e.g. pit.pins")
+    journal = sec.path_("journal", str(d.journal), "e.g. var/pit.sqlite3") or str(d.journal)
+    return replace(
+        d, name=name, host=host, port=port,
+        signing_key_file=None if key is None else secret_path(sec, "signing_key_file", key),
+        pins_file=None if pins is None else sec.path.parent / pins,
+        journal=Path(journal),
+        language=sec.choice("language", d.language, LANGUAGES))
+

@@ -1,0 +1,66 @@
+"""``station pit -c PIT.yaml``: load, listen, serve until SIGINT/SIGTERM (exit 0). A bad
+config, key, journal or a port that cannot be listened on exits 2 before anything runs.
+SIGHUP looks at tables.keys_dir at once (it is looked at every few seconds anyway)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from station.errors import ConfigError
+from station.pit.config import load_pit_config
+from station.pit.server import PitServer
+from station.pit.service import PitService
+from station.service.notify import Notifier
+from station.upstream.signing import load_signer
+from station.web.pins import PinChecker
+
+log = logging.getLogger(__name__)
+
+
+def serve(config_path: Path) -> int:
+    from station.service.logs import configure  # noqa: PLC0415
+
+    configure()
+    config = load_pit_config(config_path)
+    signer = load_signer(config.pit.signing_key_file)
+    pins = PinChecker(config.pit.pins_file)
+    service = PitService(config, signer)
+    return asyncio.run(_main(service, pins))
+
+
+async def _main(service: PitService, pins: PinChecker) -> int:
+    loop = asyncio.get_running_loop()
+    stop, rescan = asyncio.Event(), asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGHUP, rescan.set)
+    server = PitServer(service, pins)
+    pit = service.config.pit
+    try:
+        await server.start()
+    except OSError as exc:
+        service.journal.close()
+        raise ConfigError(f"pit.host/pit.port: cannot listen on {pit.host}:{pit.port} "
+                          f"({exc.strerror or exc}); choose a free port or an address of this "
+                          "machine") from None
+    where = f"http://{pit.host}:{pit.port}/"
+    tables = len(service.model.floor.tables)
+    sys.stderr.write(f"station pit: {pit.name} serving {where}; {tables} table(s) trusted "
+                     f"from {service.config.keys_dir}; broker {service.config.broker.host}:"
+                     f"{service.config.broker.effective_port}; Ctrl-C stops\n")
+    sys.stderr.flush()
+    notifier = Notifier.from_env()
+    if notifier is not None:
+        notifier.ready(f"serving {where}")
+    try:
+        await service.run(stop, rescan)
+    finally:
+        if notifier is not None:
+            notifier.stopping("stopping")
+            notifier.close()
+        await server.stop()
+    return 0
