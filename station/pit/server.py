@@ -44,7 +44,10 @@ IDLE_TIMEOUT_S: Final = 10.0
 MAX_STREAMS: Final = 64
 MAX_QUEUED_BYTES: Final = 1024 * 1024  # a floor of 220 tiles is ~100 KiB per frame
 WRITE_TIMEOUT_S: Final = 5.0
-HEARTBEAT_S: Final = 15.0
+# A quiet stream still says it is alive this often: a named event (a comment would be
+# invisible to the page), so a page whose stream went silent (a network lost without a
+# close) knows and reconnects (pit.js, STALE_MS).
+HEARTBEAT_S: Final = 5.0
 REFUSALS_BURST: Final = 10
 REFUSALS_PER_S: Final = 1.0
 _TYPES: Final = {".html": "text/html", ".js": "text/javascript", ".css": "text/css",
@@ -192,7 +195,8 @@ class PitServer:
                 try:
                     await asyncio.wait_for(changed.wait(), HEARTBEAT_S)
                 except TimeoutError:
-                    await self._write(resp, out, b": ping\n\n")
+                    await self._write(resp, out, b'event: ping\ndata: {"ts":"%s"}\n\n'
+                                      % now_iso().encode())
         except (ConnectionError, TimeoutError, Dropped):
             if request.transport is not None:
                 request.transport.abort()

@@ -40,6 +40,7 @@ def _iso(epoch: float) -> str:
 
 def base_shoe(tmp: Path) -> list[dict[str, Any]]:
     """The simulated shoe's messages, without their signatures."""
+    tmp.mkdir(parents=True, exist_ok=True)
     stream = simulated_stream(tmp)
     out = []
     for p in stream.payloads:

@@ -8,7 +8,10 @@ const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const RED = { H: 1, D: 1 };
 const PAUSE_CODES = ["card_dropped", "card_exposed", "misdeal", "dispute", "equipment", "other"];
 const REFETCH_MS = 250; // at most one refetch of a body per this long (SSE bursts)
-const ANSWER_CLOSE_MS = 1500; // a dialog whose command was applied closes after this long
+const ANSWER_CLOSE_MS = 1500;
+// The pit sends an event at least every 5 s (a ping when nothing changes): a stream silent
+// this long is dead even if no error says so (a network lost without a close).
+const STALE_MS = 12000; // a dialog whose command was applied closes after this long
 const LABELS = {
   en: {
     title: "Pit", tables: (n, need) => `${n} tables, ${need} need someone`,
@@ -105,6 +108,7 @@ let soundOn = false;
 let muted = false;
 let source = null;
 let lastName = "";
+let lastByte = Date.now();
 window.__beeps = []; // the alerts a sound was played for (the browser tests read it)
 window.__renders = 0;
 window.__drops = 0; // the times the event stream broke (the browser tests read it)
@@ -249,7 +253,14 @@ async function loadTable() {
 
 function connect() {
   if (source) source.close();
+  lastByte = Date.now();
   source = new EventSource(`/api/events?lang=${lang}`);
+  for (const name of ["tables", "alert", "table", "ping"]) {
+    source.addEventListener(name, () => { lastByte = Date.now(); });
+  }
+  source.addEventListener("ping", (ev) => {
+    try { syncClock(JSON.parse(ev.data).ts); } catch (e) { /* a heartbeat all the same */ }
+  });
   source.onopen = () => {
     $("conn").classList.remove("down");
     setText($("conn"), L.live);
@@ -271,13 +282,22 @@ function connect() {
     if (page === "table" && JSON.parse(ev.data).table === tableId) later("table", loadTable);
   });
   source.onerror = () => {
-    window.__drops += 1;
-    $("conn").classList.add("down");
-    setText($("conn"), L.down);
+    down();
     // EventSource retries by itself; after a refused answer it stops: start again.
     if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000);
   };
 }
+function down() {
+  window.__drops += 1;
+  $("conn").classList.add("down");
+  setText($("conn"), L.down);
+}
+setInterval(() => {
+  if (Date.now() - lastByte > STALE_MS) {
+    down();
+    connect();
+  }
+}, 1000);
 function refresh() {
   if (page === "floor") {
     later("tables", loadTables);
@@ -512,6 +532,7 @@ $("ask-form").addEventListener("submit", async (ev) => {
   if (!asking) return;
   const name = $("ask-name").value.trim();
   const pin = $("ask-pin").value;
+  if (name) lastName = name;
   if (!name || !pin) { answer(L.needName, "refused"); return; }
   const body = { name, pin };
   let url;
@@ -534,7 +555,6 @@ $("ask-form").addEventListener("submit", async (ev) => {
       if (body.reason === "other" && !body.note) { answer(L.needNote, "refused"); return; }
     }
   }
-  lastName = name;
   answer(L.sending, "sent");
   $("ask-send").disabled = true;
   let resp = null;
