@@ -30,6 +30,7 @@ from station.pit.commands import (
     dealer_problem,
 )
 from station.pit.service import PitService, now_iso
+from station.pit.settings import LANGUAGES
 from station.ratelimit import Budget, retry_after_s
 from station.web.backlog import Backlog, Dropped
 from station.web.hosts import host_allowed, suggestion
@@ -134,13 +135,21 @@ class PitServer:
 
     # --- pages ------------------------------------------------------------------------------
     async def floor_page(self, request: web.Request) -> web.StreamResponse:
-        return self._file("floor.html")
+        return self._language(request) or self._file("floor.html")
 
     async def table_page(self, request: web.Request) -> web.StreamResponse:
         if request.match_info["table"] not in self.service.model.floor.tables:
             return problem(404, f"no table {request.match_info['table'][:64]!r}",
                            "the floor page lists the tables the pit trusts")
-        return self._file("table.html")
+        return self._language(request) or self._file("table.html")
+
+    def _language(self, request: web.Request) -> web.StreamResponse | None:
+        """A page asked without ``?lang=en|zh`` is sent to the pit's ``pit.language`` (the
+        page reads its language from its address, docs/pit-pages.md)."""
+        if request.query.get("lang") in LANGUAGES:
+            return None
+        where = request.rel_url.update_query(lang=self.service.config.pit.language)
+        return web.Response(status=302, headers={"Location": str(where)})
 
     async def static(self, request: web.Request) -> web.StreamResponse:
         return self._file(request.match_info["name"])

@@ -77,7 +77,9 @@ class Floors:
         tables = plan(self.shoe, n, paused=self.paused, offline=self.n_offline, prefix=prefix)
         keys = write_keys([t for t, _ in tables], tmp / prefix / "keys")
         folder = PitFolder(tmp / prefix / "pit")
-        config = pit_config(folder, self.broker.port, keys, name=f"pit-{n}", prefix=prefix)
+        # The floor of 60 speaks Chinese by default (pit.language), that of 20 English.
+        config = pit_config(folder, self.broker.port, keys, name=f"pit-{n}", prefix=prefix,
+                            language="zh" if n == 60 else "en")
         return PitFloor(f"pit-{n}", prefix, Pit(config, folder.port), folder, config, keys,
                         tables)
 
@@ -86,7 +88,9 @@ class Floors:
         items: list[tuple[str, bytes]] = []
         for i, (t, upto) in enumerate(floor.tables):
             stop = upto - 2 if i < self.paused else upto  # before the pause and its status
-            items += t.payloads(self.shoe, stop, now=time.time() - 5 * (len(floor.tables) - i))
+            # Timed as if each table's newest message were sent just now: its lag is the
+            # broker's and the pit's, not the simulation's calendar.
+            items += t.payloads(self.shoe, stop, now=time.time())
         self.publisher.publish(items)
         self.wait_for(floor)
 
@@ -96,7 +100,7 @@ class Floors:
         items: list[tuple[str, bytes]] = []
         for i, (t, upto) in enumerate(floor.tables):
             if i < self.paused:
-                items += t.payloads(self.shoe, upto)
+                items += t.payloads(self.shoe, upto, now=time.time())
             elif i < self.paused + self.n_offline:
                 items.append(t.last_will(iso_now()))
                 floor.offline.add(t.id)

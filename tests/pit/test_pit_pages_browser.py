@@ -121,6 +121,18 @@ def test_the_floor_shows_what_the_api_says(floors: Floors, chromium: Any, lang: 
     page.context.close()
 
 
+@pytest.mark.parametrize(("n", "lang"), [(20, "en"), (60, "zh")])
+def test_a_page_asked_without_a_language_gets_the_pits(floors: Floors, chromium: Any, n: int,
+                                                       lang: str) -> None:
+    floor = floors.floors[n]
+    page = open_page(chromium, floor, "/")
+    assert page.url.endswith(f"/?lang={lang}")
+    assert page.evaluate("document.documentElement.lang") == ("zh-CN" if lang == "zh" else "en")
+    page.goto(floor.pit.base + "/tables/t1")
+    assert page.url.endswith(f"/tables/t1?lang={lang}")
+    page.context.close()
+
+
 @pytest.mark.parametrize("n", [20, 60])
 @pytest.mark.parametrize("size", VIEWPORTS)
 def test_tiles_keep_their_size_and_nothing_is_clipped(floors: Floors, chromium: Any,

@@ -97,9 +97,10 @@ const LABELS = {
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
+// The pit sends a page asked without ?lang= to its pit.language: the address says it.
 const asked = params.get("lang");
-let lang = asked in LABELS ? asked : (document.documentElement.lang === "zh-CN" ? "zh" : "en");
-let L = LABELS[lang];
+const lang = asked in LABELS ? asked : "en";
+const L = LABELS[lang];
 const page = document.body.classList.contains("floor") ? "floor" : "table";
 const tableId = page === "table" ? decodeURIComponent(location.pathname.split("/").pop()) : null;
 let serverOffset = 0; // the pit's clock minus this browser's, from each body's "ts"
@@ -237,13 +238,7 @@ async function getJSON(url) {
   return resp.json();
 }
 async function loadTables() {
-  const body = await getJSON("/api/tables");
-  if (!asked && body.language in LABELS && body.language !== lang) {
-    lang = body.language;
-    L = LABELS[lang];
-    applyLanguage();
-  }
-  renderFloor(body);
+  renderFloor(await getJSON("/api/tables"));
 }
 async function loadAlerts() { renderAlerts((await getJSON("/api/alerts")).alerts, $("alert-list")); }
 async function loadTable() {
