@@ -29,6 +29,9 @@ def register(sub: Any) -> None:
         "`pit pin` sets a pit boss's PIN; `pit report` writes the shift's statistics.",
     )
     p.add_argument("-c", "--config", type=Path, default=None, help="the pit's YAML")
+    p.add_argument("--check", action="store_true",
+                   help="check the config, the tables' keys, the pit's key and the PINs file, "
+                   "then exit (0: all good) without connecting or listening")
     p.set_defaults(func=run)
     inner = p.add_subparsers(dest="pit_command", metavar="{pin,report}")
     pin = inner.add_parser("pin", help="set or remove a pit boss's PIN",
@@ -63,8 +66,10 @@ def _config(args: argparse.Namespace, inner: str | None = None) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from station.pit.run import serve  # noqa: PLC0415
+    from station.pit.run import check, serve  # noqa: PLC0415
 
+    if args.check:
+        return check(_config(args))
     return serve(_config(args))
 
 

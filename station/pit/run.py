@@ -14,11 +14,27 @@ from station.errors import ConfigError
 from station.pit.config import load_pit_config
 from station.pit.server import PitServer
 from station.pit.service import PitService
+from station.pit.settings import PitConfig
 from station.service.notify import Notifier
-from station.upstream.signing import load_signer
+from station.upstream.signing import Signer, default_key_path, load_signer
 from station.web.pins import PinChecker
 
 log = logging.getLogger(__name__)
+
+
+def check(config_path: Path) -> int:
+    """Everything ``serve`` reads before it runs, read and checked; nothing written."""
+    from station.client import load_keys  # noqa: PLC0415
+
+    config = load_pit_config(config_path)
+    _signer(config)
+    keys = load_keys(config.keys_dir)
+    PinChecker(config.pit.pins_file)
+    sys.stdout.write(f"station pit: {config_path}: good; {len(keys)} table key(s) in "
+                     f"{config.keys_dir}; broker {config.broker.host}:"
+                     f"{config.broker.effective_port}; serving on {config.pit.host}:"
+                     f"{config.pit.port}\n")
+    return 0
 
 
 def serve(config_path: Path) -> int:
@@ -26,10 +42,19 @@ def serve(config_path: Path) -> int:
 
     configure()
     config = load_pit_config(config_path)
-    signer = load_signer(config.pit.signing_key_file)
+    signer = _signer(config)
     pins = PinChecker(config.pit.pins_file)
     service = PitService(config, signer)
     return asyncio.run(_main(service, pins))
+
+
+def _signer(config: PitConfig) -> Signer:
+    if config.pit.signing_key_file is None and default_key_path() is None:
+        raise ConfigError(f"{config.path}: pit.signing_key_file is not set and there is no "
+                          "systemd credential signing-key; `station keygen DIR --name pit` "
+                          "makes a key pair: name the .pem here, give the .pub.pem to the "
+                          "tables (upstream.command_keys)")
+    return load_signer(config.pit.signing_key_file)
 
 
 async def _main(service: PitService, pins: PinChecker) -> int:

@@ -53,6 +53,7 @@ class PitService:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake_pending = False
         self._inbox = asyncio.Event()
+        self._dirty = asyncio.Event()
         self._tiles = b""
         self.broker = PitBroker(config, self._wake)
 
@@ -101,6 +102,7 @@ class PitService:
             self.model.ingest(topic, payload, at, received, retained)
         self.journal.commit()
         self._push_alerts()
+        self.poke()
         return True
 
     def _push_alerts(self) -> None:
@@ -108,9 +110,21 @@ class PitService:
         for alert in raised:
             self.feed.push("alert", orjson.dumps(alert.json()))
 
+    def poke(self) -> None:
+        """Something changed: the pages hear of it at once, or TABLES_EVERY_S after the
+        last time they did, whichever is later."""
+        self._dirty.set()
+
     async def _tick(self) -> None:
+        last = 0.0
         while True:
-            await asyncio.sleep(TABLES_EVERY_S)
+            await self._dirty.wait()
+            self._dirty.clear()
+            wait = last + TABLES_EVERY_S - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._dirty.clear()  # what came meanwhile goes out now too
+            last = time.monotonic()
             self.publish_changes()
 
     def publish_changes(self) -> None:
@@ -159,6 +173,7 @@ class PitService:
             if self.model.trust(table, key, now_iso()):
                 added.append(table)
         if added:
+            self.poke()
             log.info("pit: trusting %s (new keys in %s)", ", ".join(added),
                      self.config.keys_dir)
             self.broker.resubscribe()
@@ -179,6 +194,7 @@ class PitService:
                             payload=payload.decode())
         act = Action(cid, table, action, boss, at, reason, note)
         self.model.sent(act)
+        self.poke()
         if not self.broker.publish(self.config.command_topic(table), payload):
             act.state, act.detail = "refused", "not sent: the broker connection was lost"
             self.model.pending.pop(cid, None)
@@ -196,6 +212,7 @@ class PitService:
         at = now_iso()
         self.model.ack(alert, boss, at)
         self.journal.ack(alert.id, boss, at)
+        self.poke()
 
     def dealer_change(self, table: str, boss: str, dealer: str | None,
                       note: str | None) -> dict[str, Any]:
@@ -206,6 +223,7 @@ class PitService:
                      detail=detail)
         self.model.extra[table].actions.append(act)
         self.model.changed.add(table)
+        self.poke()
         return {"id": row, "table": table, "by": boss, "dealer": dealer, "note": note, "at": at}
 
     def sign_in(self, name: str, source: str, what: str, verdict: str) -> None:

@@ -51,7 +51,8 @@ DOCUMENTED_PURE = (
     "station.upstream.canonical", "station.web.view", "station.web.words",
     "station.web.hosts", "station.web.modeview",
     "station.client.findings", "station.client.order", "station.client.state",
-    "station.client.words", "station.pit.views", "station.pit.words",
+    "station.client.words",
+    "station.pit.alerts", "station.pit.views", "station.pit.words",
 )
 PURE_PACKAGES = ("station.bets", "station.analysis", "station.roads")
 

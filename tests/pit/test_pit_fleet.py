@@ -162,3 +162,21 @@ def _command(pit: Pit, table: str, cid: str) -> dict[str, Any]:
 
 def test_the_pit_runs_a_fleet(tmp_path: Path, broker: Broker) -> None:
     run_the_floor(tmp_path, broker.port)
+
+
+def test_the_pit_runs_a_fleet_through_two_bridged_brokers(tmp_path: Path,
+                                                          broker: Broker) -> None:
+    """The tables on one Mosquitto, the pit on another bridged to it over loopback (as a
+    studio's cluster would): the same floor, alerts and actions."""
+    pit_side = Broker(tmp_path / "pit-broker")
+    with pit_side.conf.open("a", encoding="utf-8") as conf:
+        conf.write(f"connection tables\naddress 127.0.0.1:{broker.port}\n"
+                   "topic baccarat/# both 1\n"
+                   "cleansession false\n"
+                   f"remote_clientid bridge-{pit_side.port}\n")
+    pit_side.start()
+    try:
+        run_the_floor(tmp_path, broker.port, pit_side.port)
+        assert "connection tables" in pit_side.conf.read_text()
+    finally:
+        pit_side.kill()
