@@ -153,6 +153,9 @@ def test_a_table_moving_on_moves_nothing(floors: Floors, chromium: Any) -> None:
     floor = floors.floors[20]
     page = open_page(chromium, floor, "/?lang=en", (1366, 768))
     floor_ready(page, 20)
+    # The alert list scrolled down by the pit boss stays where it is too.
+    page.eval_on_selector("#alert-list", "l => { l.scrollTop = 400; }")
+    renders = page.evaluate("window.__alertRenders")
     before = page.evaluate("""() => [...document.querySelectorAll('#tiles .tile')].map(
         (t) => [t.dataset.table, t.getBoundingClientRect().x, t.getBoundingClientRect().y])""")
     t, _ = floor.tables[10]
@@ -161,6 +164,8 @@ def test_a_table_moving_on_moves_nothing(floors: Floors, chromium: Any) -> None:
     floors.publisher.publish(list(t.payloads(floors.shoe, t.sent + 12)))
     assert floors.shoe[t.sent - 1]["round"] != was
     shows_round(page, t.id, floors.shoe[t.sent - 1]["round"])
+    page.wait_for_function(f"window.__alertRenders > {renders}", timeout=30000)
+    assert page.eval_on_selector("#alert-list", "l => l.scrollTop") == 400
     after = page.evaluate("""() => [...document.querySelectorAll('#tiles .tile')].map(
         (t) => [t.dataset.table, t.getBoundingClientRect().x, t.getBoundingClientRect().y])""")
     assert after == before

@@ -353,3 +353,26 @@ def test_a_commands_answer_reads_in_both_languages() -> None:
     assert applied["say"]["zh"]["detail"] == "已恢复"
     sent = views.command_json(Sent("pit-4", "t1", "resume", "ann", "sent", None))
     assert sent["say"]["zh"]["detail"] == "" and sent["state"] == "sent"
+
+
+def test_the_table_log_takes_whatever_was_verified_without_raising() -> None:
+    # The service folds what verified; with the schemas off, a signed message may still be
+    # odd. The log keeps what it can read and never raises.
+    log = views.TableLog()
+    for m in ({"kind": "shoe_started", "shoe": "s1"},
+              {"kind": "card", "shoe": "s1", "round": 1, "hand": "player", "position": "one",
+               "card": "2S"},
+              {"kind": "card", "shoe": "s1", "round": 1, "hand": "banker", "position": 9,
+               "card": "3S"},
+              {"kind": "card", "shoe": "s1", "round": 1, "hand": "player", "position": 1,
+               "card": 7},
+              {"kind": "reveal", "shoe": "s1", "round": 1, "hand": "player", "cards": "all"},
+              {"kind": "reveal", "shoe": "s1", "round": 1, "hand": "player", "cards": [3]}):
+        log.add(m)
+    assert log.cards == {"player": [None], "banker": []}  # a card, its code unreadable
+    for m in ({"kind": "round", "shoe": "s1", "round": 1, "status": "complete", "winner": "x"},
+              {"kind": "status", "phase": 4}, {"kind": "pause"}):
+        log.add(m)
+    assert log.cards == {"player": [], "banker": []}  # the round's result came
+    assert [r["round"] for r in log.results] == [1] and not log.roads.beads
+    assert log.paused_from is None

@@ -112,6 +112,7 @@ let lastName = "";
 let lastByte = Date.now();
 window.__beeps = []; // the alerts a sound was played for (the browser tests read it)
 window.__renders = 0;
+window.__alertRenders = 0;
 window.__drops = 0; // the times the event stream broke (the browser tests read it)
 
 function say(obj) { return (obj && obj.say && (obj.say[lang] || obj.say.en)) || {}; }
@@ -370,7 +371,10 @@ function renderFloor(body) {
 
 // The alert list: open ones with the acknowledge control, the others greyed.
 function renderAlerts(alerts, list) {
-  list.textContent = "";
+  window.__alertRenders += 1;
+  // Built apart and swapped in at once: the list is never empty in between, so a list the
+  // pit boss scrolled down stays where it is.
+  const items = document.createDocumentFragment();
   let open = 0;
   for (const a of alerts) {
     const s = say(a);
@@ -396,8 +400,9 @@ function renderAlerts(alerts, list) {
       ack.append(b);
     }
     li.append(ack);
-    list.append(li);
+    items.append(li);
   }
+  list.replaceChildren(items);
   if (page === "floor") setText($("alerts-title"), L.alerts(open));
 }
 
