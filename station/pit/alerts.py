@@ -81,10 +81,7 @@ class AlertBook:
         if kind in COUNTED:
             same = self.open_for(table, kind)
             if same is not None:
-                same.count += 1
-                base = same.detail.rsplit(" (", 1)[0] if same.count > 2 else same.detail
-                same.detail = f"{base} ({same.count} times)"[:DETAIL_MAX]
-                self.changed.append(same)
+                self.count(same)
                 return same
         alert = Alert(self._next, table[:128], kind[:64], detail[:DETAIL_MAX],
                       None if by is None else by[:300], at)
@@ -93,6 +90,16 @@ class AlertBook:
         self.raised.append(alert)
         self._trim()
         return alert
+
+    def count(self, alert: Alert) -> None:
+        """One more of the same problem: ``detail`` ends with ``(N times)``."""
+        alert.count += 1
+        base = alert.detail.rsplit(" (", 1)[0] if alert.count > 2 else alert.detail
+        alert.detail = f"{base} ({alert.count} times)"[:DETAIL_MAX]
+        self.changed.append(alert)
+
+    def newest(self, kind: str) -> Alert | None:
+        return next((a for a in reversed(self._all.values()) if a.kind == kind), None)
 
     def update(self, alert: Alert, detail: str, by: str | None) -> None:
         alert.detail, alert.by = detail[:DETAIL_MAX], None if by is None else by[:300]

@@ -31,9 +31,12 @@ from station.client import (
 )
 from station.pit.alerts import Alert, AlertBook
 from station.pit.views import TableLog
+from station.ratelimit import Budget
 
 ACTIONS_KEPT: Final = 20  # per table, for its page
 PENDING_MAX: Final = 1000  # commands waiting for their answer
+UNTRUSTED_BURST: Final = 20
+UNTRUSTED_PER_S: Final = 1.0
 _NAMED: Final = re.compile(r"\[([^\[\]]{1,128})\]")
 
 
@@ -117,6 +120,9 @@ class PitModel:
         self.changed: set[str] = set()  # tables whose tile or page changed since the last take
         self.messages = 0
         self.problems = 0
+        # New alerts about tables the pit does not trust, per kind: 20 at once, then one a
+        # second; past that they are counted in the newest.
+        self.untrusted = Budget(burst=UNTRUSTED_BURST, rate_per_s=UNTRUSTED_PER_S)
 
     # --- tables -----------------------------------------------------------------------------
     def tables(self) -> list[str]:
@@ -150,21 +156,30 @@ class PitModel:
             case Applied():
                 self._applied(f, payload, at, received, retained)
             case Gap():
-                self._problem(f.table, "gap", f.detail, at)
+                self._problem(f.table, "gap", f.detail, at, received)
             case BadSignature():
                 what = f"message {f.key}" if f.key else "a message with no key"
-                self._problem(f.table, "bad_signature", f"{what}: {f.detail}", at)
+                self._problem(f.table, "bad_signature", f"{what}: {f.detail}", at, received)
             case UnknownTable():
-                self._problem(f.table, "unknown_table", f.detail, at)
+                self._problem(f.table, "unknown_table", f.detail, at, received)
             case SchemaFailure():
-                self._problem(f.table, "schema", f"{f.key or 'a message'}: {f.detail}", at)
+                self._problem(f.table, "schema", f"{f.key or 'a message'}: {f.detail}", at,
+                              received)
             case Unreadable():
                 parts = topic.split("/")
                 table = parts[-2] if len(parts) >= 2 else topic
-                self._problem(table, "schema", f"on {topic[:200]!r}: {f.detail}", at)
+                self._problem(table, "schema", f"on {topic[:200]!r}: {f.detail}", at, received)
 
-    def _problem(self, table: str, kind: str, detail: str, at: str) -> None:
+    def _problem(self, table: str, kind: str, detail: str, at: str, received: float) -> None:
         self.problems += 1
+        if table not in self.floor.tables and self.untrusted.take(kind, received):
+            # Names no trusted table, over the budget: whoever can publish could otherwise
+            # make an alert per made-up table name. Counted in the newest such alert.
+            newest = self.alerts.newest(kind)
+            if newest is not None:
+                self.alerts.count(newest)
+                self.recorder.alert_detail(newest.id, newest.detail)
+                return
         self._raise(table, kind, detail, None, at)
 
     def _applied(self, f: Applied, payload: bytes, at: str, received: float,

@@ -55,13 +55,13 @@ class PitFolder:
 
 def fleet_config(folder: Path, broker_port: int, pit_public: Path, *,
                  faults: str = "[]", supervisor: str = "none", table: str = "t",
-                 card_s: float = 0.2) -> Path:
+                 card_s: float = 0.2, table_extra: str = "") -> Path:
     """A fast fleet whose tables take the pit's signed commands (upstream.command_keys)."""
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copytree(REPO / "config" / "paytables", folder / "paytables", dirs_exist_ok=True)
     path = folder / "fleet.yaml"
     path.write_text(
-        f"table: {{id: {table}, paytable: paytables/seed000.yaml}}\n"
+        f"table: {{id: {table}, paytable: paytables/seed000.yaml{table_extra}}}\n"
         "reader: {type: simulated}\n"
         "simulation:\n"
         f"  supervisor: {supervisor}\n"

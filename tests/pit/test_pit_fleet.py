@@ -104,6 +104,14 @@ def run_the_floor(tmp_path: Path, broker_port: int, pit_broker_port: int | None 
                    60, "the confirm_shuffle refused (no shuffle check is due)", 0.1)
         assert "not_now" in _command(pit, table, body["command"]["id"])["detail"]
 
+        # close_shoe: the round in play (or none, between rounds) is the shoe's last; the
+        # table's shoe_ended says upstream. (After the void the simulated dealer may deal a
+        # card no round wants, which pauses the table: resumed first, then again.)
+        close_shoe(pit, table)
+        ended = [json.loads(b) for (b,) in seen(
+            folder, "SELECT body FROM seen WHERE table_id = ? AND kind = 'shoe_ended'", table)]
+        assert [m["reason"] for m in ended] == ["upstream"]
+
         # kill -9: the broker's last will says offline once the keep-alive runs out.
         victim = "t-02"
         os.kill(pids[victim], signal.SIGKILL)
@@ -147,6 +155,23 @@ def pause_and_void(pit: Pit, folder: PitFolder, table: str) -> dict[str, Any]:
     raise AssertionError("no pause of the pit's landed in a round in five tries")
 
 
+def close_shoe(pit: Pit, table: str) -> None:
+    for _ in range(5):
+        if (pit.tile(table) or {}).get("pause") is not None:
+            status, body = pit.act(table, "resume")
+            assert status == 200, body
+            wait_until(functools.partial(_state_is_not, pit, table, body["command"]["id"],
+                                         "sent"), 60, "the resume answered", 0.1)
+        status, body = pit.act(table, "close_shoe")
+        assert status == 200, body
+        cid = body["command"]["id"]
+        wait_until(functools.partial(_state_is_not, pit, table, cid, "sent"), 60,
+                   "the close_shoe answered", 0.1)
+        if _state_is(pit, table, cid, "applied"):
+            return
+    raise AssertionError("close_shoe refused five times")
+
+
 def _state_is(pit: Pit, table: str, cid: str, state: str) -> bool:
     return bool(_command(pit, table, cid)["state"] == state)
 
@@ -180,3 +205,30 @@ def test_the_pit_runs_a_fleet_through_two_bridged_brokers(tmp_path: Path,
         assert "connection tables" in pit_side.conf.read_text()
     finally:
         pit_side.kill()
+
+
+def test_the_pit_confirms_a_shuffle(tmp_path: Path, broker: Broker) -> None:
+    """A table whose shoes wait for a supervisor's shuffle check: the pit's confirm_shuffle
+    starts the shoe, and the shoe_started names the pit boss and the command."""
+    folder = PitFolder(tmp_path / "pit")
+    config = fleet_config(tmp_path / "conf", broker.port, folder.public,
+                          table_extra=", shuffle_check: supervisor")
+    fleet = Fleet(config, 1, tmp_path / "fleet")
+    try:
+        fleet.started(1)
+        pit = Pit(folder.config(broker.port, tmp_path / "fleet" / "keys"), folder.port)
+        try:
+            wait_until(lambda: (pit.tile("t-01") or {}).get("phase") == "shuffle_check", 60,
+                       "the table waiting for its shuffle check", 0.05)
+            status, body = pit.act("t-01", "confirm_shuffle")
+            assert status == 200, body
+            cid = body["command"]["id"]
+            wait_until(functools.partial(_state_is, pit, "t-01", cid, "applied"), 60,
+                       "the confirm_shuffle applied", 0.1)
+            started = [json.loads(b) for (b,) in seen(
+                folder, "SELECT body FROM seen WHERE kind = 'shoe_started'")]
+            assert started[-1]["shuffle"]["confirmed_by"] == f"upstream:pit/{BOSS} [{cid}]"
+        finally:
+            pit.close()
+    finally:
+        fleet.close()

@@ -76,3 +76,18 @@ def test_names_and_a_guess_corrected_by_the_refusal() -> None:
                          "reason": "not_now", "detail": "not possible while between rounds"},
                    "t2")
     assert journal.answers[-1] == ("pit-9", "refused")
+
+
+def test_made_up_table_names_cannot_flood_the_alerts() -> None:
+    """Whoever can publish may name any table: 20 new alerts at once, then one a second,
+    the rest counted in the newest."""
+    model = PitModel(Floor({}), Journal())
+    for n in range(500):
+        payload = b'{"table": "g%d", "kind": "dealer"}' % n
+        model.ingest(f"baccarat/g{n}/events", payload, "t", received=1000.0 + n / 1000)
+    unknown = [a for a in model.alerts if a.kind == "unknown_table"]
+    assert len(unknown) == 20
+    assert unknown[-1].detail.endswith("(481 times)")
+    model.ingest("baccarat/late/events", b'{"table": "late", "kind": "dealer"}', "t",
+                 received=1002.0)
+    assert len([a for a in model.alerts if a.kind == "unknown_table"]) == 21
