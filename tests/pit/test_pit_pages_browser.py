@@ -155,6 +155,7 @@ def test_a_table_moving_on_moves_nothing(floors: Floors, chromium: Any) -> None:
     floor_ready(page, 20)
     # The alert list scrolled down by the pit boss stays where it is too.
     page.eval_on_selector("#alert-list", "l => { l.scrollTop = 400; }")
+    page.wait_for_function("window.__idle()", timeout=30000)
     renders = page.evaluate("window.__alertRenders")
     before = page.evaluate("""() => [...document.querySelectorAll('#tiles .tile')].map(
         (t) => [t.dataset.table, t.getBoundingClientRect().x, t.getBoundingClientRect().y])""")
@@ -164,6 +165,15 @@ def test_a_table_moving_on_moves_nothing(floors: Floors, chromium: Any) -> None:
     floors.publisher.publish(list(t.payloads(floors.shoe, t.sent + 12)))
     assert floors.shoe[t.sent - 1]["round"] != was
     shows_round(page, t.id, floors.shoe[t.sent - 1]["round"])
+    # A table moving on does not refetch the alert list; an acknowledgement (elsewhere:
+    # the offline table's alert, by the API) does, and the list stays where it was.
+    page.wait_for_function("window.__idle()", timeout=30000)
+    assert page.evaluate("window.__alertRenders") == renders
+    offline = next(a for a in floor.pit.get("/api/alerts")["alerts"]
+                   if a["kind"] == "offline" and a["acked_by"] is None)
+    status, _ = floor.pit.request("POST", f"/api/alerts/{offline['id']}/ack",
+                                  {"name": BOSS, "pin": BOSS_PIN})
+    assert status == 200
     page.wait_for_function(f"window.__alertRenders > {renders}", timeout=30000)
     assert page.eval_on_selector("#alert-list", "l => l.scrollTop") == 400
     after = page.evaluate("""() => [...document.querySelectorAll('#tiles .tile')].map(

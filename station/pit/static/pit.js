@@ -7,7 +7,8 @@
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const RED = { H: 1, D: 1 };
 const PAUSE_CODES = ["card_dropped", "card_exposed", "misdeal", "dispute", "equipment", "other"];
-const REFETCH_MS = 250; // at most one refetch of a body per this long (SSE bursts)
+const REFETCH_MS = 250;
+const ALERTS_SHOWN = 300; // the list's length at most (open ones first: the rest is history) // at most one refetch of a body per this long (SSE bursts)
 const ANSWER_CLOSE_MS = 1500;
 // The pit sends an event at least every 5 s (a ping when nothing changes): a stream silent
 // this long is dead even if no error says so (a network lost without a close).
@@ -110,6 +111,7 @@ let muted = false;
 let source = null;
 let lastName = "";
 let lastByte = Date.now();
+let openCount = -1; // the tiles' open alerts, summed: the list is refetched when it changes
 window.__beeps = []; // the alerts a sound was played for (the browser tests read it)
 window.__renders = 0;
 window.__alertRenders = 0;
@@ -226,6 +228,8 @@ function beep(alert) {
 
 // --- fetching ----------------------------------------------------------------------------
 const timers = {};
+// For the browser tests: the floor has had its first floor and no refetch is waiting.
+window.__idle = () => openCount >= 0 && !Object.values(timers).some(Boolean);
 function later(name, fn) {
   // One refetch per name in flight; a burst of events costs one request.
   if (timers[name]) return;
@@ -266,7 +270,13 @@ function connect() {
     if (page !== "floor") return;
     const body = JSON.parse(ev.data);
     renderFloor(body);
-    later("alerts", loadAlerts); // an ack or a clear changes the list as well as the tiles
+    // An ack or a clear changes the open alerts' count as well as the list: refetch the
+    // list then (a new alert comes as its own event), not on every move of every table.
+    const open = body.tables.reduce((n, t) => n + t.open_alerts, 0);
+    if (open !== openCount) {
+      openCount = open;
+      later("alerts", loadAlerts);
+    }
   });
   source.addEventListener("alert", (ev) => {
     const alert = JSON.parse(ev.data);
@@ -376,34 +386,37 @@ function renderAlerts(alerts, list) {
   // pit boss scrolled down stays where it is.
   const items = document.createDocumentFragment();
   let open = 0;
-  for (const a of alerts) {
-    const s = say(a);
+  alerts.forEach((a, i) => {
     const isOpen = a.acked_by === null && a.cleared_at === null;
     open += isOpen ? 1 : 0;
-    const li = el("li", "alert" + (isOpen ? "" : " done"));
-    li.dataset.id = a.id;
-    const what = el("span", "what");
-    what.append(el("span", "table", `${a.table} `), document.createTextNode(s.kind || a.kind));
-    li.append(what, sinceEl(a.raised_at));
-    if (s.detail) li.append(el("div", "detail", s.detail));
-    if (s.by) li.append(el("div", "who", L.raisedBy(s.by)));
-    const ack = el("div", "ack");
-    if (a.acked_by !== null) ack.append(el("span", "", L.ackedBy(a.acked_by)));
-    else if (a.cleared_at !== null) ack.append(el("span", "", L.cleared));
-    if (a.acked_by === null) {
-      const b = el("button", "", L.ack);
-      b.type = "button";
-      b.addEventListener("click", (ev) => {
-        ev.preventDefault();
-        openAsk({ kind: "ack", title: L.ackTitle, what: `${a.table}: ${s.kind || a.kind}`, id: a.id });
-      });
-      ack.append(b);
-    }
-    li.append(ack);
-    items.append(li);
-  }
+    if (i < ALERTS_SHOWN) items.append(alertEl(a, isOpen));
+  });
   list.replaceChildren(items);
   if (page === "floor") setText($("alerts-title"), L.alerts(open));
+}
+function alertEl(a, isOpen) {
+  const s = say(a);
+  const li = el("li", "alert" + (isOpen ? "" : " done"));
+  li.dataset.id = a.id;
+  const what = el("span", "what");
+  what.append(el("span", "table", `${a.table} `), document.createTextNode(s.kind || a.kind));
+  li.append(what, sinceEl(a.raised_at));
+  if (s.detail) li.append(el("div", "detail", s.detail));
+  if (s.by) li.append(el("div", "who", L.raisedBy(s.by)));
+  const ack = el("div", "ack");
+  if (a.acked_by !== null) ack.append(el("span", "", L.ackedBy(a.acked_by)));
+  else if (a.cleared_at !== null) ack.append(el("span", "", L.cleared));
+  if (a.acked_by === null) {
+    const b = el("button", "", L.ack);
+    b.type = "button";
+    b.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      openAsk({ kind: "ack", title: L.ackTitle, what: `${a.table}: ${s.kind || a.kind}`, id: a.id });
+    });
+    ack.append(b);
+  }
+  li.append(ack);
+  return li;
 }
 
 // --- a table's page ------------------------------------------------------------------------
