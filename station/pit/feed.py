@@ -10,20 +10,28 @@ import asyncio
 from collections import deque
 from typing import Final
 
-RING: Final = 512
+RING: Final = 512  # frames
+RING_BYTES: Final = 4 * 1024 * 1024  # a floor of 220 tiles is ~100 KiB a frame
 
 
 class Feed:
-    def __init__(self, ring: int = RING) -> None:
+    def __init__(self, ring: int = RING, ring_bytes: int = RING_BYTES) -> None:
         self.seq = 0
         self._frames: deque[tuple[int, bytes]] = deque(maxlen=ring)
+        self._max_bytes = ring_bytes
+        self._bytes = 0
         self._tables: tuple[int, bytes] = (0, b"")
         self._changed = asyncio.Event()
 
     def push(self, event: str, data: bytes) -> None:
         self.seq += 1
         frame = b"event: %s\ndata: %s\n\n" % (event.encode(), data)
+        if len(self._frames) == self._frames.maxlen:
+            self._bytes -= len(self._frames[0][1])
         self._frames.append((self.seq, frame))
+        self._bytes += len(frame)
+        while self._bytes > self._max_bytes and len(self._frames) > 1:
+            self._bytes -= len(self._frames.popleft()[1])
         if event == "tables":
             self._tables = (self.seq, frame)
         changed, self._changed = self._changed, asyncio.Event()

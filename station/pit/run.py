@@ -88,4 +88,5 @@ async def _main(service: PitService, pins: PinChecker) -> int:
             notifier.stopping("stopping")
             notifier.close()
         await server.stop()
+        service.close()
     return 0

@@ -73,7 +73,10 @@ class PitService:
                     await task
             self.broker.stop()
             self._take_batch()
-            self.journal.close()
+
+    def close(self) -> None:
+        """After the pages stopped: nothing writes to the journal any more."""
+        self.journal.close()
 
     def _wake(self) -> None:
         """From paho's thread: wake the loop once per burst."""

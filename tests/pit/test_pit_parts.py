@@ -91,3 +91,16 @@ def test_made_up_table_names_cannot_flood_the_alerts() -> None:
     model.ingest("baccarat/late/events", b'{"table": "late", "kind": "dealer"}', "t",
                  received=1002.0)
     assert len([a for a in model.alerts if a.kind == "unknown_table"]) == 21
+
+
+def test_the_ring_is_bounded_in_bytes_too() -> None:
+    async def go() -> None:
+        feed = Feed(ring=100, ring_bytes=10_000)
+        for n in range(50):
+            feed.push("tables", b"x" * 1000 + b"%d" % n)
+        _, frames = feed.since(49)
+        assert frames == [b"event: tables\ndata: " + b"x" * 1000 + b"49\n\n"]
+        held = feed.since(41)[1]  # the ring holds the last nine (1 KiB each) of 50
+        assert len(held) == 9 and sum(len(f) for f in held) <= 10_000
+        assert len(feed.since(0)[1]) == 1  # the first 41 are gone: the floor now
+    asyncio.run(go())
