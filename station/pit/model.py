@@ -30,9 +30,9 @@ from station.client import (
     Unreadable,
 )
 from station.pit.alerts import Alert, AlertBook
+from station.pit.views import TableLog
 from station.ratelimit import Budget
 
-ROUNDS_KEPT: Final = 200  # a shoe's rounds (an 8-deck shoe has about 80)
 ACTIONS_KEPT: Final = 20  # per table, for its page
 PENDING_MAX: Final = 1000  # commands waiting for their answer
 UNTRUSTED_BURST: Final = 20
@@ -81,9 +81,9 @@ class Extra:
 
     last_seen: str | None = None
     lag_s: float | None = None
-    rounds: deque[Mapping[str, Any]] = field(default_factory=lambda: deque(maxlen=ROUNDS_KEPT))
-    cards: dict[str, list[str | None]] = field(
-        default_factory=lambda: {"player": [], "banker": []})
+    # The shoe's results and roads, the round's cards, the phase a pause came from: the
+    # table page's (station.pit.views).
+    log: TableLog = field(default_factory=TableLog)
     actions: deque[Action] = field(default_factory=lambda: deque(maxlen=ACTIONS_KEPT))
 
 
@@ -200,20 +200,7 @@ class PitModel:
 
     @staticmethod
     def _tile_extras(extra: Extra, m: Mapping[str, Any]) -> None:
-        kind = m.get("kind")
-        if kind == "shoe_started":
-            extra.rounds.clear()
-            extra.cards = {"player": [], "banker": []}
-        elif kind == "betting_open":
-            extra.cards = {"player": [], "banker": []}
-        elif kind == "card":
-            _place(extra.cards, m.get("hand"), m.get("position"), m.get("card"))
-        elif kind == "reveal":
-            for c in m.get("cards") or []:
-                if isinstance(c, dict):
-                    _place(extra.cards, m.get("hand"), c.get("position"), c.get("card"))
-        elif kind == "round":
-            extra.rounds.append(_kept(m))
+        extra.log.add(m)
 
     def _alerts_of(self, table: str, m: Mapping[str, Any], at: str) -> None:
         kind = m.get("kind")
@@ -337,35 +324,7 @@ def _what(m: Mapping[str, Any]) -> str:
     return str(kind)
 
 
-ROUND_FIELDS: Final = ("shoe", "round", "status", "winner", "player_total", "banker_total",
-                       "void_reason", "voided_by", "player", "banker", "player_pair",
-                       "banker_pair", "natural", "dealer")
-
-
-def _kept(m: Mapping[str, Any]) -> dict[str, Any]:
-    """What the table page needs of a round (its result and the roads' marks), not the
-    whole record: a shoe's 80 rounds of 220 tables stay a few megabytes. Only the bets won
-    are kept (the roads' icon is the best of them)."""
-    out = {k: m[k] for k in ROUND_FIELDS if k in m}
-    bets = m.get("bets")
-    if isinstance(bets, dict):
-        out["bets"] = {k: b for k, b in bets.items()
-                       if isinstance(b, dict) and b.get("outcome") == "win"}
-    return out
-
-
 def _same(payload: bytes, key: str) -> bool:
     # The payload is this message's when its key is in it (a held message released by a
     # later one would not be).
     return key.encode("utf-8") in payload
-
-
-def _place(cards: dict[str, list[str | None]], hand: object, position: object,
-           card: object) -> None:
-    if hand not in ("player", "banker") or not isinstance(position, int) \
-            or not 1 <= position <= 3:
-        return
-    row = cards[str(hand)]
-    while len(row) < position:
-        row.append(None)
-    row[position - 1] = card if isinstance(card, str) else None

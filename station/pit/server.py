@@ -30,6 +30,7 @@ from station.pit.commands import (
     dealer_problem,
 )
 from station.pit.service import PitService, now_iso
+from station.pit.settings import LANGUAGES
 from station.ratelimit import Budget, retry_after_s
 from station.web.backlog import Backlog, Dropped
 from station.web.hosts import host_allowed, suggestion
@@ -44,7 +45,10 @@ IDLE_TIMEOUT_S: Final = 10.0
 MAX_STREAMS: Final = 64
 MAX_QUEUED_BYTES: Final = 1024 * 1024  # a floor of 220 tiles is ~100 KiB per frame
 WRITE_TIMEOUT_S: Final = 5.0
-HEARTBEAT_S: Final = 15.0
+# A quiet stream still says it is alive this often: a named event (a comment would be
+# invisible to the page), so a page whose stream went silent (a network lost without a
+# close) knows and reconnects (pit.js, STALE_MS).
+HEARTBEAT_S: Final = 5.0
 REFUSALS_BURST: Final = 10
 REFUSALS_PER_S: Final = 1.0
 _TYPES: Final = {".html": "text/html", ".js": "text/javascript", ".css": "text/css",
@@ -131,13 +135,21 @@ class PitServer:
 
     # --- pages ------------------------------------------------------------------------------
     async def floor_page(self, request: web.Request) -> web.StreamResponse:
-        return self._file("floor.html")
+        return self._language(request) or self._file("floor.html")
 
     async def table_page(self, request: web.Request) -> web.StreamResponse:
         if request.match_info["table"] not in self.service.model.floor.tables:
             return problem(404, f"no table {request.match_info['table'][:64]!r}",
                            "the floor page lists the tables the pit trusts")
-        return self._file("table.html")
+        return self._language(request) or self._file("table.html")
+
+    def _language(self, request: web.Request) -> web.StreamResponse | None:
+        """A page asked without ``?lang=en|zh`` is sent to the pit's ``pit.language`` (the
+        page reads its language from its address, docs/pit-pages.md)."""
+        if request.query.get("lang") in LANGUAGES:
+            return None
+        where = request.rel_url.update_query(lang=self.service.config.pit.language)
+        return web.Response(status=302, headers={"Location": str(where)})
 
     async def static(self, request: web.Request) -> web.StreamResponse:
         return self._file(request.match_info["name"])
@@ -192,7 +204,8 @@ class PitServer:
                 try:
                     await asyncio.wait_for(changed.wait(), HEARTBEAT_S)
                 except TimeoutError:
-                    await self._write(resp, out, b": ping\n\n")
+                    await self._write(resp, out, b'event: ping\ndata: {"ts":"%s"}\n\n'
+                                      % now_iso().encode())
         except (ConnectionError, TimeoutError, Dropped):
             if request.transport is not None:
                 request.transport.abort()
@@ -276,7 +289,7 @@ class PitServer:
             return problem(503, "the pit is not connected to the broker: nothing was sent",
                            "try again once the pit is connected", headers={"Retry-After": "2"})
         await self.service.answer(act)
-        return answer({"command": act.json()})
+        return answer({"command": views.command_json(act)})
 
     async def dealer_change(self, request: web.Request) -> web.StreamResponse:
         table = request.match_info["table"]

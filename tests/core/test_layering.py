@@ -52,7 +52,7 @@ DOCUMENTED_PURE = (
     "station.web.hosts", "station.web.modeview",
     "station.client.findings", "station.client.order", "station.client.state",
     "station.client.words", "station.pit.stats",
-    "station.pit.alerts", "station.pit.views",
+    "station.pit.alerts", "station.pit.views", "station.pit.words",
 )
 PURE_PACKAGES = ("station.bets", "station.analysis", "station.roads")
 

@@ -1,0 +1,70 @@
+"""The pit pages' screenshots in docs/pit/: the floor and a table's page at 1920x1080,
+1366x768 and 1280x800, in English and Chinese, all calm and then with trouble (two tables
+paused by the station, one offline, one whose stream carried a forged message), and a table
+far into its shoe, from the real pit over a real Mosquitto (tests/pit/pitfloor.py). Look at
+them before committing them.
+
+    .venv/bin/python -m tests.pit.screens [--out docs/pit]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests import webkit
+from tests.pit.pitfloor import Floors, PitFloor
+
+SIZES = {"1920x1080": (1920, 1080), "1366x768": (1366, 768), "1280x800": (1280, 800)}
+
+
+def shot(browser: Any, floor: PitFloor, path: str, size: tuple[int, int], out: Path) -> None:
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    page.goto(floor.pit.base + path)
+    page.wait_for_function("window.__renders > 0", timeout=30000)
+    if path.startswith("/?"):
+        page.wait_for_function("document.querySelectorAll('#tiles .tile').length > 0")
+    page.wait_for_timeout(1500)  # the alert list and the roads image
+    page.screenshot(path=str(out))
+    context.close()
+    print(out)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, default=Path("docs/pit"))
+    args = p.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp, webkit.browser() as browser:
+        floors = Floors(Path(tmp))
+        try:
+            f20, f60 = floors.floors[20], floors.floors[60]
+            floors.calm(f20)
+            floors.calm(f60)
+            for lang in ("en", "zh"):
+                shot(browser, f20, f"/?lang={lang}", SIZES["1920x1080"],
+                     args.out / f"floor-calm-{lang}-1920x1080.png")
+            floors.trouble(f20)
+            floors.trouble(f60)
+            for lang in ("en", "zh"):
+                shot(browser, f60, f"/?lang={lang}", SIZES["1920x1080"],
+                     args.out / f"floor-60-{lang}-1920x1080.png")
+                for name in ("1366x768", "1280x800"):
+                    shot(browser, f20, f"/?lang={lang}", SIZES[name],
+                         args.out / f"floor-20-{lang}-{name}.png")
+                for name, size in SIZES.items():
+                    shot(browser, f20, f"/tables/t1?lang={lang}", size,
+                         args.out / f"table-paused-{lang}-{name}.png")
+                # A table far into its shoe: its roads.
+                shot(browser, f20, f"/tables/t10?lang={lang}", SIZES["1920x1080"],
+                     args.out / f"table-roads-{lang}-1920x1080.png")
+        finally:
+            floors.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
