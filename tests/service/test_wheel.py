@@ -36,3 +36,12 @@ def test_the_wheel_installs_station_with_its_configs_and_unit_files(tmp_path: Pa
     assert f"ExecStart={station} run -c /etc/dealer-station/station.yaml" in unit
     assert (root / "etc/udev/rules.d/99-dealer-station.rules").is_file()
     assert (root / "etc/dealer-station/paytables/seed003.yaml").is_file()
+    # The pages are package data too: the dealer page's and the pit's (a pit installed from
+    # the wheel served 404 for its floor before pit/static was listed), and the services'
+    # configs and units.
+    station_dir = purelib / "station"
+    for page in ("web/static/app.js", "pit/static/floor.html", "pit/static/table.html",
+                 "pit/static/pit.js", "pit/static/pit.css",
+                 "shipped/config/pit.yaml", "shipped/config/archive.yaml",
+                 "shipped/systemd/dealer-pit.service", "shipped/systemd/dealer-archive.service"):
+        assert (station_dir / page).is_file(), page
