@@ -400,10 +400,14 @@ class Station:
             self.refuse(ev, "not a command this station takes", reason="unknown_action",
                         text=f"unknown command {ev.action!r} from {ev.actor}: ignored")
             return
-        if ev.action == "resume" and self._lost:
+        if self._lost and (ev.action == "resume"
+                           or (ev.action == "void" and not self.dealing.round_open)):
+            # A void still voids a round in play (its bets are refunded, the device-lost pause
+            # latched again); with no round it would only set cards aside under a pause that
+            # stays, an answer nobody could see: refused as resume is, until the device is back.
             lost = ", ".join(sorted(self._lost))
             why = f"{lost} still lost; reconnect it first"
-            self.refuse(ev, why, text=f"resume refused: {why}")
+            self.refuse(ev, why, text=f"{ev.action} refused: {why}")
             return
         arg = self._shoe_id(ev.ts) if ev.action == "new_shoe" else ev.actor
         d = self.dealing

@@ -73,6 +73,8 @@ def _what(m: Mapping[str, Any]) -> str:
             by = f" (raised by {m['raised_by']})" if m.get("raised_by") else ""
             return f"PAUSED: {m['reason']}{by}"
         case "resume":
+            if m.get("action") == "void":
+                return f"voided by {m['by']}: no round to void, the card set aside, going on"
             return f"resumed by {m['by']}"
         case "command_refused":
             return (f"command {m['command_id']} ({m['action']}) refused, {m['reason']}: "

@@ -215,11 +215,16 @@ def pause(*, table: str, seq: int, ts: float, reason: str, shoe: str | None,
 
 
 def resume(*, table: str, seq: int, ts: float, by: str, shoe: str | None,
-           round_no: int | None) -> dict[str, Any]:
-    """``by``: who resumed (``supervisor:ann``, or an upstream command's signer)."""
-    return envelope(RESUME, table=table, seq=seq, key=f"{table}:{RESUME}:{seq}", ts=ts) | {
+           round_no: int | None, action: str | None = None) -> dict[str, Any]:
+    """``by``: who resumed (``supervisor:ann``, or an upstream command's signer);
+    ``action``: ``void`` when a void with no round to void ended the pause, else absent (a
+    resume keeps its bytes)."""
+    out = envelope(RESUME, table=table, seq=seq, key=f"{table}:{RESUME}:{seq}", ts=ts) | {
         "by": by, "shoe": shoe, "round": round_no,
     }
+    if action is not None:
+        out["action"] = action
+    return out
 
 
 def command_refused(*, table: str, seq: int, ts: float, command_id: str | None,

@@ -91,6 +91,12 @@ def changes(before: Snapshot, after: Snapshot, event: InputEvent, outputs: list[
     if before.paused and not after.paused and isinstance(event, Command) \
             and event.action == "resume":
         out.append((m.RESUME, {"ts": ts, "by": event.actor, **where}))
+    elif before.paused and not after.paused and isinstance(event, Command) \
+            and event.action == "void" and not any(isinstance(o, Published) for o in outputs):
+        # A void with no round to void (a pause between rounds, before a shoe, in the
+        # shuffle check) goes on as a resume does: said so, naming who, so the command that
+        # ended the pause is answered by a message that names it, as every other is.
+        out.append((m.RESUME, {"ts": ts, "by": event.actor, **where, "action": "void"}))
     # (From between rounds: a VIP round skipped at once opens and closes in one event; its
     # opening goes first.)
     opened = [o for o in outputs if isinstance(o, Announced)

@@ -367,6 +367,8 @@ _WHY: list[_Rule] = [
     (re.compile(r"(\d+) rounds skipped in a row already, the most the VIP rules allow; this "
                 r"round is played"), lambda m: f"已连续飞牌{m[1]}局，已达包桌规则上限；本局须开牌"),
     (re.compile(r"no shoe is in play"), lambda m: "没有正在使用的牌靴"),
+    (re.compile(r"(.+) still lost; reconnect it first"),
+     lambda m: "、".join(_device_zh(d) for d in m[1].split(", ")) + "仍断线；请先重新连接"),
     (re.compile(r"(\d+) rounds played in this shoe; a new shoe may be asked for once (\d+) have "
                 r"been played"), lambda m: f"本牌靴已开{m[1]}局；满{m[2]}局后方可请求新牌靴"),
     (re.compile(r"the burn is not done; ask again once it is"),
@@ -470,9 +472,9 @@ _NOTICES: list[_Rule] = [
      lambda m: f"{m[1]} 已停止发送干扰信号：共{m[2]}个无效码"),
     (re.compile(r"re-scan read a card: held for the supervisor"),
      lambda m: "重新扫描读到一张牌：留待主管处理"),
-    (re.compile(r"resume refused: (.+) still lost; reconnect it first"),
-     lambda m: "恢复被拒绝：" + "、".join(_device_zh(d) for d in m[1].split(", "))
-     + "仍断线；请先重新连接"),
+    (re.compile(r"(resume|void) refused: (.+) still lost; reconnect it first"),
+     lambda m: {"resume": "恢复", "void": "作废"}[m[1]] + "被拒绝："
+     + "、".join(_device_zh(d) for d in m[2].split(", ")) + "仍断线；请先重新连接"),
     (re.compile(r"(?P<what>[a-z ]+?) refused from (?P<actor>.+?): (?P<why>.+)"),
      lambda m: f"{_WHAT.get(m['what'], m['what'])}被拒绝（{actor_zh(m['actor'])}）："
      + notice_zh(m["why"])),

@@ -13,6 +13,7 @@ between rounds, and ``shoe_ended`` names who asked (docs/upstream.md).
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Any
 
@@ -29,7 +30,7 @@ from station.tablerules import TableRules
 from station.upstream.commands import ACTIONS
 from station.upstream.observe import SHOE_ENDED_REASONS, Snapshot
 from station.upstream.schema import load_schema
-from station.web.words import detail_zh
+from station.web.words import detail_zh, notice_zh
 from tests.conftest import REPO
 from tests.modeskit import Exits
 
@@ -96,6 +97,7 @@ REFUSALS = [
     ("burn", "close_shoe", "the burn is not done; ask again once it is"),
     ("paused", "close_shoe", "the table is paused; ask again when it deals"),
     ("lost", "resume", "scanner still lost; reconnect it first"),
+    ("lost", "void", "scanner still lost; reconnect it first"),
     ("closed", "close_shoe", "no shoe is in play"),
 ]
 
@@ -139,7 +141,7 @@ def test_a_refused_upstream_command_is_answered_upstream(where: str, action: str
     assert not refused(messages)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=int(os.environ.get("ANSWERS_EXAMPLES", "150")), deadline=None)
 @given(st.lists(st.one_of(
     st.tuples(st.just("pit"), st.sampled_from(sorted(UPSTREAM_ACTIONS))),
     st.tuples(st.just("dealer"), st.sampled_from(["new_shoe", "open_betting",
@@ -165,6 +167,10 @@ def test_every_upstream_command_is_applied_or_answered(steps: list[tuple[str, st
                 assert answers[0]["action"] == arg
                 assert answers[0]["detail"] == refusals[0].detail
                 assert Snapshot.of(t.station) == before
+            elif arg in ("resume", "void"):
+                # Taken: a message names the command, whatever the table was doing.
+                assert any(f"[c-{t.n}]" in str(msg.get("by") or msg.get("voided_by") or "")
+                           for msg in messages), (arg, before, messages)
         elif kind == "dealer":
             t.cmd(arg)
         elif kind == "card":
@@ -283,3 +289,40 @@ def test_the_display_says_the_round_is_the_last_because_the_end_was_asked_for() 
     assert detail_zh(detail) == "第1局 - 已请求结束牌靴：本局为最后一局"
     t.send(CutCardSeen("cut", t.now + 0.5))  # the cut card too: the request still says why
     assert t.station.prompt.detail == detail
+
+
+@pytest.mark.parametrize("where", ["between", "burn"])
+def test_a_void_with_no_round_to_void_is_answered_by_a_resume_naming_it(where: str) -> None:
+    """A pause with no round in play (a card not due between rounds, a fault in the burn):
+    the void sets the card aside and the table goes on (or, in the burn, the shoe is
+    abandoned). Nothing is voided, so no round record names the command: a resume with
+    ``action: void`` does (docs/upstream.md), and a resume's own bytes are unchanged."""
+    t = Desk()
+    if where == "between":
+        t.shoe()
+        t.cards("5H")  # not due: paused between rounds
+    else:
+        t.cmd("new_shoe")
+        t.send(DeviceLost("scanner", "gone", t.now + 0.1))
+        t.send(DeviceRestored("scanner", t.now + 0.2))
+    assert t.state == "paused"
+    _, messages = t.pit("void")
+    (resume,) = [m for m in messages if m["kind"] == "resume"]
+    assert resume["by"] == PIT.format(n=t.n) and resume["action"] == "void"
+    assert not [m for m in messages if m["kind"] == "round"]
+    if where == "burn":
+        assert [m["reason"] for m in messages if m["kind"] == "shoe_ended"] == ["void"]
+    # A resume of the same pause says nothing of an action (its bytes as before).
+    t = Desk()
+    t.shoe()
+    t.cards("5H")
+    _, messages = t.pit("resume")
+    (resume,) = [m for m in messages if m["kind"] == "resume"]
+    assert "action" not in resume
+
+
+def test_every_refusal_reads_in_chinese() -> None:
+    """The dealer page and the pit show a refusal's detail in Chinese: none stays English."""
+    for _, action, detail in REFUSALS:
+        said = notice_zh(detail)
+        assert said != detail and not re.search(r"[a-z]{3}", said), (action, detail, said)
