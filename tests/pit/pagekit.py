@@ -115,7 +115,9 @@ class Table:
         m: dict[str, Any] = {"v": 1, "table": self.id, "kind": kind, "seq": seq, "ts": ts,
                              "key": f"{self.id}:{kind}:{seq}", **fields}
         if kind == "status":
-            m.setdefault("journal", HEAD)  # every status carries the journal's head (issue 24)
+            # Every status carries the journal's head and the clock's state (issue 24).
+            m.setdefault("journal", HEAD)
+            m.setdefault("clock", "unknown")
         else:
             m["prev_seq"] = self.event_seq
         self._count(m)
