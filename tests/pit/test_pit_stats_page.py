@@ -26,6 +26,7 @@ from urllib.parse import unquote
 
 import pytest
 
+from station.errors import InputFileError
 from station.pit import report
 from station.pit.statsroute import Busy, StatsGate
 from tests.pit.pitfloor import Floors, PitFloor
@@ -198,6 +199,14 @@ def test_the_gate_computes_one_at_a_time(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+def test_a_journal_that_cannot_be_read_is_503(tmp_path: Path) -> None:
+    gate = StatsGate(tmp_path / "none.sqlite3")
+    t0, t1 = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC)
+    with pytest.raises(InputFileError, match="no pit journal there"):
+        asyncio.run(gate.compute(t0, t1))
+    assert not gate.busy
+
+
 # --- the page ----------------------------------------------------------------------------
 def open_stats(chromium: Any, floor: PitFloor, path: str, size: tuple[int, int] = (1280, 800)
                ) -> Any:
@@ -269,8 +278,11 @@ def test_the_period_chooser_and_the_floor_link(floors: Floors, chromium: Any) ->
     assert page.get_attribute("#pick-today", "aria-pressed") == "true"
     assert datetime.fromisoformat(today["to"]) - datetime.fromisoformat(today["from"]) \
         <= timedelta(hours=24)
-    page.fill("#from", "2026-01-01T00:00")
-    page.fill("#to", "2026-01-01T08:00")
+    page.fill("#from", "yesterday")
+    page.click("#apply")
+    assert page.inner_text("#problem") == "请按 2026-01-01 08:00 的格式填写起止时间"
+    page.fill("#from", "2026-01-01 00:00")
+    page.fill("#to", "2026-01-01 08:00")
     page.click("#apply")
     page.wait_for_function("window.__renders > 2", timeout=60000)
     assert page.get_attribute("#pick-custom", "aria-pressed") == "true"

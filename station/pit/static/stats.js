@@ -12,7 +12,7 @@ const LABELS = {
     csvTable: "CSV BY TABLE", csvDealer: "CSV BY DEALER", tables: "Tables", dealers: "Dealers",
     loading: "computing...", ready: "", empty: "nothing in this period",
     noDealer: "(no dealer)", failed: "the pit does not answer", bad: "not a valid period",
-    busy: "busy, asking again",
+    busy: "busy, asking again", typeTimes: "Type both times as 2026-01-01 08:00",
   },
   zh: {
     title: "统计", back: "牌桌总览", otherLang: "English", shift: "本班次（8小时）",
@@ -20,7 +20,7 @@ const LABELS = {
     csvTable: "按牌桌导出表格", csvDealer: "按荷官导出表格", tables: "牌桌", dealers: "荷官",
     loading: "计算中...", ready: "", empty: "此时段内无记录",
     noDealer: "（无荷官）", failed: "巡场服务无应答", bad: "时段无效",
-    busy: "正忙，稍后重试",
+    busy: "正忙，稍后重试", typeTimes: "请按 2026-01-01 08:00 的格式填写起止时间",
   },
 };
 const $ = (id) => document.getElementById(id);
@@ -44,13 +44,21 @@ function duration(s) {
   const two = (n) => String(n).padStart(2, "0");
   return `${Math.floor(t / 3600)}:${two(Math.floor((t % 3600) / 60))}:${two(t % 60)}`;
 }
-function local(iso) { // an ISO time as this browser's datetime-local value
+// Times are typed and shown as "YYYY-MM-DD HH:MM" in this browser's time zone: a text
+// field, not the browser's date picker, whose words are the browser's language, not the page's.
+function local(iso) {
   const d = new Date(iso);
   const two = (n) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T` +
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ` +
     `${two(d.getHours())}:${two(d.getMinutes())}`;
 }
-function shown(iso) { return local(iso).replace("T", " "); }
+function shown(iso) { return local(iso); }
+function typed(text) { // "YYYY-MM-DD HH:MM" (or a date alone: its midnight), local; or null
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}))?$/.exec(text.trim());
+  if (!m) return null;
+  const d = new Date(+m[1], +m[2] - 1, +m[3], +(m[4] || 0), +(m[5] || 0));
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
 
 // The query of the period picked: none for this shift (the pit's default, its last 8 h).
 function query() {
@@ -100,7 +108,6 @@ function show() {
     b.classList.toggle("on", b.dataset.pick === pick);
     b.setAttribute("aria-pressed", String(b.dataset.pick === pick));
   }
-  $("custom-row").classList.toggle("off", pick !== "custom");
 }
 
 async function load() {
@@ -173,7 +180,8 @@ function renderGroups(table, groups, by, say) {
       const rr = tbody.appendChild(el("tr", "reason"));
       rr.dataset.key = tr.dataset.key;
       rr.dataset.reason = `${r.raised}/${r.reason}`;
-      const what = `${say.raised[r.raised] || r.raised}: ${say.reasons[r.reason] || r.reason}`;
+      const what = `${say.raised[r.raised] || r.raised}${lang === "zh" ? "：" : ": "}` +
+        `${say.reasons[r.reason] || r.reason}`;
       const td = rr.appendChild(el("td", "name", what));
       td.colSpan = 1 + (by === "dealer" ? 1 : 0) + COLUMNS.indexOf("pauses");
       for (const c of ["pauses", "paused_s", "voids"]) rr.appendChild(cell(c, r[c]));
@@ -195,11 +203,15 @@ for (const b of document.querySelectorAll("#chooser [data-pick]")) {
   b.addEventListener("click", () => { pick = b.dataset.pick; if (pick !== "custom") load(); else show(); });
 }
 $("apply").addEventListener("click", () => {
-  pick = "custom";
-  for (const k of ["from", "to"]) {
-    const v = $(k).value; // this browser's local time
-    custom[k] = v ? new Date(v).toISOString() : null;
+  const from = typed($("from").value), to = typed($("to").value);
+  if (!from || !to) {
+    $("problem").hidden = false;
+    $("problem").textContent = L.typeTimes;
+    return;
   }
+  pick = "custom";
+  custom.from = from;
+  custom.to = to;
   load();
 });
 applyLanguage();
