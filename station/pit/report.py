@@ -3,14 +3,13 @@
 ``station pit report -c PIT.yaml --from ISO --to ISO [--by table|dealer] [--out FILE]``
 opens the pit journal (PIT.yaml's ``pit.journal``) read-only, folds its ``seen`` rows with
 ``station.pit.stats`` and writes one CSV (RFC 4180: comma separated, CRLF line ends, fields
-quoted when they need it, UTF-8, a header row; the columns are in docs/pit-stats.md). The
+quoted when they need it, UTF-8, a header row; the columns are in docs/pit.md, Statistics). The
 file is written beside its target and moved over it only when complete; it may not be the
 config, the journal or the journal's own files. ``-`` (the default) is stdout. Bad input
 (no config, no journal, not a pit journal, a date that is not ISO 8601, ``--from`` not
 before ``--to``) is exit 2 with a message saying what to fix; nothing is written then.
 
-``load_stats`` is the same reading for the pit's ``GET /api/stats``, and ``api_stats`` the
-route's whole answer.
+``load_stats`` is the same reading for the pit's ``GET /api/stats`` (station.pit.statsroute).
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ import argparse
 import csv
 import sqlite3
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
@@ -46,7 +45,7 @@ def register_report(sub: Any) -> argparse.ArgumentParser:
         "report", help=HELP,
         description="Rounds, rounds per hour, pauses and voids by reason and time paused, "
         "per table or per dealer, over [--from, --to), from the pit journal's records; "
-        "written as CSV (docs/pit-stats.md has every column).")
+        "written as CSV (docs/pit.md, Statistics, has every column).")
     p.add_argument("-c", "--config", type=Path, required=True,
                    help="the pit's YAML (its pit.journal is read)")
     p.add_argument("--from", dest="start", required=True, metavar="ISO",
@@ -171,25 +170,6 @@ def _rows(db: sqlite3.Connection, journal: Path, start: datetime,
     except sqlite3.DatabaseError as exc:
         raise InputFileError(f"{journal}: the pit journal cannot be read ({exc}); check the "
                              "file, or restore it from a copy") from None
-
-
-def api_stats(journal: Path, query: Mapping[str, str],
-              now: datetime | None = None) -> tuple[int, dict[str, Any]]:
-    """``GET /api/stats?from=ISO&to=ISO`` in one call, for the pit's route (run it off the
-    event loop): ``(200, the statistics)``, ``(400, {"error"})`` for a missing or bad date,
-    ``(503, {"error"})`` when the journal cannot be read."""
-    try:
-        if "from" not in query or "to" not in query:
-            raise InputFileError("give the period as ?from=ISO&to=ISO")
-        start, end = when(query["from"], "from"), when(query["to"], "to")
-        if not start < end:
-            raise InputFileError(f"from {query['from']} is not before to {query['to']}")
-    except InputFileError as exc:
-        return 400, {"error": str(exc)}
-    try:
-        return 200, load_stats(journal, start, end, now=now)
-    except InputFileError as exc:
-        return 503, {"error": str(exc)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

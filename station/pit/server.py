@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
 import orjson
 from aiohttp import web
 
+from station.errors import InputFileError
 from station.pit import views
 from station.pit.commands import (
     ACK_KEYS,
@@ -31,6 +33,16 @@ from station.pit.commands import (
 )
 from station.pit.service import PitService, now_iso
 from station.pit.settings import LANGUAGES
+from station.pit.statsroute import (
+    RETRY_S,
+    BadQuery,
+    Busy,
+    StatsGate,
+    csv_text,
+    file_name,
+    period,
+    with_words,
+)
 from station.ratelimit import Budget, retry_after_s
 from station.web.backlog import Backlog, Dropped
 from station.web.hosts import host_allowed, suggestion
@@ -78,6 +90,7 @@ class PitServer:
         self.keeper = Keeper(cap=connection_cap(), idle_s=IDLE_TIMEOUT_S)
         self.budget = Budget(burst=REFUSALS_BURST, rate_per_s=REFUSALS_PER_S)
         self.streams = 0
+        self.stats = StatsGate(Path(pit.journal))
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> None:
@@ -102,11 +115,14 @@ class PitServer:
         r = app.router
         r.add_get("/", self.floor_page)
         r.add_get("/tables/{table}", self.table_page)
+        r.add_get("/stats", self.stats_page)
         r.add_get("/static/{name}", self.static)
         r.add_get("/api/tables", self.tables)
         r.add_get("/api/tables/{table}", self.table)
         r.add_get("/api/alerts", self.alerts)
         r.add_get("/api/events", self.events)
+        r.add_get("/api/stats", self.stats_json)
+        r.add_get("/api/stats.csv", self.stats_csv)
         r.add_post("/api/tables/{table}/commands/{action}", self.command)
         r.add_post("/api/tables/{table}/dealer-change", self.dealer_change)
         r.add_post("/api/alerts/{id}/ack", self.ack)
@@ -143,9 +159,12 @@ class PitServer:
                            "the floor page lists the tables the pit trusts")
         return self._language(request) or self._file("table.html")
 
+    async def stats_page(self, request: web.Request) -> web.StreamResponse:
+        return self._language(request) or self._file("stats.html")
+
     def _language(self, request: web.Request) -> web.StreamResponse | None:
         """A page asked without ``?lang=en|zh`` is sent to the pit's ``pit.language`` (the
-        page reads its language from its address, docs/pit-pages.md)."""
+        page reads its language from its address, docs/pit.md, The pages)."""
         if request.query.get("lang") in LANGUAGES:
             return None
         where = request.rel_url.update_query(lang=self.service.config.pit.language)
@@ -178,6 +197,36 @@ class PitServer:
 
     async def alerts(self, request: web.Request) -> web.StreamResponse:
         return answer(views.alerts_body(self.service.model))
+
+    async def _stats(self, request: web.Request
+                     ) -> tuple[dict[str, Any], str] | web.Response:
+        """The statistics the query asks for and its ``by``, or the refusal: 400 naming the
+        parameter, 503 while another request's are computed or the journal is unreadable."""
+        try:
+            start, end, by = period(request.query, datetime.now(UTC))
+            return await self.stats.compute(start, end), by
+        except BadQuery as exc:
+            return problem(400, str(exc), "e.g. /api/stats?from=2026-01-01T08:00Z&"
+                           "to=2026-01-01T16:00Z&by=table (docs/pit.md, Statistics)")
+        except Busy as exc:
+            return problem(503, str(exc), "ask again in a moment",
+                           headers={"Retry-After": str(RETRY_S)})
+        except InputFileError as exc:
+            return problem(503, str(exc), "check the pit journal (pit.journal)")
+
+    async def stats_json(self, request: web.Request) -> web.StreamResponse:
+        got = await self._stats(request)
+        return got if isinstance(got, web.Response) else answer(with_words(got[0]))
+
+    async def stats_csv(self, request: web.Request) -> web.StreamResponse:
+        got = await self._stats(request)
+        if isinstance(got, web.Response):
+            return got
+        result, by = got
+        return web.Response(
+            body=csv_text(result, by).encode(), content_type="text/csv", charset="utf-8",
+            headers={"Cache-Control": "no-store", "Content-Disposition":
+                     f'attachment; filename="{file_name(result, by)}"'})
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         if self.streams >= MAX_STREAMS:

@@ -2,8 +2,8 @@
 
 What a pit manager asks of a shift (UKGC RTS 17: game statistics by staff): per table and
 per dealer, the rounds (complete, void), rounds per hour, the pauses and voids by reason and
-the time paused, over a period ``[start, end)``. Every definition is in docs/pit-stats.md;
-in short:
+the time paused, over a period ``[start, end)``. Every definition is in docs/pit.md
+("Statistics"); in short:
 
 - Times are the station's (the messages' ``ts``), never when the pit received them.
 - A round belongs to the period when its result (the ``round`` message) is in it, and to the

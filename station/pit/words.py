@@ -230,3 +230,42 @@ def command_detail(detail: str | None, language: str) -> str:
     said = notice_zh(m["detail"])
     said = "" if said == m["detail"] and _LATIN.search(said) else said
     return REFUSAL[m["why"]][1] + (f"：{said}" if said else "")
+
+
+# --- the statistics page (station.pit.stats, docs/pit.md "Statistics") ---------------------
+# Who raised a pause or a void (stats.DEALER, STATION, SUPERVISOR).
+STATS_RAISED: Final = {
+    "dealer": ("dealer", "荷官"), "station": ("station", "工作站"),
+    "supervisor": ("supervisor", "主管"),
+}
+# What a pause or void was: the station's reason kinds (station.pauses.REASON_KINDS), the
+# dealer's codes (station.procedures.PAUSE_WORDS) and a void with no pause.
+STATS_REASON: Final = {
+    "not_due": ("card not due", "非应发之牌"),
+    "unreadable": ("unreadable card", "无法读取的牌"),
+    "beyond_shoe": ("more copies than the shoe holds", "超出牌靴副数的牌"),
+    "device_lost": ("reader lost", "读牌器断开"),
+    "noise": ("reader noise", "读牌器干扰"),
+    "another_pack": ("card from another pack", "其他牌副的牌"),
+    "repeated_shoe": ("repeated shoe", "重复牌靴"),
+    "restart": ("station restarted", "工作站重启"),
+    "cut_card": ("cut card during the burn", "烧牌时出现切牌"),
+    "voided_by_supervisor": ("voided by the supervisor", "主管作废"),
+    **PAUSE_WORDS,  # the dealer's codes; "other" is also a station reason of no known kind
+}
+# The columns: as the CSV names them (stats.csv_header) and as the page shows them.
+STATS_COLUMN: Final = {
+    "table": ("Table", "牌桌"), "dealer": ("Dealer", "荷官"), "tables": ("Tables", "牌桌"),
+    "rounds": ("Rounds", "局数"), "complete": ("Complete", "完成"), "void": ("Void", "作废"),
+    "dealing_s": ("Dealing time", "派牌时间"), "rounds_per_hour": ("Rounds per hour", "每小时局数"),
+    "pauses": ("Pauses", "暂停次数"), "paused_s": ("Time paused", "暂停时间"),
+    "voids": ("Voids", "作废次数"), "raised": ("Raised by", "发起方"), "reason": ("Reason", "原因"),
+}
+
+
+def stats_words(language: str) -> dict[str, dict[str, str]]:
+    """The statistics page's words in ``language``: who raised, the reasons, the columns."""
+    i = 1 if language == "zh" else 0
+    return {"raised": {k: v[i] for k, v in STATS_RAISED.items()},
+            "reasons": {k: v[i] for k, v in STATS_REASON.items()},
+            "columns": {k: v[i] for k, v in STATS_COLUMN.items()}}

@@ -23,10 +23,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
 from station.procedures import PAUSE_WORDS
+from station.upstream import messages
 from station.upstream.signing import Signer, public_pem
 from tests.client.clientkit import TABLE, simulated_stream
 
 PREFIX = "baccarat"
+# The journal head a status carries (issue 24); the pit does not read it.
+HEAD = messages.journal_head(bytes(32), 0, bytes(32))
 
 
 def _epoch(iso: str) -> float:
@@ -111,7 +114,11 @@ class Table:
         seq = self.seq + 1
         m: dict[str, Any] = {"v": 1, "table": self.id, "kind": kind, "seq": seq, "ts": ts,
                              "key": f"{self.id}:{kind}:{seq}", **fields}
-        if kind != "status":
+        if kind == "status":
+            # Every status carries the journal's head and the clock's state (issue 24).
+            m.setdefault("journal", HEAD)
+            m.setdefault("clock", "unknown")
+        else:
             m["prev_seq"] = self.event_seq
         self._count(m)
         return self.topic(kind), Signer(self.key).sign(m)
@@ -133,8 +140,7 @@ class Table:
 
     def last_will(self, ts: str) -> tuple[str, bytes]:
         """The presence status a broker publishes for a station that died."""
-        m = {"v": 1, "table": self.id, "kind": "status", "online": False,
-             "key": f"{self.id}:status:offline:{ts}", "ts": ts}
+        m = messages.presence(table=self.id, ts=_epoch(ts), online=False, journal=HEAD)
         return self.topic("status"), Signer(self.key).sign(m)
 
 

@@ -1,8 +1,8 @@
 """The pit pages' screenshots in docs/pit/: the floor and a table's page at 1920x1080,
 1366x768 and 1280x800, in English and Chinese, all calm and then with trouble (two tables
 paused by the station, one offline, one whose stream carried a forged message), and a table
-far into its shoe, from the real pit over a real Mosquitto (tests/pit/pitfloor.py). Look at
-them before committing them.
+far into its shoe, and the statistics page of the current shift, from the real pit over a
+real Mosquitto (tests/pit/pitfloor.py). Look at them before committing them.
 
     .venv/bin/python -m tests.pit.screens [--out docs/pit]
 """
@@ -58,6 +58,10 @@ def main() -> int:
                 for name, size in SIZES.items():
                     shot(browser, f20, f"/tables/t1?lang={lang}", size,
                          args.out / f"table-paused-{lang}-{name}.png")
+                # The shift's statistics (the pit's default period: the last 8 hours).
+                for name, size in SIZES.items():
+                    shot(browser, f20, f"/stats?lang={lang}", size,
+                         args.out / f"stats-{lang}-{name}.png")
                 # A table far into its shoe: its roads.
                 shot(browser, f20, f"/tables/t10?lang={lang}", SIZES["1920x1080"],
                      args.out / f"table-roads-{lang}-1920x1080.png")

@@ -42,3 +42,17 @@ def test_the_examples_have_the_contract_fields() -> None:
     assert set(command["command"]) == {"id", "table", "action", "by", "state", "detail"}
     signed = next(x for x in examples if "sig" in x)
     assert set(signed) == {"v", "id", "table", "action", "ts", "actor", "sig"}
+
+
+def test_the_statistics_routes_bounds_are_the_documented_ones() -> None:
+    from station.pit.statsroute import MAX_DAYS, RETRY_S, SHIFT_HOURS  # noqa: PLC0415
+
+    part = DOC.split("### `GET /api/stats` and `GET /api/stats.csv`", 1)[1].split("\n### ", 1)[0]
+    assert f"at most **{MAX_DAYS} days**" in part
+    assert f"`from` to {SHIFT_HOURS} hours before `to`" in part
+    assert f"`Retry-After: {RETRY_S}`" in part and f"ask again in {RETRY_S} s" in part
+    # Every link to a section of this page names one that exists.
+    anchors = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-")
+               for h in re.findall(r"^#+ (.+)$", DOC, re.M)}
+    for link in re.findall(r"\]\(#([\w-]+)\)", DOC):
+        assert link in anchors, link

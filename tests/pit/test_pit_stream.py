@@ -21,6 +21,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from station.commands.keygen import write_pair
 from station.upstream.schema import validate
 from station.upstream.signing import Signer, load_private_key
+from tests.pit.pagekit import HEAD
 from tests.pit.pitkit import BOSS, BOSS_PIN, OTHER, OTHER_PIN, Pit, PitFolder
 from tests.upstream.broker import Broker, wait_until
 
@@ -53,6 +54,9 @@ class Table:
                              "ts": TS, **fields}
         if kind == "status":
             m["key"] = f"{self.table}:status:{self.seq}"
+            # Every status carries the journal's head and the clock's state (issue 24).
+            m.setdefault("journal", HEAD)
+            m.setdefault("clock", "unknown")
         else:
             m["key"] = fields.get("key") or f"{self.table}:{kind}:{self.seq}"
             m["prev_seq"] = self.last_event

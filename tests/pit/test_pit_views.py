@@ -20,6 +20,7 @@ from station.pit import views, words
 from station.station import _SUPERVISOR_CHOICES
 from station.upstream.signing import Signer
 from tests.client.clientkit import TABLE, Stream, simulated_stream
+from tests.pit.pagekit import HEAD
 
 # What a Chinese page may show besides Chinese: ranks, ids, names, numbers, punctuation.
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
@@ -145,7 +146,8 @@ class Table:
         self.seq += 1
         m = {"v": 1, "table": self.table, "kind": "status", "key": f"{self.table}:status:"
              f"{self.seq}", "seq": self.seq, "online": True, "phase": phase, "paused": None,
-             "ts": f"2026-01-01T00:00:{self.seq:02d}.000Z", **fields}
+             "ts": f"2026-01-01T00:00:{self.seq:02d}.000Z", "journal": HEAD,
+             "clock": "unknown", **fields}  # the journal's head and the clock: issue 24
         return self.signer.sign(m)
 
 

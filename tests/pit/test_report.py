@@ -229,17 +229,3 @@ def test_run_takes_the_arguments_as_station_pit_parses_them(floor: Path, tmp_pat
     args.start = "soon"
     assert report.run(args) == 2
     assert "--from 'soon'" in capsys.readouterr().err
-
-
-def test_api_stats_answers_as_the_route_should(floor: Path, tmp_path: Path) -> None:
-    journal = floor / "var" / "pit.sqlite"
-    code, body = report.api_stats(journal, {"from": FROM, "to": TO})
-    assert code == 200 and [t["table"] for t in body["tables"]] == ["t7", "t8"]
-    assert report.api_stats(journal, {"from": FROM}) == (
-        400, {"error": "give the period as ?from=ISO&to=ISO"})
-    code, body = report.api_stats(journal, {"from": "x", "to": TO})
-    assert code == 400 and "from 'x': not an ISO 8601 time" in body["error"]
-    code, body = report.api_stats(journal, {"from": TO, "to": FROM})
-    assert code == 400 and "is not before" in body["error"]
-    code, body = report.api_stats(tmp_path / "none.sqlite", {"from": FROM, "to": TO})
-    assert code == 503 and "no pit journal there" in body["error"]

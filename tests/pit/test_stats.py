@@ -1,4 +1,4 @@
-"""station.pit.stats on cases small enough to work out by hand (docs/pit-stats.md)."""
+"""station.pit.stats on cases small enough to work out by hand (docs/pit.md, Statistics)."""
 
 from __future__ import annotations
 

@@ -136,14 +136,15 @@ def test_parsed_and_unparsed_bodies_give_the_same(rows: list[tuple[Any, ...]]) -
 
 
 def documented_examples() -> list[list[str]]:
-    """The CSV lines of docs/pit-stats.md's example (its ```csv blocks)."""
-    text = (REPO / "docs" / "pit-stats.md").read_text(encoding="utf-8")
+    """The CSV lines of docs/pit.md's example of the statistics (its ```csv blocks)."""
+    text = (REPO / "docs" / "pit.md").read_text(encoding="utf-8")
+    text = text.split("\n## Statistics\n", 1)[1].split("\n## ", 1)[0]
     return [block.split("```", 1)[0].splitlines() for block in text.split("```csv\n")[1:]]
 
 
 def test_the_example_of_the_docs_is_a_real_run(tmp_path: Path) -> None:
-    """docs/pit-stats.md's example is this very run's CSV: the first simulated hour of t7
-    (resumes) and t8 (voids), by table and by dealer."""
+    """docs/pit.md's example of the statistics is this very run's CSV: the first simulated
+    hour of t7 (resumes) and t8 (voids), by table and by dealer."""
     rows = (rows_of(simulate(tmp_path, table="t7", seed=3, faults=FAULTS))
             + rows_of(simulate(tmp_path, table="t8", seed=4, faults=FAULTS,
                                supervisor="void")))

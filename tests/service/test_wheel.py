@@ -41,7 +41,8 @@ def test_the_wheel_installs_station_with_its_configs_and_unit_files(tmp_path: Pa
     # configs and units.
     station_dir = purelib / "station"
     for page in ("web/static/app.js", "pit/static/floor.html", "pit/static/table.html",
-                 "pit/static/pit.js", "pit/static/pit.css",
+                 "pit/static/pit.js", "pit/static/pit.css", "pit/static/stats.html",
+                 "pit/static/stats.js",
                  "shipped/config/pit.yaml", "shipped/config/archive.yaml",
                  "shipped/systemd/dealer-pit.service", "shipped/systemd/dealer-archive.service"):
         assert (station_dir / page).is_file(), page

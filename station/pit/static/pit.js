@@ -1,7 +1,7 @@
 // The pit's pages: the floor (a tile per table, the alert list) and a table's page. They show
 // what the pit's API says and send what a pit boss asks; they decide nothing about a game:
 // every state, reason and word of a table comes in the API's JSON (its "say" in the page's
-// language, station.pit.words). Live over /api/events (SSE) with reconnect. docs/pit-pages.md.
+// language, station.pit.words). Live over /api/events (SSE) with reconnect. docs/pit.md, The pages.
 "use strict";
 
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
@@ -17,7 +17,7 @@ const LABELS = {
   en: {
     title: "Pit", tables: (n, need) => `${n} tables, ${need} need someone`,
     live: "LIVE", down: "RECONNECTING", enableSound: "ENABLE SOUND", soundOn: "SOUND ON",
-    muted: "MUTED", otherLang: "中文", alerts: (n) => `Alerts (${n} open)`,
+    muted: "MUTED", otherLang: "中文", stats: "STATISTICS", alerts: (n) => `Alerts (${n} open)`,
     online: "online", offline: "OFFLINE", unknown: "not seen yet",
     round: (n) => `round ${n}`, noRound: "no round", shoe: "shoe",
     lag: (s) => `lag ${s} s`, seconds: (s) => `${s} s`, pen: (p) => `cut ${p}%`, cutOut: "cut card out",
@@ -58,7 +58,7 @@ const LABELS = {
   zh: {
     title: "赌场巡场", tables: (n, need) => `共 ${n} 桌，${need} 桌需要处理`,
     live: "已连接", down: "重新连接中", enableSound: "开启声音", soundOn: "声音开",
-    muted: "静音", otherLang: "English", alerts: (n) => `警报（${n} 条未处理）`,
+    muted: "静音", otherLang: "English", stats: "统计", alerts: (n) => `警报（${n} 条未处理）`,
     online: "在线", offline: "离线", unknown: "尚未收到",
     round: (n) => `第 ${n} 局`, noRound: "未开局", shoe: "牌靴",
     lag: (s) => `延迟 ${s} 秒`, seconds: (s) => `${s} 秒`, pen: (p) => `切牌 ${p}%`, cutOut: "切牌已出",
@@ -173,6 +173,8 @@ function applyLanguage() {
   }
   if (page === "floor") {
     document.title = L.title;
+    $("stats-link").textContent = L.stats;
+    $("stats-link").href = `/stats?lang=${lang}`;
   } else {
     $("back").textContent = L.back;
     $("back").href = `/?lang=${lang}`;
