@@ -1,5 +1,6 @@
-"""ARCHIVE.yaml: ``broker:`` and ``tables:`` as the pit's (station.brokerconfig), and
-``archive:`` (``dir``, ``name``, ``signing_key_file``). Unknown keys are refused."""
+"""ARCHIVE.yaml: ``broker:`` and ``tables:``, read by the parser of every service that
+listens to many tables (station.brokerconfig), and ``archive:`` (``dir``, ``name``,
+``signing_key_file``). Unknown keys are refused."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ from station.yamlload import load_yaml
 
 TOP_KEYS: Final = ("broker", "tables", "archive")
 ARCHIVE_KEYS: Final = ("dir", "name", "signing_key_file")
+# The broker keeps queueing the mirror for the archive this long while it is away (a restart,
+# an upgrade): a day, since every record it misses is one the stations must send again.
+SESSION_EXPIRY_S: Final = 86400
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +42,7 @@ class ArchiveConfig:
     archive: ArchiveSettings
 
     def client_id(self) -> str:
-        return self.broker.client_id or f"archive-{self.archive.name}"[:64]
+        return self.broker.client_id_or(f"archive-{self.archive.name}")
 
 
 def load_archive_config(path: Path) -> ArchiveConfig:
@@ -48,7 +52,7 @@ def load_archive_config(path: Path) -> ArchiveConfig:
     for name in ("broker", "tables", "archive"):
         if name not in top.data:
             top.fail(name, f"missing section: see config/archive.yaml for what {name}: holds")
-    broker = parse_broker(top.sub("broker", BROKER_KEYS))
+    broker = parse_broker(top.sub("broker", BROKER_KEYS), session_expiry_s=SESSION_EXPIRY_S)
     tables = parse_tables(top.sub("tables", TABLES_KEYS))
     sec = top.sub("archive", ARCHIVE_KEYS)
     folder = sec.path_("dir", None, "the folder the journals are kept in")

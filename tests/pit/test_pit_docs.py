@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from station.pit.config import BROKER_KEYS, PIT_KEYS, TABLES_KEYS
+from station.brokerconfig import BROKER_KEYS, TABLES_KEYS
+from station.pit.config import PIT_KEYS
 from station.pit.journal import SCHEMA
 from tests.conftest import REPO
 
