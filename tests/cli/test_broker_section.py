@@ -73,7 +73,8 @@ def folder(tmp_path: Path) -> Path:
 def broker_of(service: str, folder: Path, broker: dict[str, Any],
               tables: dict[str, Any] | None = None) -> BrokerSettings:
     write, load, _ = SERVICES[service]
-    settings = load(write(folder, broker, {"keys_dir": "keys"} if tables is None else tables)).broker
+    path = write(folder, broker, {"keys_dir": "keys"} if tables is None else tables)
+    settings = load(path).broker
     assert isinstance(settings, BrokerSettings)
     return settings
 
