@@ -17,7 +17,7 @@ from typing import Final
 
 from station.configsection import Section
 from station.kinds.outlets import mqtt as mqtt_outlet
-from station.upstream.settings import TlsSettings, UpstreamSettings
+from station.upstream.settings import TlsSettings, UpstreamSettings, effective_port
 
 BROKER_KEYS: Final = ("host", "port", "prefix", "client_id", "credentials_file", "tls",
                       "keepalive_s", "session_expiry_s", "reconnect_max_s")
@@ -42,9 +42,7 @@ class BrokerSettings:
 
     @property
     def effective_port(self) -> int:
-        if self.port is not None:
-            return self.port
-        return 8883 if self.tls is not None else 1883
+        return effective_port(self.port, self.tls)
 
     @property
     def where(self) -> str:
