@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from station.configsection import Section
 from station.kinds.outlets import mqtt as mqtt_outlet
@@ -85,3 +85,24 @@ def parse_tables(sec: Section) -> TablesSettings:
     if not folder.is_dir():
         sec.fail(sec.key("keys_dir"), f"{folder}: not a folder; make it: {KEYS_FIX}")
     return TablesSettings(folder)
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceSections:
+    broker: BrokerSettings
+    tables: TablesSettings
+    own: Section  # the service's own section, its keys checked: the service reads it
+
+
+def parse_service_config(path: Path, data: Any, own: str, own_keys: tuple[str, ...], *,
+                         session_expiry_s: int) -> ServiceSections:
+    """A service's config file: ``broker:``, ``tables:`` and the service's own section
+    ``own``, each required (a missing one is named with the shipped example,
+    ``config/<own>.yaml``), nothing else. ``session_expiry_s``: see ``parse_broker``."""
+    top = Section(path, "", data, ("broker", "tables", own))
+    for name in ("broker", "tables", own):
+        if name not in top.data:
+            top.fail(name, f"missing section: see config/{own}.yaml for what {name}: holds")
+    return ServiceSections(
+        parse_broker(top.sub("broker", BROKER_KEYS), session_expiry_s=session_expiry_s),
+        parse_tables(top.sub("tables", TABLES_KEYS)), top.sub(own, own_keys))

@@ -14,13 +14,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
-from station.brokerconfig import BROKER_KEYS, TABLES_KEYS, parse_broker, parse_tables
+from station.brokerconfig import parse_service_config
 from station.configsection import Section, secret_path
 from station.pit.settings import DEFAULT_PORT, LANGUAGES, PitConfig, PitSettings
 from station.upstream.settings import KEY_NAME
 from station.yamlload import load_yaml
 
-TOP: Final = ("broker", "tables", "pit")
 # The broker keeps the pit's session (the tables' messages queued) this long while it is away.
 SESSION_EXPIRY_S: Final = 3600
 PIT_KEYS: Final = ("name", "host", "port", "signing_key_file", "pins_file", "journal",
@@ -32,10 +31,9 @@ def load_pit_config(path: Path) -> PitConfig:
 
 
 def parse_pit_config(path: Path, data: Any) -> PitConfig:
-    top = Section(path, "", data, TOP)
-    broker = parse_broker(top.sub("broker", BROKER_KEYS), session_expiry_s=SESSION_EXPIRY_S)
-    tables = parse_tables(top.sub("tables", TABLES_KEYS))
-    return PitConfig(path, broker, tables.keys_dir, _pit(top.sub("pit", PIT_KEYS)))
+    sections = parse_service_config(path, data, "pit", PIT_KEYS,
+                                    session_expiry_s=SESSION_EXPIRY_S)
+    return PitConfig(path, sections.broker, sections.tables.keys_dir, _pit(sections.own))
 
 
 def _pit(sec: Section) -> PitSettings:

@@ -147,3 +147,30 @@ def test_the_client_takes_the_units_credential_and_names_a_bad_file(folder: Path
     (folder / "ca.pem").write_text("not a certificate\n")
     with pytest.raises(ConfigError, match=r"pit\.yaml: broker\.tls: "):
         service_client(BrokerSettings(tls=TlsSettings(folder / "ca.pem")), "pit-1", config)
+
+
+@pytest.mark.parametrize("service", list(SERVICES))
+@pytest.mark.parametrize("section", ["broker", "tables", "own"])
+def test_a_missing_section_is_named_with_the_shipped_example(folder: Path, service: str,
+                                                             section: str) -> None:
+    write, load, _ = SERVICES[service]
+    path = write(folder, {}, {"keys_dir": "keys"})
+    data = yaml.safe_load(path.read_text())
+    name = service if section == "own" else section
+    del data[name]
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError) as info:
+        load(path)
+    assert str(info.value) == (f"{path}: {name}: missing section: see config/{service}.yaml "
+                               f"for what {name}: holds")
+
+
+def test_an_unknown_top_level_key_is_refused_alike(folder: Path) -> None:
+    said = {}
+    for service, (write, load, _) in SERVICES.items():
+        path = write(folder, {}, {"keys_dir": "keys"})
+        path.write_text(path.read_text() + "brokers: {}\n")
+        with pytest.raises(ConfigError) as info:
+            load(path)
+        said[service] = str(info.value).removeprefix(f"{path}: ")
+    assert said["pit"] == said["archive"] == "brokers: unknown key (did you mean 'broker'?)"
