@@ -1,23 +1,30 @@
-"""The ``broker:`` and ``tables:`` sections shared by the services that listen to many
-tables (``station archive``; the pit's config has the same two sections): where the broker
-is, as the station's ``upstream:`` says it, and where the tables' public keys are.
+"""The ``broker:`` and ``tables:`` sections of every service that listens to many tables
+(``station pit``, ``station archive``): where the broker is and where the tables' public
+keys are. One parser for all of them, so the keys, checks, defaults and words are the same
+(docs/configuration.md, "broker and tables").
 
-Every error is a ``ConfigError`` naming the file, the key and the fix; unknown keys are
-refused with the nearest known one (``station.configsection``).
+``broker:`` takes the keys of a station's ``upstream:`` that say how to reach the broker and
+is read and checked by the station's own code for them (station.kinds.outlets.mqtt and
+``UpstreamSettings.problems``). Each error is a ``ConfigError`` naming the file, the key and
+the fix; unknown keys are refused with the nearest known one (station.configsection).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
-from station.configsection import Section, secret_path
-from station.upstream.settings import TlsSettings, UpstreamSettings
+from station.configsection import Section
+from station.kinds.outlets import mqtt as mqtt_outlet
+from station.upstream.settings import TlsSettings, UpstreamSettings, effective_port
 
 BROKER_KEYS: Final = ("host", "port", "prefix", "client_id", "credentials_file", "tls",
-                      "keepalive_s", "session_expiry_s")
+                      "keepalive_s", "session_expiry_s", "reconnect_max_s")
 TABLES_KEYS: Final = ("keys_dir",)
+KEYS_FIX: Final = ("the folder of the tables' public keys: <table>.pub or <table>.pub.pem "
+                   "each, as `station keygen DIR --name TABLE` writes (`station fleet` "
+                   "writes DIR/keys)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,17 +32,25 @@ class BrokerSettings:
     host: str = "localhost"
     port: int | None = None  # None: 1883, or 8883 with TLS
     prefix: str = "baccarat"
-    client_id: str | None = None  # None: the service's own default
-    credentials_file: Path | None = None  # line 1 username, line 2 password
+    client_id: str | None = None  # None: the service's own (``client_id_or``)
+    # line 1 username, line 2 password; None: the unit's credential mqtt-credentials, if any
+    credentials_file: Path | None = None
     tls: TlsSettings | None = None
     keepalive_s: int = 30
-    session_expiry_s: int = 86400  # how long the broker queues for the service while away
+    session_expiry_s: int = 3600  # how long the broker queues for the service while away
+    reconnect_max_s: int = 30  # paho's reconnect backoff doubles from 1 s up to this
 
     @property
     def effective_port(self) -> int:
-        if self.port is not None:
-            return self.port
-        return 8883 if self.tls is not None else 1883
+        return effective_port(self.port, self.tls)
+
+    @property
+    def where(self) -> str:
+        return f"{self.host}:{self.effective_port}"
+
+    def client_id_or(self, default: str) -> str:
+        """The configured client id, else the service's ``default`` (cut to MQTT's 64)."""
+        return self.client_id or default[:64]
 
     def topic(self, table: str, leaf: str) -> str:
         return f"{self.prefix}/{table}/{leaf}"
@@ -43,53 +58,51 @@ class BrokerSettings:
 
 @dataclass(frozen=True, slots=True)
 class TablesSettings:
-    keys_dir: Path  # <table>.pub.pem or <table>.pub per table (station keygen writes them)
+    keys_dir: Path  # <table>.pub or <table>.pub.pem per trusted table
 
 
-def parse_broker(sec: Section) -> BrokerSettings:
-    d = BrokerSettings()
-    tls_raw = sec.data.get("tls", False)
-    tls: TlsSettings | None
-    if tls_raw is True:
-        tls = TlsSettings()
-    elif tls_raw is False or tls_raw is None:
-        tls = None
-    else:
-        t = sec.sub("tls", ("ca_file", "cert_file", "key_file"))
-        tls = TlsSettings(*(None if (v := t.path_(k, None, "a PEM file")) is None
-                            else secret_path(t, k, v)
-                            for k in ("ca_file", "cert_file", "key_file")))
-    creds = sec.path_("credentials_file", None, "a file next to the config: the user name "
-                      "on line 1, the password on line 2")
-    port = sec.data.get("port")
-    out = BrokerSettings(
-        host=sec.str_("host", d.host, "the broker's host name or address") or d.host,
-        port=None if port is None else sec.int_("port", None, 1, "a TCP port", 65535),
-        prefix=sec.str_("prefix", d.prefix, "the stations' upstream.prefix") or d.prefix,
-        client_id=sec.str_("client_id", None, "1-64 characters, or null"),
-        credentials_file=None if creds is None else secret_path(sec, "credentials_file", creds),
-        tls=tls,
-        keepalive_s=sec.int_("keepalive_s", d.keepalive_s, 5, "a whole number of seconds",
-                             3600) or d.keepalive_s,
-        session_expiry_s=sec.int_("session_expiry_s", d.session_expiry_s, 0,
-                                  "a whole number of seconds (0-604800)", 7 * 86400) or 0,
-    )
-    # The station's own checks of the same values, with the same words.
-    same = UpstreamSettings(type="mqtt", host=out.host, port=out.port, prefix=out.prefix,
-                            client_id=out.client_id, tls=out.tls)
-    for key, problem in same.problems(types=("mqtt",)):
+def parse_broker(sec: Section, *, session_expiry_s: int) -> BrokerSettings:
+    """``broker:``. ``session_expiry_s`` is the service's default for that key, the one
+    default a service chooses: how long the broker keeps queueing for it while it is away
+    (the pit 3600 s: an hour of a floor is enough to rebuild the tiles; the archive a day:
+    every record matters)."""
+    up = mqtt_outlet.parse(sec, UpstreamSettings(type="mqtt", session_expiry_s=session_expiry_s),
+                           True)
+    for key, problem in up.problems(types=("mqtt",)):
         sec.fail(sec.key(key), problem)
-    return out
+    return BrokerSettings(host=up.host, port=up.port, prefix=up.prefix, client_id=up.client_id,
+                          credentials_file=up.credentials_file, tls=up.tls,
+                          keepalive_s=up.keepalive_s, session_expiry_s=up.session_expiry_s,
+                          reconnect_max_s=up.reconnect_max_s)
 
 
 def parse_tables(sec: Section) -> TablesSettings:
-    keys = sec.path_("keys_dir", None, "the folder of the tables' public keys "
-                     "(<table>.pub.pem, as `station keygen DIR --name TABLE` writes)")
+    """``tables:``: ``keys_dir``, relative to the config's folder, an existing folder."""
+    keys = sec.path_("keys_dir", None, KEYS_FIX)
     if keys is None:
-        sec.fail(sec.key("keys_dir"), "missing: name the folder of the tables' public keys "
-                 "(<table>.pub.pem, as `station keygen DIR --name TABLE` writes)")
+        sec.fail(sec.key("keys_dir"), f"required: {KEYS_FIX}")
     folder = sec.path.parent / keys
     if not folder.is_dir():
-        sec.fail(sec.key("keys_dir"), f"{folder}: not a folder; make it, with one public key "
-                 "per table")
+        sec.fail(sec.key("keys_dir"), f"{folder}: not a folder; make it: {KEYS_FIX}")
     return TablesSettings(folder)
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceSections:
+    broker: BrokerSettings
+    tables: TablesSettings
+    own: Section  # the service's own section, its keys checked: the service reads it
+
+
+def parse_service_config(path: Path, data: Any, own: str, own_keys: tuple[str, ...], *,
+                         session_expiry_s: int) -> ServiceSections:
+    """A service's config file: ``broker:``, ``tables:`` and the service's own section
+    ``own``, each required (a missing one is named with the shipped example,
+    ``config/<own>.yaml``), nothing else. ``session_expiry_s``: see ``parse_broker``."""
+    top = Section(path, "", data, ("broker", "tables", own))
+    for name in ("broker", "tables", own):
+        if name not in top.data:
+            top.fail(name, f"missing section: see config/{own}.yaml for what {name}: holds")
+    return ServiceSections(
+        parse_broker(top.sub("broker", BROKER_KEYS), session_expiry_s=session_expiry_s),
+        parse_tables(top.sub("tables", TABLES_KEYS)), top.sub(own, own_keys))

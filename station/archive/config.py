@@ -1,5 +1,6 @@
-"""ARCHIVE.yaml: ``broker:`` and ``tables:`` as the pit's (station.brokerconfig), and
-``archive:`` (``dir``, ``name``, ``signing_key_file``). Unknown keys are refused."""
+"""ARCHIVE.yaml: ``broker:`` and ``tables:``, read by the parser of every service that
+listens to many tables (station.brokerconfig), and ``archive:`` (``dir``, ``name``,
+``signing_key_file``). Unknown keys are refused."""
 
 from __future__ import annotations
 
@@ -7,20 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from station.brokerconfig import (
-    BROKER_KEYS,
-    TABLES_KEYS,
-    BrokerSettings,
-    TablesSettings,
-    parse_broker,
-    parse_tables,
-)
-from station.configsection import Section, secret_path
+from station.brokerconfig import BrokerSettings, TablesSettings, parse_service_config
+from station.configsection import secret_path
 from station.upstream.settings import KEY_NAME
 from station.yamlload import load_yaml
 
-TOP_KEYS: Final = ("broker", "tables", "archive")
 ARCHIVE_KEYS: Final = ("dir", "name", "signing_key_file")
+# The broker keeps queueing the mirror for the archive this long while it is away (a restart,
+# an upgrade): a day, since every record it misses is one the stations must send again.
+SESSION_EXPIRY_S: Final = 86400
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,19 +34,15 @@ class ArchiveConfig:
     archive: ArchiveSettings
 
     def client_id(self) -> str:
-        return self.broker.client_id or f"archive-{self.archive.name}"[:64]
+        return self.broker.client_id_or(f"archive-{self.archive.name}")
 
 
 def load_archive_config(path: Path) -> ArchiveConfig:
     """Read and check ARCHIVE.yaml; raises ConfigError naming the file, key and fix."""
     data = load_yaml(path, "archive config")
-    top = Section(path, "", data, TOP_KEYS)
-    for name in ("broker", "tables", "archive"):
-        if name not in top.data:
-            top.fail(name, f"missing section: see config/archive.yaml for what {name}: holds")
-    broker = parse_broker(top.sub("broker", BROKER_KEYS))
-    tables = parse_tables(top.sub("tables", TABLES_KEYS))
-    sec = top.sub("archive", ARCHIVE_KEYS)
+    sections = parse_service_config(path, data, "archive", ARCHIVE_KEYS,
+                                    session_expiry_s=SESSION_EXPIRY_S)
+    sec = sections.own
     folder = sec.path_("dir", None, "the folder the journals are kept in")
     if folder is None:
         sec.fail(sec.key("dir"), "missing: name the folder the journals are kept in")
@@ -59,6 +51,6 @@ def load_archive_config(path: Path) -> ArchiveConfig:
         sec.fail(sec.key("name"), f"{given!r}: 1-64 letters, digits, '_', '-' or '.'; the "
                  "stations list the archive's key under this name in upstream.command_keys")
     key = sec.path_("signing_key_file", None, "the archive's Ed25519 private key (PEM)")
-    return ArchiveConfig(path, broker, tables, ArchiveSettings(
+    return ArchiveConfig(path, sections.broker, sections.tables, ArchiveSettings(
         path.parent / folder, given,
         None if key is None else secret_path(sec, "signing_key_file", key)))

@@ -28,17 +28,15 @@ from pathlib import Path
 from typing import Any, Final
 
 import paho.mqtt.client as paho
-from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
-from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from station.archive.config import ArchiveConfig
 from station.archive.receiver import REFUSED, WRITTEN, Finding, Head, Receiver
+from station.brokerclient import connect_persistent, service_client
 from station.client.keys import load_keys
 from station.errors import ConfigError
 from station.upstream.messages import iso_ts
-from station.upstream.mqtt import read_credentials
 from station.upstream.signing import Signer, load_signer
 
 log = logging.getLogger(__name__)
@@ -92,19 +90,8 @@ class ArchiveService:
             raise ConfigError(f"{self.config.path}: tables.keys_dir: {exc}") from exc
 
     def _client(self) -> paho.Client:
-        b = self.config.broker
-        client = paho.Client(CallbackAPIVersion.VERSION2, client_id=self.config.client_id(),
-                             protocol=MQTTProtocolVersion.MQTTv5, manual_ack=True)
-        if b.credentials_file is not None:
-            client.username_pw_set(*read_credentials(b.credentials_file))
-        if b.tls is not None:
-            try:
-                client.tls_set(ca_certs=str(b.tls.ca_file) if b.tls.ca_file else None,
-                               certfile=str(b.tls.cert_file) if b.tls.cert_file else None,
-                               keyfile=str(b.tls.key_file) if b.tls.key_file else None)
-            except (OSError, ValueError) as exc:
-                raise ConfigError(f"{self.config.path}: broker.tls: {exc}") from None
-        client.reconnect_delay_set(1, 30)
+        client = service_client(self.config.broker, self.config.client_id(), self.config.path,
+                                manual_ack=True)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
@@ -118,10 +105,9 @@ class ArchiveService:
             log.warning("archive: the broker refused the connection: %s", reason)
             return
         self._generation += 1
-        client.subscribe(f"{self.config.broker.prefix}/+/journal", qos=1)
+        client.subscribe(self.config.broker.topic("+", "journal"), qos=1)
         self._connected.set()
-        log.info("archive: connected to %s:%d", self.config.broker.host,
-                 self.config.broker.effective_port)
+        log.info("archive: connected to %s", self.config.broker.where)
 
     def _on_disconnect(self, client: paho.Client, userdata: Any, flags: Any,
                        reason: ReasonCode, properties: Properties | None) -> None:
@@ -139,15 +125,9 @@ class ArchiveService:
 
     def run(self, stop: threading.Event) -> None:
         """Until ``stop`` is set: connect (retrying), take messages, acknowledge."""
-        b = self.config.broker
-        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
-        props.SessionExpiryInterval = b.session_expiry_s
         # Messages sent to us and not yet acknowledged, at most: bounds what waits in memory
         # (we acknowledge only after writing).
-        props.ReceiveMaximum = RECEIVE_MAX
-        self.client.connect_async(b.host, b.effective_port, keepalive=b.keepalive_s,
-                                  clean_start=False, properties=props)
-        self.client.loop_start()
+        connect_persistent(self.client, self.config.broker, receive_max=RECEIVE_MAX)
         try:
             while not stop.is_set():
                 self.step(0.5)

@@ -23,7 +23,7 @@ SUMMARIES: dict[str, str] = {
     "journal": "verify a journal, or export it as a recording",
     "keygen": "write a new Ed25519 key pair for signing upstream messages",
     "monitor": "print what the configured reader sends",
-    "install-service": "install the systemd unit, udev rules and a config skeleton",
+    "install-service": "install a service's systemd unit and config skeleton",
     "check-config": "validate a config and open each device it names",
     "pin": "set or remove a supervisor's PIN for the web display",
     "ctl": "control a running station through its web display's API",

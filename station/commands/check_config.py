@@ -48,9 +48,9 @@ def run(args: argparse.Namespace) -> int:
 def unit_credentials() -> dict[str, str]:
     """The shipped unit's ``LoadCredential=ID:FILE`` lines (commented ones too), as ID to
     file name."""
-    from station.service.install import SHIPPED, UNIT_NAME  # noqa: PLC0415
+    from station.service.install import SERVICES, SHIPPED  # noqa: PLC0415
 
-    text = (SHIPPED / "systemd" / UNIT_NAME).read_text(encoding="utf-8")
+    text = (SHIPPED / "systemd" / SERVICES["station"].unit).read_text(encoding="utf-8")
     return {m[1]: Path(m[2]).name
             for m in re.finditer(r"^#?LoadCredential=([\w.-]+):(\S+)$", text, re.M)}
 

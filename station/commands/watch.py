@@ -117,20 +117,13 @@ def _subscribe(settings: Any, table: str, topics: list[str],
     import paho.mqtt.client as paho  # noqa: PLC0415
     from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion  # noqa: PLC0415
 
-    from station.upstream.mqtt import read_credentials  # noqa: PLC0415
+    from station.upstream.mqttsetup import apply_tls, read_credentials  # noqa: PLC0415
 
     client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"watch-{table}-{os.getpid()}",
                          protocol=MQTTProtocolVersion.MQTTv5)
     if settings.credentials_file is not None:
         client.username_pw_set(*read_credentials(settings.credentials_file))
-    if settings.tls is not None:
-        tls = settings.tls
-        try:
-            client.tls_set(ca_certs=str(tls.ca_file) if tls.ca_file else None,
-                           certfile=str(tls.cert_file) if tls.cert_file else None,
-                           keyfile=str(tls.key_file) if tls.key_file else None)
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"upstream.tls: {exc}") from None
+    apply_tls(client, settings.tls, "upstream.tls")
     where = f"{settings.host}:{settings.effective_port}"
 
     def on_connect(client: paho.Client, userdata: Any, flags: Any, reason: Any,

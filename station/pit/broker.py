@@ -1,10 +1,11 @@
 """The pit's one MQTT connection (paho 2.x, MQTT 5): every table's events and status in,
 the pit bosses' signed commands out.
 
-The session is persistent (``clean_start`` false, ``broker.session_expiry_s``), so what the
-tables publish while the pit restarts is queued by the broker and arrives after; the client
-library drops what arrives twice. Messages go into a bounded inbox that the service's event
-loop drains in batches; paho's network thread never touches the model.
+The client, its persistent session and its reconnecting are every service's
+(station.brokerclient): what the tables publish while the pit restarts is queued by the
+broker and arrives after; the client library drops what arrives twice. Messages go into a
+bounded inbox that the service's event loop drains in batches; paho's network thread never
+touches the model.
 """
 
 from __future__ import annotations
@@ -17,13 +18,10 @@ from collections.abc import Callable
 from typing import Any, Final
 
 import paho.mqtt.client as paho
-from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersion
-from paho.mqtt.packettypes import PacketTypes
-from paho.mqtt.properties import Properties
+from paho.mqtt.enums import MQTTErrorCode
 
-from station.errors import ConfigError
+from station.brokerclient import connect_persistent, service_client
 from station.pit.settings import PitConfig
-from station.upstream.mqtt import read_credentials
 
 log = logging.getLogger(__name__)
 
@@ -42,32 +40,14 @@ class PitBroker:
         self.connected = False
         self.subscribed = threading.Event()
         self._said_down = False
-        s = config.broker
-        self.client = paho.Client(CallbackAPIVersion.VERSION2, client_id=config.client_id,
-                                  protocol=MQTTProtocolVersion.MQTTv5)
-        self.client.reconnect_delay_set(1, max(1, s.reconnect_max_s))
-        if s.credentials_file is not None:
-            self.client.username_pw_set(*read_credentials(s.credentials_file))
-        if s.tls is not None:
-            t = s.tls
-            try:
-                self.client.tls_set(ca_certs=str(t.ca_file) if t.ca_file else None,
-                                    certfile=str(t.cert_file) if t.cert_file else None,
-                                    keyfile=str(t.key_file) if t.key_file else None)
-            except (OSError, ValueError) as exc:
-                raise ConfigError(f"broker.tls: {exc}") from None
+        self.client = service_client(config.broker, config.client_id, config.path)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_subscribe = self._on_subscribe
         self.client.on_message = self._on_message
 
     def start(self) -> None:
-        s = self.config.broker
-        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
-        props.SessionExpiryInterval = s.session_expiry_s
-        self.client.connect_async(s.host, s.effective_port, keepalive=s.keepalive_s,
-                                  clean_start=False, properties=props)
-        self.client.loop_start()
+        connect_persistent(self.client, self.config.broker)
 
     def stop(self) -> None:
         self.client.disconnect()
@@ -98,7 +78,7 @@ class PitBroker:
     # --- paho's network thread --------------------------------------------------------------
     def _on_connect(self, client: paho.Client, userdata: Any, flags: Any, reason: Any,
                     properties: Any) -> None:
-        where = f"{self.config.broker.host}:{self.config.broker.effective_port}"
+        where = self.config.broker.where
         if reason.is_failure:
             log.warning("pit: %s refused the connection: %s", where, reason)
             return

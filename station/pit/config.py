@@ -2,10 +2,10 @@
 known one, as the station's own config (station.configsection). A bad file raises
 ConfigError naming the file, the key and the fix; ``station pit`` exits 2 with it.
 
-``broker:`` takes the keys of the station's ``upstream:`` that say how to reach the broker
-and is checked with the same code (station.kinds.outlets.mqtt, UpstreamSettings.problems).
-Files (keys, PINs, TLS, credentials) are relative to the config's folder; the journal is
-relative to the working directory, as the station's ``journal.path``.
+``broker:`` and ``tables:`` are those of every service that listens to many tables, read by
+one parser (station.brokerconfig). Files (keys, PINs, TLS, credentials) are relative to the
+config's folder; the journal is relative to the working directory, as the station's
+``journal.path``.
 """
 
 from __future__ import annotations
@@ -14,16 +14,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
+from station.brokerconfig import parse_service_config
 from station.configsection import Section, secret_path
-from station.kinds.outlets import mqtt as mqtt_outlet
 from station.pit.settings import DEFAULT_PORT, LANGUAGES, PitConfig, PitSettings
-from station.upstream.settings import KEY_NAME, UpstreamSettings
+from station.upstream.settings import KEY_NAME
 from station.yamlload import load_yaml
 
-TOP: Final = ("broker", "tables", "pit")
-BROKER_KEYS: Final = ("host", "port", "prefix", "client_id", "credentials_file", "tls",
-                      "keepalive_s", "session_expiry_s", "reconnect_max_s")
-TABLES_KEYS: Final = ("keys_dir",)
+# The broker keeps the pit's session (the tables' messages queued) this long while it is away.
+SESSION_EXPIRY_S: Final = 3600
 PIT_KEYS: Final = ("name", "host", "port", "signing_key_file", "pins_file", "journal",
                    "language")
 
@@ -33,22 +31,9 @@ def load_pit_config(path: Path) -> PitConfig:
 
 
 def parse_pit_config(path: Path, data: Any) -> PitConfig:
-    top = Section(path, "", data, TOP)
-    broker = _broker(top.sub("broker", BROKER_KEYS))
-    tables = top.sub("tables", TABLES_KEYS)
-    keys = tables.path_("keys_dir", None, "the folder of the tables' public keys, "
-                        "<table>.pub each (`station fleet` writes DIR/keys)")
-    if keys is None:
-        tables.fail("tables.keys_dir", "required: the folder of the tables' public keys, "
-                    "<table>.pub each")
-    return PitConfig(path, broker, path.parent / keys, _pit(top.sub("pit", PIT_KEYS)))
-
-
-def _broker(sec: Section) -> UpstreamSettings:
-    settings = mqtt_outlet.parse(sec, UpstreamSettings(type="mqtt"), True)
-    for key, problem in settings.problems(types=("mqtt",)):
-        sec.fail(sec.key(key), problem)
-    return settings
+    sections = parse_service_config(path, data, "pit", PIT_KEYS,
+                                    session_expiry_s=SESSION_EXPIRY_S)
+    return PitConfig(path, sections.broker, sections.tables.keys_dir, _pit(sections.own))
 
 
 def _pit(sec: Section) -> PitSettings:

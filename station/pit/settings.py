@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from station.upstream.settings import UpstreamSettings
+from station.brokerconfig import BrokerSettings
 
 LANGUAGES: Final = ("en", "zh")
 DEFAULT_PORT: Final = 8090
@@ -29,16 +29,16 @@ class PitSettings:
 @dataclass(frozen=True, slots=True)
 class PitConfig:
     path: Path  # the PIT.yaml it came from
-    broker: UpstreamSettings  # type mqtt; only the connection keys are read
+    broker: BrokerSettings
     keys_dir: Path  # tables.keys_dir: <table>.pub (or .pub.pem) per trusted table
     pit: PitSettings
 
     @property
     def client_id(self) -> str:
-        return self.broker.client_id or f"pit-{self.pit.name}"
+        return self.broker.client_id_or(f"pit-{self.pit.name}")
 
     def events_topics(self) -> list[str]:
-        return [f"{self.broker.prefix}/+/events", f"{self.broker.prefix}/+/status"]
+        return [self.broker.topic("+", "events"), self.broker.topic("+", "status")]
 
     def command_topic(self, table: str) -> str:
-        return f"{self.broker.prefix}/{table}/commands"
+        return self.broker.topic(table, "commands")

@@ -29,14 +29,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import queue
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as paho
@@ -50,6 +48,7 @@ from station.journal.chain import header_hash
 from station.upstream.commands import Accepted, CommandVerifier, Refused
 from station.upstream.messages import STATUS_TOPIC, journal_head, presence
 from station.upstream.mirror import PART_BYTES, JournalMirror, MirrorItem
+from station.upstream.mqttsetup import apply_tls, credentials_file, read_credentials
 from station.upstream.outage import Backoff, Outage
 from station.upstream.outbox import Outbox, OutboxRow
 from station.upstream.settings import UpstreamSettings
@@ -59,7 +58,6 @@ log = logging.getLogger(__name__)
 
 QOS = 1
 POLL_S = 0.5  # look at the outbox at least this often even without notify()
-CREDENTIAL_NAME = "mqtt-credentials"  # systemd: LoadCredential=mqtt-credentials:FILE
 # A broker acknowledges a QoS 1 message before it has forwarded it, and keeps it in memory:
 # killed in that moment it loses messages it acknowledged (seen with Mosquitto: the kill
 # resets the subscriber's connection and its unread data goes). So after a lost connection
@@ -86,21 +84,6 @@ class UpstreamState:
     backlog: int  # rows not yet acknowledged by the broker
     in_flight: int
     delivered: int  # rows marked delivered since start
-
-
-def read_credentials(path: Path) -> tuple[str, str]:
-    """``(username, password)`` from a file: the first line is the user name, the second
-    the password (the rest of that line, spaces kept). Raises ConfigError."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigError(f"upstream.credentials_file {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"upstream.credentials_file {path}: not UTF-8 text") from None
-    if len(lines) < 2 or not lines[0]:
-        raise ConfigError(f"upstream.credentials_file {path}: expected the user name on the "
-                          "first line and the password on the second")
-    return lines[0], lines[1]
 
 
 class _Connection:
@@ -198,12 +181,7 @@ class MqttPublisher:
     # --- setup ----------------------------------------------------------------------------
 
     def _find_credentials(self, environ: Mapping[str, str] | None) -> tuple[str, str] | None:
-        path = self._settings.credentials_file
-        if path is None:
-            env = os.environ if environ is None else environ
-            if env.get("CREDENTIALS_DIRECTORY"):
-                candidate = Path(env["CREDENTIALS_DIRECTORY"]) / CREDENTIAL_NAME
-                path = candidate if candidate.exists() else None
+        path = credentials_file(self._settings.credentials_file, environ)
         return read_credentials(path) if path is not None else None
 
     def _check_tls(self) -> None:
@@ -225,15 +203,7 @@ class MqttPublisher:
         )
         if self._credentials is not None:
             client.username_pw_set(*self._credentials)
-        if s.tls is not None:
-            try:
-                client.tls_set(
-                    ca_certs=str(s.tls.ca_file) if s.tls.ca_file else None,
-                    certfile=str(s.tls.cert_file) if s.tls.cert_file else None,
-                    keyfile=str(s.tls.key_file) if s.tls.key_file else None,
-                )
-            except (OSError, ValueError) as exc:
-                raise ConfigError(f"upstream.tls: {exc}") from None
+        apply_tls(client, s.tls, "upstream.tls")
         # Our window is the limit; paho's must never queue (and so reorder) on its own.
         client.max_inflight_messages_set(0)
         client.max_queued_messages_set(0)

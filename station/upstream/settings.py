@@ -28,6 +28,13 @@ class TlsSettings:
     key_file: Path | None = None
 
 
+def effective_port(port: int | None, tls: TlsSettings | None) -> int:
+    """The port the config gives, else MQTT's: 1883, or 8883 with TLS."""
+    if port is not None:
+        return port
+    return 8883 if tls is not None else 1883
+
+
 @dataclass(frozen=True, slots=True)
 class UpstreamSettings:
     type: str = "file"  # an outlet kind of station.kinds.registry
@@ -58,9 +65,7 @@ class UpstreamSettings:
 
     @property
     def effective_port(self) -> int:
-        if self.port is not None:
-            return self.port
-        return 8883 if self.tls is not None else 1883
+        return effective_port(self.port, self.tls)
 
     def client_id_for(self, table: str) -> str:
         return self.client_id or f"station-{table}"

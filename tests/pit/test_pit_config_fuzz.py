@@ -72,7 +72,7 @@ def test_the_valid_config_and_the_shipped_one_check(work: Path, repo: Path) -> N
     ({**VALID, "broker": {**VALID["broker"], "prefix": "a/+"}}, "broker.prefix:"),
     ({**VALID, "broker": {**VALID["broker"], "port": 70000}}, "broker.port:"),
     ({**VALID, "tables": {}}, "tables.keys_dir: required"),
-    ({**VALID, "tables": {"keys_dir": "nowhere"}}, "keys folder"),
+    ({**VALID, "tables": {"keys_dir": "nowhere"}}, "nowhere: not a folder"),
     ({**VALID, "pit": {**VALID["pit"], "signing_key_file": "nope.pem"}}, "nope.pem: no such "
      "file"),
 ])

@@ -4,7 +4,6 @@ commands from it (``station.upstream.mqtt``; paho is imported only when chosen).
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -54,7 +53,9 @@ KEYS = (
 
 
 def parse(sec: Section, settings: UpstreamSettings, chosen: bool) -> UpstreamSettings:
-    d = _D
+    # A key left out keeps the value ``settings`` has: the station passes the defaults, a
+    # service its own (station.brokerconfig: how long the broker queues for it, say).
+    d = settings
 
     def whole(name: str, default: int, maximum: int) -> int:
         return sec.int_(name, default, 0, "a whole number", maximum) or 0
@@ -137,7 +138,11 @@ def _broker(config: StationConfig) -> Finding:
     import paho.mqtt.client as paho  # noqa: PLC0415
     from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion  # noqa: PLC0415
 
-    from station.upstream.mqtt import CREDENTIAL_NAME, read_credentials  # noqa: PLC0415
+    from station.upstream.mqttsetup import (  # noqa: PLC0415
+        apply_tls,
+        credentials_file,
+        read_credentials,
+    )
 
     up = config.upstream
     where = f"{up.host}:{up.effective_port}"
@@ -145,17 +150,10 @@ def _broker(config: StationConfig) -> Finding:
                          client_id=f"{up.client_id_for(config.rules.table)}-check"[:64],
                          protocol=MQTTProtocolVersion.MQTTv5)
     try:
-        creds = up.credentials_file
-        folder = os.environ.get("CREDENTIALS_DIRECTORY")
-        if creds is None and folder and (Path(folder) / CREDENTIAL_NAME).exists():
-            creds = Path(folder) / CREDENTIAL_NAME
+        creds = credentials_file(up.credentials_file)
         if creds is not None:
             client.username_pw_set(*read_credentials(creds))
-        if up.tls is not None:
-            t = up.tls
-            client.tls_set(ca_certs=str(t.ca_file) if t.ca_file else None,
-                           certfile=str(t.cert_file) if t.cert_file else None,
-                           keyfile=str(t.key_file) if t.key_file else None)
+        apply_tls(client, up.tls, "upstream.tls")
     except (ConfigError, OSError, ValueError) as exc:
         return Finding(False, "upstream", f"{where}: {exc}")
     answered = threading.Event()
