@@ -181,7 +181,7 @@ def main() -> int:
     sse.start()
     wait_until(lambda: sse.frames > 0, 30, "the first SSE frame")
     probes = tables[:10]
-    alarms = tables[10:20]
+    alarms = tables[10:20] or tables[-1:]  # a small run (the smoke test) shares its tables
     sent_dealer: dict[tuple[str, str], float] = {}
     sent_pause: list[tuple[str, float]] = []
     rss: list[float] = []

@@ -58,6 +58,11 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # The client library (issue 23): Floor.feed per message, with and without the schemas.
     "bench_client.py": (("--runs", "1", "--shoes", "1"), ("schemas on", "schemas off")),
     # Journal retention (issue 24): a survey of journals moved aside, and their deletion.
+    # The pit (issue 23): a few tables for a few seconds, and its views over three tables.
+    "bench_pit.py": (("--tables", "3", "--fast", "1", "--seconds", "4"),
+                     ('"message_to_floor_ms"', '"alert_to_shown_ms"', '"pit_rss_mb"')),
+    "bench_pit_views.py": (("--tables", "3", "--repeat", "2"), ("floor (tables event)",
+                                                                 "table t3")),
     "bench_pit_stats.py": (("--tables", "2", "--hours", "0.2", "--seeds", "1", "--runs", "1"),
                            ("report --by table", "report --by dealer", "2 tables")),
     "bench_retention.py": (("--journals", "2", "--records", "50"),
@@ -76,7 +81,7 @@ def test_every_benchmark_script_is_covered() -> None:
 
 @pytest.mark.parametrize("script", PRESENT)
 def test_a_benchmark_runs_in_its_smallest_mode(script: str, tmp_path: Path) -> None:
-    brokered = ("bench_upstream.py", "bench_fleet.py", "bench_mirror.py")
+    brokered = ("bench_upstream.py", "bench_fleet.py", "bench_mirror.py", "bench_pit.py")
     if script in brokered and not Path(MOSQUITTO).exists():
         pytest.fail("mosquitto is not installed: run scripts/setup --test (as root)")
     args, expected = SMALLEST[script]
