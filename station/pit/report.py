@@ -118,8 +118,10 @@ def when(text: str, option: str) -> datetime:
 
 
 def journal_path(config: Path) -> Path:
-    """PIT.yaml's ``pit.journal``, relative to the file's folder (as the station's configs
-    name files). Only that key is read here; the service's loader checks the rest."""
+    """PIT.yaml's ``pit.journal``, relative to the working directory as the pit itself takes
+    it (station.pit.config; as the station's ``journal.path``), so the report reads the
+    journal the pit writes when run from the pit's folder; an absolute path (the unit's
+    config names one) reads it from anywhere. Only that key is read here."""
     from station.yamlload import load_yaml  # noqa: PLC0415
 
     data = load_yaml(config, "pit config")
@@ -127,8 +129,7 @@ def journal_path(config: Path) -> Path:
     journal = pit.get("journal") if isinstance(pit, dict) else None
     if not isinstance(journal, str) or not journal:
         raise ConfigError(f"{config}: no pit.journal; name the pit journal's file there")
-    path = Path(journal)
-    return path if path.is_absolute() else config.parent / path
+    return Path(journal)
 
 
 def _companions(journal: Path) -> tuple[Path, ...]:

@@ -78,9 +78,10 @@ def write_journal(path: Path, rows: Iterable[tuple[Any, ...]]) -> Path:
 
 
 def write_pit_config(folder: Path, journal: str, name: str = "pit.yaml") -> Path:
-    """A PIT.yaml naming ``journal`` (relative to the folder, as configs name files)."""
+    """A PIT.yaml naming ``journal`` in ``folder`` (by its absolute path: a relative one is
+    the working directory's, as the pit takes it)."""
     path = folder / name
-    path.write_text(yaml.safe_dump({"pit": {"name": "pit", "journal": journal}}))
+    path.write_text(yaml.safe_dump({"pit": {"name": "pit", "journal": str(folder / journal)}}))
     return path
 
 

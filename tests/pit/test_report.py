@@ -229,3 +229,19 @@ def test_run_takes_the_arguments_as_station_pit_parses_them(floor: Path, tmp_pat
     args.start = "soon"
     assert report.run(args) == 2
     assert "--from 'soon'" in capsys.readouterr().err
+
+
+def test_a_relative_journal_is_the_working_directorys_as_the_pit_takes_it(
+        floor: Path, tmp_path: Path) -> None:
+    """The pit opens ``pit.journal`` from its working directory (as the station its
+    ``journal.path``); the report reads the same file when run from the same place, and not a
+    file of that name beside the config."""
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    (etc / "pit.yaml").write_text("pit: {name: pit, journal: var/pit.sqlite}\n")
+    here = run("-c", str(etc / "pit.yaml"), "--from", FROM, "--to", TO, cwd=floor)
+    assert here.returncode == 0, here.stderr
+    assert here.stdout == run("-c", str(floor / "pit.yaml"), "--from", FROM, "--to",
+                              TO).stdout
+    elsewhere = run("-c", str(etc / "pit.yaml"), "--from", FROM, "--to", TO, cwd=tmp_path)
+    assert elsewhere.returncode == 2 and "no pit journal there" in elsewhere.stderr
