@@ -108,13 +108,21 @@ def load(path: Path) -> list[Entry]:
 
 
 def save(path: Path, entries: list[Entry]) -> None:
-    """Write ``entries`` to ``path`` under a temporary name, mode 0600, then move it over."""
+    """Write ``entries`` to ``path`` under a temporary name, mode 0600, then move it over.
+
+    Run as root (``station pin set`` on a PC where the service runs under its unit's own
+    user), the file goes to the owner of the file it replaces, or of the folder it is written
+    in: a unit's state directory belongs to the unit's user, so the service can read the PINs
+    root wrote there, and nobody else can."""
     body = "# supervisors' PINs (scrypt); edit with `station pin set NAME`\n" + "".join(
         e.line() + "\n" for e in entries)
     path.parent.mkdir(parents=True, exist_ok=True)
+    owner = _owner(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         os.fchmod(fd, 0o600)
+        if owner is not None:
+            os.fchown(fd, *owner)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(body)
             f.flush()
@@ -123,6 +131,19 @@ def save(path: Path, entries: list[Entry]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _owner(path: Path) -> tuple[int, int] | None:
+    """Whom a file written as root should belong to (see ``save``); None when not root."""
+    if os.geteuid() != 0:
+        return None
+    for where in (path, path.parent):
+        try:
+            st = where.stat()
+        except FileNotFoundError:
+            continue
+        return st.st_uid, st.st_gid
+    return None
 
 
 class Verdict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -117,3 +118,19 @@ def test_station_pin_needs_the_credentials_key(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "display.credentials_file is not set" in done.stderr
     assert not list(tmp_path.glob("*.pins"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_root_writes_the_pins_for_the_folders_owner(tmp_path: Path) -> None:
+    """``pin set`` is run as root, the service as its unit's user: the PINs go to the owner of
+    the folder (a unit's state folder is its user's), then stay with the file's owner."""
+    folder = tmp_path / "state"
+    folder.mkdir()
+    os.chown(folder, 4321, 4322)
+    path = folder / "pit.pins"
+    pins.save(path, [pins.hash_pin("ann", "2468")])
+    st = path.stat()
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (4321, 4322, 0o600)
+    os.chown(path, 5555, 5556)  # an operator chose another owner: kept
+    pins.save(path, [pins.hash_pin("bob", "1357")])
+    assert (path.stat().st_uid, path.stat().st_gid) == (5555, 5556)
