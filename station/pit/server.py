@@ -45,10 +45,9 @@ from station.pit.statsroute import (
 )
 from station.ratelimit import Budget, retry_after_s
 from station.web.backlog import Backlog, Dropped
-from station.web.hosts import host_allowed, suggestion
 from station.web.pins import PinChecker, Verdict
 from station.web.server import connection_cap
-from station.web.site import GuardedSite, Keeper
+from station.web.site import GuardedSite, Keeper, guarded
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
 MAX_BODY: Final = 4096
@@ -130,24 +129,11 @@ class PitServer:
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        host = request.headers.get("Host", "")
-        if not host_allowed(host, self.host, self.port):
-            return problem(403, f"Host {host[:80]!r} is not this pit",
-                           suggestion(self.host, self.port, None))
-        if request.method not in ("GET", "HEAD"):
-            origin = request.headers.get("Origin")
-            if origin is not None and origin != f"http://{host}":
-                return problem(403, f"an action from {origin[:80]!r} is refused",
-                               "actions are taken only from the pit's own pages")
-        gate = self.keeper.enter(request.transport)
-        try:
-            return await handler(request)
-        except web.HTTPException as exc:
-            if exc.status == 413:
-                return problem(413, f"body over {MAX_BODY} bytes", "send a small JSON object")
-            return problem(exc.status, exc.reason, "see docs/pit.md for the routes")
-        finally:
-            self.keeper.leave(gate)
+        return await guarded(request, handler, keeper=self.keeper, host=self.host,
+                             port=self.port, max_body=MAX_BODY, problem=problem,
+                             this="this pit", sent="an action",
+                             only="actions are taken only from the pit's own pages",
+                             routes="docs/pit.md")
 
     # --- pages ------------------------------------------------------------------------------
     async def floor_page(self, request: web.Request) -> web.StreamResponse:

@@ -32,12 +32,11 @@ from station.ratelimit import Budget, Every, Tally, retry_after_s
 from station.station import REFUSED_OUTSIDE
 from station.web.backlog import Backlog, Dropped
 from station.web.display import WebControl
-from station.web.hosts import host_allowed, suggestion
 from station.web.hub import Hub
 from station.web.modeview import REVEAL, VIP_ACTIONS
 from station.web.pins import PinChecker, Verdict
 from station.web.roadpanel import panel_shape, panel_svg
-from station.web.site import GuardedSite, Keeper
+from station.web.site import GuardedSite, Keeper, guarded
 from station.web.view import roads_svg
 from station.web.words import notice_zh
 
@@ -219,28 +218,11 @@ class WebServer:
     # --- guards -----------------------------------------------------------------------------
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        # A page on another site (or a DNS name rebound to 127.0.0.1) must never drive the
-        # table: the Host must be this server, and a command's Origin this page.
-        host = request.headers.get("Host", "")
-        if not host_allowed(host, self.host, self.port):
-            sock = request.transport.get_extra_info("sockname") if request.transport else None
-            local = str(sock[0]) if isinstance(sock, tuple) and sock else None
-            return problem(403, f"Host {host[:80]!r} is not this station",
-                           suggestion(self.host, self.port, local))
-        if request.method not in ("GET", "HEAD"):
-            origin = request.headers.get("Origin")
-            if origin is not None and origin != f"http://{host}":
-                return problem(403, f"a command from {origin[:80]!r} is refused",
-                               "commands are taken only from the station's own page")
-        gate = self.keeper.enter(request.transport)
-        try:
-            return await handler(request)
-        except web.HTTPException as exc:
-            if exc.status == 413:
-                return problem(413, f"body over {MAX_BODY} bytes", "send a small JSON object")
-            return problem(exc.status, exc.reason, "see docs/display.md for the routes")
-        finally:
-            self.keeper.leave(gate)
+        return await guarded(request, handler, keeper=self.keeper, host=self.host,
+                             port=self.port, max_body=MAX_BODY, problem=problem,
+                             this="this station", sent="a command",
+                             only="commands are taken only from the station's own page",
+                             routes="docs/display.md")
 
     # --- pages ------------------------------------------------------------------------------
     async def page(self, request: web.Request) -> web.StreamResponse:

@@ -24,10 +24,12 @@ import logging
 import socket
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
 from station.ratelimit import Every
+from station.web.hosts import host_allowed, suggestion
 
 log = logging.getLogger(__name__)
 
@@ -251,3 +253,40 @@ def _refuse(conn: socket.socket) -> None:
         conn.send(FULL_ANSWER)
     conn.close()
 
+
+
+Problem = Callable[[int, str, str], web.Response]  # status, what is wrong, what to do
+
+
+async def guarded(request: web.Request, handler: Callable[[web.Request],
+                                                           Awaitable[web.StreamResponse]], *,
+                  keeper: Keeper, host: str, port: int, max_body: int, problem: Problem,
+                  this: str, sent: str, only: str, routes: str) -> web.StreamResponse:
+    """Every request of a page server (the dealer page's and the pit's), before its route.
+
+    A page on another site (or a DNS name rebound to 127.0.0.1) must never drive the table:
+    the Host must be this server (``this``: "this station"), and a request that acts
+    (anything but GET and HEAD) comes from this server's own pages (``sent``: what such a
+    request is called, "a command"; ``only``, the fix for one from elsewhere). The keeper
+    counts the request against the connection's idle time; an aiohttp refusal (a body over
+    ``max_body``) is answered in the server's own words, ``routes`` naming the doc of its
+    routes."""
+    header = request.headers.get("Host", "")
+    if not host_allowed(header, host, port):
+        sock = request.transport.get_extra_info("sockname") if request.transport else None
+        local = str(sock[0]) if isinstance(sock, tuple) and sock else None
+        return problem(403, f"Host {header[:80]!r} is not {this}",
+                       suggestion(host, port, local))
+    if request.method not in ("GET", "HEAD"):
+        origin = request.headers.get("Origin")
+        if origin is not None and origin != f"http://{header}":
+            return problem(403, f"{sent} from {origin[:80]!r} is refused", only)
+    gate = keeper.enter(request.transport)
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status == 413:
+            return problem(413, f"body over {max_body} bytes", "send a small JSON object")
+        return problem(exc.status, exc.reason, f"see {routes} for the routes")
+    finally:
+        keeper.leave(gate)

@@ -293,3 +293,27 @@ def test_the_events_stream_sends_tables_alerts_and_table_changes(
         read_until("table", lambda b: b == {"table": TABLE})
     finally:
         conn.close()
+
+
+def test_another_sites_page_cannot_read_or_drive_the_pit(
+        floor: tuple[Pit, Table, PitFolder]) -> None:
+    """A page elsewhere (or a DNS name rebound to 127.0.0.1) gets nothing: the Host must be
+    the pit's, and an action's Origin the pit's own pages (the dealer page's guard, shared)."""
+    pit, _, _ = floor
+
+    def ask(method: str, path: str, **headers: str) -> tuple[int, dict[str, Any]]:
+        conn = http.client.HTTPConnection("127.0.0.1", pit.port, timeout=30)
+        try:
+            conn.request(method, path, body=b"{}" if method == "POST" else None,
+                         headers={"Content-Type": "application/json", **headers})
+            resp = conn.getresponse()
+            return resp.status, json.loads(resp.read() or b"{}")
+        finally:
+            conn.close()
+
+    status, body = ask("GET", "/api/tables", Host="evil.example:80")
+    assert status == 403 and "is not this pit" in body["error"], body
+    status, body = ask("POST", f"/api/tables/{TABLE}/commands/resume",
+                       Host=f"127.0.0.1:{pit.port}", Origin="http://evil.example")
+    assert status == 403 and body["fix"] == "actions are taken only from the pit's own pages"
+    assert ask("GET", "/api/tables", Host=f"127.0.0.1:{pit.port}")[0] == 200
