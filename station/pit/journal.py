@@ -1,6 +1,6 @@
 """The pit's journal (SQLite): what it saw and what it did, for a shift's audit.
 
-``seen`` is the contract with the statistics (docs/pit.md, PIT_CONTRACT): every verified
+``seen`` is the contract with the statistics (docs/pit.md): every verified
 message the client library applied, in the order applied, exactly as received. The other
 tables are the pit's own: ``alerts``, ``acks``, ``actions`` (commands sent, by whom, with
 the table's answer), ``dealer_changes`` and ``sign_ins`` (every PIN tried, right or wrong).

@@ -1,5 +1,5 @@
 """The pit's HTTP server (aiohttp on the service's loop): the floor and table pages, the
-JSON API and its Server-Sent Events (PIT_CONTRACT, docs/pit.md).
+JSON API and its Server-Sent Events (docs/pit.md).
 
 Bounded as the dealer page is (docs/operations.md, "Ceilings under abuse"): the connections
 through station.web.site's keeper, request bodies of at most MAX_BODY bytes that must arrive

@@ -1,4 +1,4 @@
-"""Pit journals for the statistics tests: the ``seen`` table of PIT_CONTRACT (docs/pit.md),
+"""Pit journals for the statistics tests: the ``seen`` table of docs/pit.md,
 filled with a real station's messages (``station simulate --messages``) or with messages the
 station's own builders make (station.upstream.messages) for cases small enough to check by
 hand."""
@@ -20,7 +20,7 @@ import yaml
 from station.upstream import messages as m
 from station.upstream.canonical import canonical
 
-# The pit journal's seen table, as the pit service writes it (PIT_CONTRACT.md).
+# The pit journal's seen table, as the pit service writes it (docs/pit.md).
 SEEN = """CREATE TABLE seen (
   id INTEGER PRIMARY KEY,
   at TEXT NOT NULL,
