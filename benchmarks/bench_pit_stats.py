@@ -141,7 +141,7 @@ def main() -> None:
             kinds = dict(db.execute("SELECT kind, count(*) FROM seen GROUP BY kind"))
             print("rows by kind:", ", ".join(f"{k} {v:,}" for k, v in sorted(kinds.items())))
         config = tmp / "pit.yaml"
-        config.write_text("pit: {journal: pit.sqlite}\n")
+        config.write_text(f"pit: {{journal: {journal}}}\n")  # absolute: read from any folder
         end = T0 + timedelta(hours=args.hours)
         for by in ("table", "dealer"):
             walls, cpus, rss = [], [], []

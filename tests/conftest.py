@@ -9,8 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from tests.upstream.broker import MOSQUITTO, Broker
+
+# No test may depend on the machine's speed: hypothesis's per-example deadline (200 ms) fails
+# a property on a loaded 2-core CI machine however right the code is (a test that passed
+# alone failed so during a full run). Tests that set their own settings inherit this.
+settings.register_profile("station", deadline=None)
+settings.load_profile("station")
 
 REPO = Path(__file__).resolve().parent.parent
 # The clock check is on by default (clock.check) and this machine's clock is not the suite's
