@@ -66,28 +66,33 @@ class TableState:
     last_ts: str | None = None
     results: deque[Result] = field(default_factory=lambda: deque(maxlen=RESULTS_KEPT))
     alerts: deque[Alert] = field(default_factory=lambda: deque(maxlen=ALERTS_KEPT))
-    journal: tuple[str, int, str] | None = None
+    journal: tuple[str, int, str] | None = None  # the newest a journaled status named
+    presence_head: tuple[str, int, str] | None = None  # the last a presence status named
 
     def head_problem(self, m: Mapping[str, Any]) -> str | None:
-        """Why the journal head status ``m`` names contradicts the one kept (for the same
-        journal: the same seq with another hash, or, on a journaled status, a seq that went
-        back), else None; the newer head is kept. A presence status may name an older
-        record without a problem: the last will names the head of its connect."""
+        """Why the journal head status ``m`` names contradicts what the table said before
+        (the same record of the same journal with another hash, or, on a journaled status, a
+        record before the one the newest journaled status named), else None.
+
+        Journaled statuses name, in order, the head before their own record; a presence status
+        names the head committed when it was sent, which may be ahead of journaled statuses
+        still on their way (the online status at a connect, then the statuses of records
+        committed before it), or behind (the last will names its connect's head). So only
+        journaled statuses are held to going forward; every head is held to its hash."""
         j = m.get("journal")
         if m.get("kind") != "status" or not isinstance(j, Mapping):
             return None
         new = (str(j.get("id")), int(j.get("seq", 0)), str(j.get("head")))
-        old = self.journal
-        if old is None or old[0] != new[0]:  # the first seen, or a new journal
-            self.journal = new
-            return None
         where = f"journal {new[0][:12]}"
-        if new[1] == old[1] and new[2] != old[2]:
-            return f"{where} record {new[1]} had head {old[2][:12]}, now {new[2][:12]}"
-        if new[1] < old[1]:
-            if "seq" in m:
-                return f"{where} went back from record {old[1]} to {new[1]}"
+        for old in (self.journal, self.presence_head):
+            if old is not None and old[:2] == new[:2] and old[2] != new[2]:
+                return f"{where} record {new[1]} had head {old[2][:12]}, now {new[2][:12]}"
+        if "seq" not in m:
+            self.presence_head = new
             return None
+        old = self.journal
+        if old is not None and old[0] == new[0] and new[1] < old[1]:
+            return f"{where} went back from record {old[1]} to {new[1]}"
         self.journal = new
         return None
 

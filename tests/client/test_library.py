@@ -299,3 +299,25 @@ def test_a_table_added_later_is_trusted_from_then_on(stream: Stream) -> None:
     assert isinstance(floor.feed(stream.topic(p), p)[0], UnknownTable)
     floor.add(TABLE, load_keys(stream.keys_dir)[TABLE])
     assert isinstance(floor.feed(stream.topic(p), p)[0], Applied)
+
+
+def test_an_online_status_ahead_of_the_journaled_ones_is_no_rewrite(stream: Stream) -> None:
+    """At a connect the publisher says it is online naming the head committed then, and the
+    journaled statuses of records committed before it come after (each names the head before
+    its own record): behind the online status, yet no rewrite (station watch --strict once
+    stopped on exactly this). A presence head is still held to its record's hash."""
+    floor = floor_of(stream)
+    signer = Signer(stream.key)
+    statuses = [loads(p) for p in stream.payloads if loads(p)["kind"] == "status"]
+    first, later = statuses[0], statuses[3]
+    online = signer.sign(presence(table=TABLE, ts=1_767_225_603.0, online=True,
+                                  journal=later["journal"]))
+    assert [type(f) for f in floor.feed(f"baccarat/{TABLE}/status", online)] == [Applied]
+    found = feed_all(floor, stream, stream.payloads)
+    assert not [f for f in found if f.problem], [f for f in found if f.problem]
+    forged = later["journal"] | {"head": "0" * 64}
+    found = floor.feed(f"baccarat/{TABLE}/status",
+                       signer.sign(presence(table=TABLE, ts=1_767_225_800.0, online=True,
+                                            journal=forged)))
+    assert [type(f) for f in found][-1] is RewrittenHistory, found
+    assert first["journal"]["seq"] < later["journal"]["seq"]

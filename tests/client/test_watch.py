@@ -94,8 +94,12 @@ def test_watch_prints_a_real_stations_stream_and_stops_on_ctrl_c(
                     "reconnect_max_s": 1}
         config = table_config(tmp_path, seed=9, upstream=upstream)
         finish(start(config), config, timeout_s=120)
-        wait_for(lambda: any("shoe ended after" in line for line in watch.out), 60,
-                 "the shoe's end in the watch")
+        try:
+            wait_for(lambda: any("shoe ended after" in line for line in watch.out), 60,
+                     "the shoe's end in the watch")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; exit {watch.proc.poll()}; last lines "
+                                 f"{watch.out[-8:]}; stderr {watch.err[-8:]}") from None
         assert watch.proc.poll() is None, watch.err  # --strict found nothing wrong
         watch.proc.send_signal(signal.SIGINT)
         assert watch.wait() == 0, watch.err
