@@ -67,6 +67,7 @@ class TableState:
     results: deque[Result] = field(default_factory=lambda: deque(maxlen=RESULTS_KEPT))
     alerts: deque[Alert] = field(default_factory=lambda: deque(maxlen=ALERTS_KEPT))
     journal: tuple[str, int, str] | None = None
+    clock: str | None = None  # the clock check's state a journaled status names
 
     def head_problem(self, m: Mapping[str, Any]) -> str | None:
         """Why the journal head status ``m`` names contradicts the one kept (for the same
@@ -146,6 +147,8 @@ class TableState:
         if "seq" not in m:
             return  # a presence status: no state
         self.phase, self.shoe, self.round = m["phase"], m["shoe"], m["round"]
+        clock = m.get("clock")
+        self.clock = clock if isinstance(clock, str) else self.clock
         reason = m.get("paused")
         if reason is None:
             self.pause = None
