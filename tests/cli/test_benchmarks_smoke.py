@@ -57,6 +57,13 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                        ("every table heard after", "per table: RSS", "stop: SIGINT to exit 0")),
     # The client library (issue 23): Floor.feed per message, with and without the schemas.
     "bench_client.py": (("--runs", "1", "--shoes", "1"), ("schemas on", "schemas off")),
+    # The pit through a broker (issue 23): 21 tables for 5 s (20 at least: 10 probe the
+    # floor, 10 the alerts).
+    "bench_pit.py": (("--tables", "20", "--fast", "1", "--seconds", "5"),
+                     ("message_to_floor_ms", "pit_rss_mb_by_minute")),
+    "bench_pit_views.py": (("--tables", "2", "--repeat", "1"), ("floor (tables event)",)),
+    # The pit's model's memory over simulated time (issue 23): a few simulated seconds.
+    "bench_pit_memory.py": (("--minutes", "0.1"), ("0 min", "RSS")),
     # Journal retention (issue 24): a survey of journals moved aside, and their deletion.
     "bench_pit_stats.py": (("--tables", "2", "--hours", "0.2", "--seeds", "1", "--runs", "1"),
                            ("report --by table", "report --by dealer", "2 tables")),
@@ -76,7 +83,7 @@ def test_every_benchmark_script_is_covered() -> None:
 
 @pytest.mark.parametrize("script", PRESENT)
 def test_a_benchmark_runs_in_its_smallest_mode(script: str, tmp_path: Path) -> None:
-    brokered = ("bench_upstream.py", "bench_fleet.py", "bench_mirror.py")
+    brokered = ("bench_upstream.py", "bench_fleet.py", "bench_mirror.py", "bench_pit.py")
     if script in brokered and not Path(MOSQUITTO).exists():
         pytest.fail("mosquitto is not installed: run scripts/setup --test (as root)")
     args, expected = SMALLEST[script]
