@@ -17,8 +17,9 @@ as the fleet measured it) or, for the ``--fast`` tables, ``--fast-rate`` (12.5: 
 - alert raised to alert shown: every 2 s a probe table pauses (and resumes 1 s later); the
   time from the pause's publish to its ``event: alert``.
 
-And the pit's CPU (from /proc, over the run) and resident memory (sampled every 5 s).
-Linux only (/proc).
+And the pit's CPU (from /proc, over the run) and resident memory (sampled every 5 s; its
+curve, one figure a minute, printed to stderr as it goes and in the result). Linux only
+(/proc).
 """
 
 from __future__ import annotations
@@ -223,6 +224,9 @@ def main() -> int:
                            qos=1)
         if now >= next_rss:
             rss.append(proc_rss_mb(pid))
+            if (len(rss) - 1) % 12 == 0:  # a minute of 5 s samples
+                print(f"{(len(rss) - 1) // 12:4d} min  RSS {rss[-1]:.1f} MB", file=sys.stderr,
+                      flush=True)
             next_rss += 5.0
         time.sleep(0.005)
     elapsed = time.monotonic() - start
@@ -256,6 +260,7 @@ def main() -> int:
         "pit_cpu_core": round(cpu / elapsed, 3),
         "pit_rss_mb": {"first": round(rss[0], 1), "last": round(rss[-1], 1),
                        "max": round(max(rss), 1)},
+        "pit_rss_mb_by_minute": [round(r, 1) for r in rss[::12]],
         "load": os.getloadavg(),
     }
     print(json.dumps(result, indent=1))

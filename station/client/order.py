@@ -10,8 +10,14 @@ Out-of-order events are held, up to ``window`` of them, for the message they lin
 may still come (a file read out of order, two paths through bridged brokers). When more
 are held than that, or on ``flush``, the oldest held one is released with a gap.
 
-Memory is bounded: the keys remembered are the last ``KEYS_KEPT``, and at most ``window``
-messages are held.
+No key of a message with a ``seq`` is remembered: ``seq`` only ever increases for a table
+(the station carries it across restarts and across a journal moved aside,
+station/assembly.py), so an events message at or below the last one taken, a held one's
+``seq`` again, or a status at or below the last status taken is a re-delivery. The state is
+two numbers, at most ``window`` held messages and the keys of the last ``PRESENCE_KEPT``
+presence statuses (the only messages with no ``seq``; the broker retains one status, so
+a re-delivered presence status is one of the last few): bounded whatever the stream's
+length, which keeps a consumer of hundreds of tables flat for days (issue 23).
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-KEYS_KEPT = 4096
+PRESENCE_KEPT = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,33 +45,36 @@ class Sequencer:
         self.window = window
         self.last_event: int | None = None
         self.last_status: int | None = None
-        self._keys: set[str] = set()
-        self._order: deque[str] = deque()
+        self._presence: deque[str] = deque(maxlen=PRESENCE_KEPT)
         self._held: dict[int, Mapping[str, Any]] = {}  # seq -> a message waiting for its link
 
     @property
     def held(self) -> int:
         return len(self._held)
 
-    def seen(self, key: str) -> bool:
-        return key in self._keys or any(m["key"] == key for m in self._held.values())
+    def duplicate(self, m: Mapping[str, Any]) -> bool:
+        """Whether ``m`` (verified, with the fields ordering needs) was taken or is held."""
+        seq = m.get("seq")
+        if m.get("kind") == "status":
+            if isinstance(seq, int):
+                return self.last_status is not None and seq <= self.last_status
+            return m["key"] in self._presence
+        assert isinstance(seq, int)
+        return (self.last_event is not None and seq <= self.last_event) or seq in self._held
 
     def offer(self, m: Mapping[str, Any]) -> list[Take] | None:
         """The messages to apply now, in order (maybe none, while ``m`` is held); None when
         ``m`` is a duplicate."""
-        if self.seen(m["key"]):
+        if self.duplicate(m):
             return None
         seq = m.get("seq")
         if m.get("kind") == "status":
             if isinstance(seq, int):
-                if self.last_status is not None and seq <= self.last_status:
-                    return None
                 self.last_status = seq
-            self._remember(m["key"])
+            else:
+                self._presence.append(m["key"])
             return [Take(m)]
         assert isinstance(seq, int)
-        if self.last_event is not None and seq <= self.last_event:
-            return None
         prev = m.get("prev_seq")
         if self.last_event is None or prev is None or prev == self.last_event:
             return [self._take(m), *self._drain()]
@@ -100,14 +109,7 @@ class Sequencer:
 
     def _take(self, m: Mapping[str, Any]) -> Take:
         self.last_event = m["seq"]
-        self._remember(m["key"])
         # Held messages a newer one overtook are re-deliveries now; drop them.
         for s in [s for s in self._held if s <= self.last_event]:
             del self._held[s]
         return Take(m)
-
-    def _remember(self, key: str) -> None:
-        self._keys.add(key)
-        self._order.append(key)
-        if len(self._order) > KEYS_KEPT:
-            self._keys.discard(self._order.popleft())

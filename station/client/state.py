@@ -68,6 +68,7 @@ class TableState:
     alerts: deque[Alert] = field(default_factory=lambda: deque(maxlen=ALERTS_KEPT))
     journal: tuple[str, int, str] | None = None  # the newest a journaled status named
     presence_head: tuple[str, int, str] | None = None  # the last a presence status named
+    clock: str | None = None  # the clock check's state a journaled status names
 
     def head_problem(self, m: Mapping[str, Any]) -> str | None:
         """Why the journal head status ``m`` names contradicts what the table said before
@@ -151,6 +152,8 @@ class TableState:
         if "seq" not in m:
             return  # a presence status: no state
         self.phase, self.shoe, self.round = m["phase"], m["shoe"], m["round"]
+        clock = m.get("clock")
+        self.clock = clock if isinstance(clock, str) else self.clock
         reason = m.get("paused")
         if reason is None:
             self.pause = None

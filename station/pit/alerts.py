@@ -3,11 +3,14 @@ wrong with their streams, with who acknowledged each (pure: the caller journals)
 
 Kinds: ``pause`` (the table paused; cleared by its resume or void), the station's own
 ``alert`` names (``repeated_shoe``, ``new_shoe_late``, ``dealer_requested``,
-``cut_card_position``, ``clock_unsynchronised``, ...), ``offline`` (the last will or a clean
-stop; cleared when the table is back), and the stream's problems: ``bad_signature``, ``gap``,
-``unknown_table``, ``schema``. A problem that repeats while its alert is open and not yet
-acknowledged is counted in that alert (``detail`` ends with ``(N times)``) rather than
-raised again, so a flood of forged messages is one line, not thousands.
+``cut_card_position``, ``clock_unsynchronised``, ``clock_jump``, ``install_modified``, ...),
+``config_changed`` (the table started with another config or paytable), ``offline`` (the
+last will or a clean stop; cleared when the table is back), and the stream's problems:
+``bad_signature``, ``gap``, ``unknown_table``, ``schema``, ``rewritten_history`` (a status's
+journal head contradicts an earlier one). ``URGENCY`` ranks them for the alert list. A
+problem that repeats while its alert is open and not yet acknowledged is counted in that
+alert (``detail`` ends with ``(N times)``) rather than raised again, so a flood of forged
+messages is one line, not thousands.
 """
 
 from __future__ import annotations
@@ -17,7 +20,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-STREAM_KINDS: Final = ("bad_signature", "gap", "unknown_table", "schema")
+STREAM_KINDS: Final = ("bad_signature", "gap", "unknown_table", "schema", "rewritten_history")
+# The alert list's order among open alerts (lower first; then newest first): a table that
+# stopped or waits for someone, then what puts the table's evidence in doubt (its stream,
+# its journal, its install), then what a pit boss acts on between rounds, then what is for
+# the record (a clock, a change of config). A kind not named ranks with the second group.
+URGENCY: Final = {
+    "pause": 0, "offline": 0, "dealer_requested": 0, "new_shoe_late": 0,
+    "bad_signature": 1, "gap": 1, "rewritten_history": 1, "install_modified": 1,
+    "repeated_shoe": 1, "unknown_table": 1, "schema": 1,
+    "cut_card_position": 2, "bet_positive": 2, "clock_jump": 2, "clock_unsynchronised": 2,
+    "config_changed": 3,
+}
+OTHER_URGENCY: Final = 1
 COUNTED: Final = (*STREAM_KINDS, "offline")
 MAX_ALERTS: Final = 2000  # kept in memory; the journal keeps them all
 DETAIL_MAX: Final = 600

@@ -24,6 +24,7 @@ from station.client import (
     Finding,
     Floor,
     Gap,
+    RewrittenHistory,
     SchemaFailure,
     TableState,
     UnknownTable,
@@ -165,6 +166,12 @@ class PitModel:
             case SchemaFailure():
                 self._problem(f.table, "schema", f"{f.key or 'a message'}: {f.detail}", at,
                               received)
+            case RewrittenHistory():
+                # The message was applied (the client library folds it all the same); the
+                # alert only says its history is suspect, like a bad signature's, and no
+                # tile's field comes from it.
+                self._problem(f.table, "rewritten_history", f"{f.key}: {f.detail}", at,
+                              received)
             case Unreadable():
                 parts = topic.split("/")
                 table = parts[-2] if len(parts) >= 2 else topic
@@ -221,6 +228,8 @@ class PitModel:
                     self._clear(table, "pause", at)
         elif kind == "alert":
             self._raise(table, str(m.get("alert")), str(m.get("detail")), m.get("by"), at)
+        elif kind == "config_changed":
+            self._raise(table, "config_changed", config_detail(m), None, at)
         elif kind == "dealer" and m.get("request_closed"):
             self._clear(table, "dealer_requested", at)
 
@@ -311,6 +320,25 @@ class PitModel:
     def take_changed(self) -> set[str]:
         changed, self.changed = self.changed, set()
         return changed
+
+
+def config_detail(m: Mapping[str, Any]) -> str:
+    """A ``config_changed`` message in one sentence naming what changed (never a value: the
+    message has none), station.pit.words translates it."""
+    keys = [k for k in m.get("keys") or [] if isinstance(k, str)]
+    old, new = m.get("old"), m.get("new")
+    parts = []
+    if keys:
+        parts.append("keys " + ", ".join(keys[:20]) + (" ..." if len(keys) > 20 else ""))
+    if isinstance(old, Mapping) and isinstance(new, Mapping) \
+            and old.get("paytable") != new.get("paytable"):
+        parts.append("the paytable")
+    if not parts:
+        parts.append("the config file (no key's value)")
+    said = "started with another config: " + " and ".join(parts) + " changed"
+    if m.get("previous_journal"):
+        said += "; a new journal"
+    return said
 
 
 def _what(m: Mapping[str, Any]) -> str:

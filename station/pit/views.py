@@ -33,14 +33,16 @@ from typing import Any, Final, Protocol
 from station.client.state import Pause, Result, TableState
 from station.machine import Phase
 from station.pit import words
+from station.pit.alerts import OTHER_URGENCY, URGENCY
+from station.pit.alerts import STREAM_KINDS as _STREAM_KINDS
 from station.roads import Roads, Scoreboard
 from station.roads.record import RecordError
 from station.station import _SUPERVISOR_CHOICES
 from station.web.roadpanel import panel_svg
 
-NEEDS: Final = ("offline", "paused", "alert", "stream")
+NEEDS: Final = ("offline", "paused", "alert", "stream", "clock")
 # The alerts that say the table's stream is not to be trusted (the client library's findings).
-STREAM_KINDS: Final = frozenset({"bad_signature", "gap", "schema", "unknown_table"})
+STREAM_KINDS: Final = frozenset(_STREAM_KINDS)
 # The kinds that belong to one shoe: one of another shoe means a new shoe is in play.
 SHOE_KINDS: Final = frozenset({"shoe_started", "betting_open", "betting_closed", "card",
                                "reveal", "round", "shoe_ended", "shoe_report"})
@@ -155,10 +157,12 @@ def command_json(c: CommandRecord) -> dict[str, Any]:
 
 
 def alerts_view(alerts: Iterable[AlertRecord]) -> dict[str, Any]:
-    """``GET /api/alerts``: open ones first, each part newest first (then by id)."""
+    """``GET /api/alerts``: open ones first, by ``URGENCY`` (station.pit.alerts), each part
+    newest first (then by id); the acknowledged and cleared ones after, newest first."""
     # ISO times of one format compare as text; the sort is stable, so open-first keeps it.
     ordered = sorted(alerts, key=lambda a: (a.raised_at, a.id), reverse=True)
-    ordered.sort(key=lambda a: not is_open(a))
+    ordered.sort(key=lambda a: (not is_open(a),
+                                URGENCY.get(a.kind, OTHER_URGENCY) if is_open(a) else 0))
     return {"alerts": [alert_json(a) for a in ordered]}
 
 
@@ -171,6 +175,9 @@ def needs_of(state: TableState, alerts: Sequence[AlertRecord]) -> list[str]:
         "paused": state.pause is not None,
         "alert": any(is_open(a) for a in alerts),
         "stream": any(is_open(a) and a.kind in STREAM_KINDS for a in alerts),
+        # The table's own status says its clock is not synchronised (its alert may be
+        # acknowledged: the tile says so until a status says it is synchronised again).
+        "clock": state.clock == "unsynchronised",
     }
     return [n for n in NEEDS if found[n]]
 
@@ -211,7 +218,7 @@ def tile(state: TableState, alerts: Sequence[AlertRecord], seen: Seen = Seen()) 
         "shoe": state.shoe, "round": state.round, "dealer": state.dealer, "mode": state.mode,
         "last_result": last_json,
         "penetration": state.penetration if state.cut_card_out else None,
-        "cut_card_out": state.cut_card_out, "lag_s": seen.lag_s,
+        "cut_card_out": state.cut_card_out, "lag_s": seen.lag_s, "clock": state.clock,
         "pause": pause_json(state.pause),
         "open_alerts": sum(is_open(a) for a in alerts),
         "needs": needs, "last_seen": seen.last_seen,

@@ -39,6 +39,7 @@ NEED: Final = {
     "paused": ("paused", "暂停"),
     "alert": ("alert", "警报"),
     "stream": ("stream trouble", "数据异常"),
+    "clock": ("clock not synchronised", "时钟未同步"),
 }
 
 # The alert kinds: the pit's own and the station's (docs/upstream.md, ``alert``).
@@ -51,6 +52,9 @@ ALERT_KIND: Final = {
     "bet_positive": ("Bet over its return limit", "投注回报超限"),
     "clock_unsynchronised": ("Clock not synchronised", "时钟未同步"),
     "clock_jump": ("Clock jumped", "时钟跳变"),
+    "install_modified": ("Install modified", "安装文件被改动"),
+    "config_changed": ("Config changed", "配置已更改"),
+    "rewritten_history": ("Rewritten history", "日志历史被改写"),
     "offline": ("Station offline", "工作站离线"),
     "bad_signature": ("Bad signature", "签名无效"),
     "gap": ("Messages missing", "消息缺失"),
@@ -78,6 +82,9 @@ _DETAIL_ZH: list[_Rule] = [
      lambda m: "系统时钟未同步：请检查时间服务"),
     (re.compile(r"the wall clock jumped ([+-][\d.]+) s against the monotonic clock since the "
                 r"last check"), lambda m: f"系统时钟自上次检查以来跳变 {m[1]} 秒"),
+    (re.compile(r"(\d+) installed file\(s\) differ from the wheel's RECORD \((\d+) checked\): "
+                r"(.*)"),
+     lambda m: f"{m[1]}个已安装文件与安装包的 RECORD 不符（共检查{m[2]}个）：{m[3]}"),
     (re.compile(r"seq (\d+) never arrived \(nor perhaps others after (\d+)\)"),
      lambda m: f"第{m[1]}号消息未收到（第{m[2]}号之后可能还有其他缺失）"),
 ]
@@ -96,6 +103,25 @@ _PIT_ZH: dict[str, list[_Rule]] = {
     "schema": [(re.compile(r"on '(.+)': .*"), lambda m: f"主题 {m[1]} 上的消息无法读取：未采用"),
                (re.compile(r"(\S+): .*"), lambda m: f"消息 {m[1]} 格式不符：未采用")],
 }
+_PIT_ZH["rewritten_history"] = [
+    (re.compile(r"(\S+): journal (\w+) record (\d+) had head (\w+), now (\w+)"),
+     lambda m: f"状态 {m[1]}：日志 {m[2]} 第{m[3]}条记录的哈希曾为 {m[4]}，现为 {m[5]}"),
+    (re.compile(r"(\S+): journal (\w+) went back from record (\d+) to (\d+)"),
+     lambda m: f"状态 {m[1]}：日志 {m[2]} 从第{m[3]}条记录退回到第{m[4]}条"),
+]
+_PIT_ZH["config_changed"] = [
+    (re.compile(r"started with another config: (.*) changed(; a new journal)?"),
+     lambda m: f"以不同配置启动：{_changed_zh(m[1])}已更改"
+     + ("；已开始新日志" if m[2] else "")),
+]
+
+
+def _changed_zh(what: str) -> str:
+    said = what.replace("the config file (no key's value)", "配置文件（无键值变化）")
+    said = said.replace("the paytable", "赔率表").replace(" and ", "和")
+    return re.sub(r"^keys ", "配置项 ", said)
+
+
 # A problem that repeats while its alert is open is counted in it (station.pit.alerts).
 _TIMES = re.compile(r"(.*) \((\d+) times\)")
 

@@ -392,12 +392,14 @@ _WHY: list[_Rule] = [
 def actor_zh(actor: str) -> str:
     """Who did something, as the page shows it in Chinese: ``dealer:D042 ann (web 1.2.3.4)``
     reads ``荷官 D042 ann`` and the address after 网页; names, ids and addresses stay as
-    they are."""
+    they are. An upstream command's ``upstream:<key name>/<actor> [<id>]`` reads
+    ``远程 <key name>/<actor> [<id>]``: the key's name says whose it is (a pit's, a game
+    server's), so a pit boss's command is not taken for the game server's."""
     m = re.fullmatch(r"(?P<who>.*?)(?: \(web (?P<at>[^)]*)\))?", actor)
     who, at = (m["who"], m["at"]) if m else (actor, None)
     role = re.fullmatch(r"(dealer|supervisor|upstream)(?:([: ])(.*))?", who)
     if role is not None:
-        name = {"dealer": "荷官", "supervisor": "主管", "upstream": "游戏服务器"}[role[1]]
+        name = {"dealer": "荷官", "supervisor": "主管", "upstream": "远程"}[role[1]]
         rest = role[3] or ""
         if rest.startswith("(") and rest.endswith(")"):
             rest = {"key": "按键", "display": "屏幕"}.get(rest[1:-1], rest[1:-1])

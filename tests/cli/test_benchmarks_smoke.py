@@ -57,14 +57,17 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                        ("every table heard after", "per table: RSS", "stop: SIGINT to exit 0")),
     # The client library (issue 23): Floor.feed per message, with and without the schemas.
     "bench_client.py": (("--runs", "1", "--shoes", "1"), ("schemas on", "schemas off")),
-    # Journal retention (issue 24): a survey of journals moved aside, and their deletion.
-    # The pit (issue 23): a few tables for a few seconds, and its views over three tables.
+    # The pit's model's memory over simulated time (issue 23): a few simulated seconds.
+    "bench_pit_memory.py": (("--minutes", "0.1"), ("0 min", "RSS")),
+    # The pit through a broker (issue 23): a few tables for a few seconds (fewer than 20
+    # share the floor's and the alerts' probes), and its views over three tables.
     "bench_pit.py": (("--tables", "3", "--fast", "1", "--seconds", "4"),
-                     ('"message_to_floor_ms"', '"alert_to_shown_ms"', '"pit_rss_mb"')),
+                     ('"message_to_floor_ms"', '"alert_to_shown_ms"', "pit_rss_mb_by_minute")),
     "bench_pit_views.py": (("--tables", "3", "--repeat", "2"), ("floor (tables event)",
                                                                  "table t3")),
     "bench_pit_stats.py": (("--tables", "2", "--hours", "0.2", "--seeds", "1", "--runs", "1"),
                            ("report --by table", "report --by dealer", "2 tables")),
+    # Journal retention (issue 24): a survey of journals moved aside, and their deletion.
     "bench_retention.py": (("--journals", "2", "--records", "50"),
                            ("survey, all to delete", "facts cached", "deleted 2")),
     # The journal mirror and the archive (issue 24): a few cards, tables and seconds.

@@ -12,7 +12,8 @@ from tests.conftest import REPO
 
 DOC = (REPO / "docs" / "pit.md").read_text(encoding="utf-8")
 TILE = {"table", "online", "phase", "shoe", "round", "dealer", "mode", "last_result",
-        "penetration", "cut_card_out", "lag_s", "pause", "open_alerts", "needs", "last_seen"}
+        "penetration", "cut_card_out", "lag_s", "clock", "pause", "open_alerts", "needs",
+        "last_seen"}
 ALERT = {"id", "table", "kind", "detail", "by", "raised_at", "acked_by", "acked_at",
          "cleared_at"}
 

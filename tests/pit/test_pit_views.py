@@ -237,7 +237,7 @@ def test_tiles_come_needing_first_then_by_table_number() -> None:
     assert body["pit"] == "pit-1" and body["ts"] == "2026-01-01T00:00:09.000Z"
 
 
-def test_alerts_come_open_first_newest_first_with_their_words() -> None:
+def test_alerts_come_open_first_by_urgency_newest_first_with_their_words() -> None:
     alerts = [
         views.Alert(1, "t1", "new_shoe_late", "the new shoe asked for is not started after 300 s",
                     "timer", "2026-01-01T00:00:01.000Z"),
@@ -248,7 +248,8 @@ def test_alerts_come_open_first_newest_first_with_their_words() -> None:
                     "2026-01-01T00:00:03.000Z"),
     ]
     body = views.alerts_view(alerts)
-    assert [a["id"] for a in body["alerts"]] == [3, 1, 2]
+    # A late new shoe (a table waiting for someone) before a gap (its evidence in doubt).
+    assert [a["id"] for a in body["alerts"]] == [1, 3, 2]
     a = {x["id"]: x for x in body["alerts"]}
     assert a[1]["say"]["zh"]["detail"] == "所请求的新牌靴300秒后仍未开始"
     assert a[3]["say"]["zh"]["detail"] == "第9号消息未收到（第7号之后可能还有其他缺失）"

@@ -220,9 +220,9 @@ def test_the_modes_details_in_chinese(en: str, zh: str) -> None:
      "开牌被拒绝（荷官（按键），网页 127.0.0.1）：没有等待开牌的牌"),
     ("banker cards revealed: the squeeze's 30 s were up", "咪牌30秒已到，庄家的牌自动开牌"),
     ("end of shoe asked for by upstream:pit/ann [c-4]: round 12 is the shoe's last",
-     "游戏服务器 pit/ann [c-4] 请求结束牌靴：第12局为本牌靴最后一局"),
+     "远程 pit/ann [c-4] 请求结束牌靴：第12局为本牌靴最后一局"),
     ("end shoe refused from upstream:pit [c-5]: the burn is not done; ask again once it is",
-     "结束牌靴被拒绝（游戏服务器 pit [c-5]）：烧牌尚未完成；完成后再请求"),
+     "结束牌靴被拒绝（远程 pit [c-5]）：烧牌尚未完成；完成后再请求"),
     ("something the station says later", "something the station says later"),
 ])
 def test_notice_words(en: str, zh: str) -> None:
