@@ -10,8 +10,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -86,14 +84,8 @@ def run_pin(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    from station.pit import report  # noqa: PLC0415
+
     _config(args, "report_config")
-    try:
-        report = importlib.import_module("station.pit.report")
-    except ModuleNotFoundError as exc:
-        if exc.name != "station.pit.report":
-            raise
-        print("station pit report: error: this installation has no station.pit.report "
-              "(the statistics are not installed); update the station", file=sys.stderr)
-        return 2
     code: int = report.run(args)
     return code

@@ -3,13 +3,10 @@ refusals with exit 2 and one line, and ``pit report`` while the statistics are m
 
 from __future__ import annotations
 
-import importlib.util
 import socket
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 from station.web import pins
 from tests.pit.pitkit import PitFolder
@@ -54,13 +51,3 @@ def test_refusals_exit_2_with_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2 and "-c PIT.yaml" in done.stderr
     done = station("pit", "-c", str(tmp_path / "none.yaml"))
     assert done.returncode == 2 and "none.yaml" in done.stderr
-
-
-@pytest.mark.skipif(importlib.util.find_spec("station.pit.report") is not None,
-                    reason="the statistics are installed: their own tests run the report")
-def test_report_without_the_statistics_says_so(tmp_path: Path) -> None:
-    folder = PitFolder(tmp_path / "pit")
-    done = station("pit", "report", "-c", str(folder.config(1883, tmp_path)), "--from",
-                   "2026-01-01T00:00:00Z", "--to", "2026-01-02T00:00:00Z")
-    assert done.returncode == 2
-    assert "no station.pit.report" in done.stderr and "Traceback" not in done.stderr
