@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from station.client import Applied, Floor, schema_validator  # noqa: E402
 from station.pit import views  # noqa: E402
+from station.pit.alerts import Alert  # noqa: E402
 from tests.pit.pagekit import base_shoe, plan  # noqa: E402
 
 
@@ -39,7 +40,7 @@ def main() -> int:
     tables = plan(shoe, args.tables, paused=max(1, args.tables // 20))
     floor = Floor({t.id: t.key.public_key() for t, _ in tables}, validate=schema_validator())
     logs = {t.id: views.TableLog() for t, _ in tables}
-    alerts: list[views.Alert] = []
+    alerts: list[Alert] = []
     for t, upto in tables:
         for topic, payload in t.payloads(shoe, upto, now=time.time()):
             for f in floor.feed(topic, payload):
@@ -47,7 +48,7 @@ def main() -> int:
                     logs[t.id].add(f.message)
         s = floor.state(t.id)
         if s.pause is not None:
-            alerts.append(views.Alert(len(alerts) + 1, t.id, "pause", s.pause.reason,
+            alerts.append(Alert(len(alerts) + 1, t.id, "pause", s.pause.reason,
                                       s.pause.raised_by, s.pause.ts))
     seen = views.Seen("2026-01-01T00:00:00.000Z", 0.2)
 

@@ -53,7 +53,7 @@ ROADS_W, ROADS_H = 1500, 250  # px: the table page's roads panel (scaled to fit,
 
 
 class AlertRecord(Protocol):
-    """One alert as the pit keeps it (``station.pit.alerts``); ``Alert`` below fits."""
+    """One alert as the pit keeps it (``station.pit.alerts``: its ``Alert``)."""
 
     @property
     def id(self) -> int: ...
@@ -73,21 +73,6 @@ class AlertRecord(Protocol):
     def acked_at(self) -> str | None: ...
     @property
     def cleared_at(self) -> str | None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Alert:
-    """An alert with the fields of the API's ALERT (a service may use its own class)."""
-
-    id: int
-    table: str
-    kind: str
-    detail: str
-    by: str | None
-    raised_at: str
-    acked_by: str | None = None
-    acked_at: str | None = None
-    cleared_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from station.client import Applied, Floor, Gap, TableState, schema_validator
 from station.machine import Phase
 from station.pit import views, words
+from station.pit.alerts import Alert
 from station.station import _SUPERVISOR_CHOICES
 from station.upstream.signing import Signer
 from tests.client.clientkit import TABLE, Stream, simulated_stream
@@ -50,9 +51,9 @@ def first_paused(stream: Stream) -> int:
     raise AssertionError("the simulated stream never pauses")
 
 
-def pause_alert(state: TableState, **kw: Any) -> views.Alert:
+def pause_alert(state: TableState, **kw: Any) -> Alert:
     assert state.pause is not None
-    return views.Alert(1, TABLE, "pause", state.pause.reason, state.pause.raised_by,
+    return Alert(1, TABLE, "pause", state.pause.reason, state.pause.raised_by,
                        state.pause.ts, **kw)
 
 
@@ -210,16 +211,16 @@ def tile_of(table: str, *, online: bool | None = True, paused: bool = False) -> 
 def test_tiles_come_needing_first_then_by_table_number() -> None:
     states = [tile_of("t10"), tile_of("t2"), tile_of("t9", paused=True),
               tile_of("t30", online=False), tile_of("t4"), tile_of("t7"), tile_of("t1")]
-    alerts = [views.Alert(1, "t4", "dealer_requested", "another dealer was asked for; the dealer"
+    alerts = [Alert(1, "t4", "dealer_requested", "another dealer was asked for; the dealer"
                           " goes on until the new one signs in", "upstream:vip/p1",
                           "2026-01-01T00:00:02.000Z"),
-              views.Alert(2, "t7", "gap", Gap("t7", 4, 5).detail, None,
+              Alert(2, "t7", "gap", Gap("t7", 4, 5).detail, None,
                           "2026-01-01T00:00:03.000Z"),
-              views.Alert(3, "t1", "gap", "seq 9 never arrived (nor perhaps others after 8)",
+              Alert(3, "t1", "gap", "seq 9 never arrived (nor perhaps others after 8)",
                           None, "2026-01-01T00:00:01.000Z", acked_by="ann",
                           acked_at="2026-01-01T00:00:05.000Z"),
               # Resumed at the table, never acknowledged: it wants nobody any more.
-              views.Alert(4, "t2", "pause", "held by the dealer: dispute", None,
+              Alert(4, "t2", "pause", "held by the dealer: dispute", None,
                           "2026-01-01T00:00:01.000Z", cleared_at="2026-01-01T00:00:04.000Z")]
     body = views.floor_view("pit-1", "2026-01-01T00:00:09.000Z",
                             [(s, views.Seen()) for s in states], alerts)
@@ -239,12 +240,12 @@ def test_tiles_come_needing_first_then_by_table_number() -> None:
 
 def test_alerts_come_open_first_by_urgency_newest_first_with_their_words() -> None:
     alerts = [
-        views.Alert(1, "t1", "new_shoe_late", "the new shoe asked for is not started after 300 s",
+        Alert(1, "t1", "new_shoe_late", "the new shoe asked for is not started after 300 s",
                     "timer", "2026-01-01T00:00:01.000Z"),
-        views.Alert(2, "t2", "offline", "the station's last will", None,
+        Alert(2, "t2", "offline", "the station's last will", None,
                     "2026-01-01T00:00:02.000Z", acked_by="ann",
                     acked_at="2026-01-01T00:00:04.000Z"),
-        views.Alert(3, "t3", "gap", "seq 9 never arrived (nor perhaps others after 7)", None,
+        Alert(3, "t3", "gap", "seq 9 never arrived (nor perhaps others after 7)", None,
                     "2026-01-01T00:00:03.000Z"),
     ]
     body = views.alerts_view(alerts)
