@@ -17,20 +17,12 @@ from typing import Any
 import orjson
 import yaml
 
+from station.pit.journal import SCHEMA
 from station.upstream import messages as m
 from station.upstream.canonical import canonical
 
-# The pit journal's seen table, as the pit service writes it (docs/pit.md).
-SEEN = """CREATE TABLE seen (
-  id INTEGER PRIMARY KEY,
-  at TEXT NOT NULL,
-  table_id TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  seq INTEGER,
-  key TEXT NOT NULL,
-  body TEXT NOT NULL,
-  UNIQUE (table_id, key)
-)"""
+# The pit journal's tables, as the pit service makes them (the statistics read its seen).
+SEEN = SCHEMA
 T0 = datetime(2026, 1, 1, tzinfo=UTC).timestamp()  # the simulation's clock starts here
 REPORT = [sys.executable, "-m", "station.pit.report", "report"]
 
@@ -68,7 +60,7 @@ def applied_order(rows: Sequence[tuple[Any, ...]], lag: int = 3) -> list[tuple[A
 
 def write_journal(path: Path, rows: Iterable[tuple[Any, ...]]) -> Path:
     with closing(sqlite3.connect(path)) as db:
-        db.execute(SEEN)
+        db.executescript(SEEN)
         for table_id, kind, seq, ts, body in rows:
             key = orjson.loads(body)["key"]
             db.execute("INSERT INTO seen (at, table_id, kind, seq, key, body) "

@@ -184,7 +184,7 @@ def test_any_rows_in_a_journal_are_exit_0(tmp_path: Path, rows: list[tuple[Any, 
     journal = tmp_path / "pit.sqlite"
     journal.unlink(missing_ok=True)
     with closing(sqlite3.connect(journal)) as db:
-        db.execute(SEEN)
+        db.executescript(SEEN)
         db.executemany("INSERT OR IGNORE INTO seen (at, table_id, kind, seq, key, body) "
                        "VALUES (?, ?, ?, ?, ?, ?)",
                        [(r[3], r[0], r[1], r[2], str(i), r[4]) for i, r in enumerate(rows)])
