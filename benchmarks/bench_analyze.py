@@ -21,11 +21,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from station.analysis import analyze
-from station.analysis import first_two as first_two_module
-from station.analysis.tree import key_index, round_weights
-from station.paytable import load_paytable
-from station.rules import banker_draws, player_draws
+from station.game.analysis import analyze
+from station.game.analysis import first_two as first_two_module
+from station.game.analysis.tree import key_index, round_weights
+from station.game.rules import banker_draws, player_draws
+from station.settings.paytable import load_paytable
 
 ROOT = Path(__file__).resolve().parents[1]
 LARGEST = ROOT / "config" / "paytables" / "seed003.yaml"

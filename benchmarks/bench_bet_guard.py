@@ -36,7 +36,7 @@ TARGET_P99_MS = 10.0
 def compositions(count: int, seed: int = 1) -> list[list[int]]:
     """Compositions as a table meets them: shuffled 8-deck shoes, every fifth card out."""
     from drivers.simulated import random_shoes  # noqa: PLC0415
-    from station.cards import parse_card  # noqa: PLC0415
+    from station.game.cards import parse_card  # noqa: PLC0415
 
     out: list[list[int]] = []
     for shoe in random_shoes(seed, None, 8):
@@ -58,8 +58,8 @@ def percentile(xs: list[float], q: float) -> float:
 
 def bench_rtp(count: int) -> None:
     t0 = time.perf_counter()
-    from station.analysis.composition import CompositionAnalyzer, _tree  # noqa: PLC0415
-    from station.paytable import load_paytable  # noqa: PLC0415
+    from station.game.analysis.composition import CompositionAnalyzer, _tree  # noqa: PLC0415
+    from station.settings.paytable import load_paytable  # noqa: PLC0415
 
     imported = time.perf_counter() - t0
     table = load_paytable(SEED003)
@@ -87,7 +87,7 @@ def bench_rtp(count: int) -> None:
           f"{percentile(ms, 0.99):.3f} ms, max {max(ms):.3f} ms")
     # What the station does at each betting opening: values the open bets, compares them
     # with the limit, rounds what it publishes (BetGuard.opening, observe: nothing closes).
-    from station.betguard import BetGuard  # noqa: PLC0415
+    from station.game.betguard import BetGuard  # noqa: PLC0415
 
     guard = BetGuard(table, "observe", 1.0)
     times, cpu = [], []
@@ -105,7 +105,7 @@ def bench_rtp(count: int) -> None:
           f"median {statistics.median(cms):.3f} ms, p99 {percentile(cms, 0.99):.3f} ms")
     print(f"one-off: import {imported * 1000:.0f} ms, value tree by multiset "
           f"{tree_s * 1000:.0f} ms, analyzer for seed003 {init_s * 1000:.0f} ms")
-    from station.analysis import analyze  # noqa: PLC0415
+    from station.game.analysis import analyze  # noqa: PLC0415
 
     t0 = time.perf_counter()
     analyze(table, 8)

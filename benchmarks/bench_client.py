@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from station.client import Floor, schema_validator  # noqa: E402
-from station.upstream.signing import private_pem  # noqa: E402
+from station.wire.signing import private_pem  # noqa: E402
 
 
 def stream(tmp: Path, shoes: int) -> tuple[list[tuple[str, bytes]], object]:

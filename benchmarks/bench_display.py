@@ -33,17 +33,17 @@ sys.path.insert(0, str(ROOT))
 
 from drivers.events import InputEvent  # noqa: E402
 from drivers.simulated import Pace, SimulatedDealer, random_shoes  # noqa: E402
-from station.daemon import Daemon  # noqa: E402
 from station.journal import Journal  # noqa: E402
-from station.simulation import simulate  # noqa: E402
-from station.station import Station  # noqa: E402
-from station.tablerules import TableRules  # noqa: E402
-from station.upstream.feed import Feed  # noqa: E402
+from station.live.daemon import Daemon  # noqa: E402
+from station.table.simulation import simulate  # noqa: E402
+from station.table.station import Station  # noqa: E402
+from station.table.tablerules import TableRules  # noqa: E402
 from station.web.display import WebControl, WebDisplay  # noqa: E402
 from station.web.hub import Hub  # noqa: E402
 from station.web.pins import PinChecker  # noqa: E402
 from station.web.server import WebServer  # noqa: E402
 from station.web.view import Surroundings  # noqa: E402
+from station.wire.feed import Feed  # noqa: E402
 from tests import webkit  # noqa: E402
 
 READERS = r"""

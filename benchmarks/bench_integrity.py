@@ -28,8 +28,9 @@ from typing import Any
 
 from drivers.events import CardRead, InputEvent
 from drivers.simulated import CUT, SimulatedDealer, random_shoes, shuffled_shoe
-from station.cards import ALL_CARDS, parse_card
-from station.integrity import (
+from station.game.cards import ALL_CARDS, parse_card
+from station.game.shoe import ShoeCounts
+from station.table.integrity import (
     Pause,
     RepeatWatch,
     ShoeLog,
@@ -38,11 +39,10 @@ from station.integrity import (
     position_masks,
     shoe_report,
 )
-from station.outputs import Output
-from station.shoe import ShoeCounts
-from station.simulation import simulate
-from station.station import Station
-from station.tablerules import TableRules
+from station.table.outputs import Output
+from station.table.simulation import simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
 
 
 class _NoWatch:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from drivers.events import CardRead
 from station.journal import Journal, verify_journal
-from station.tablerules import TableRules
+from station.table.tablerules import TableRules
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_P99_MS = 2.0

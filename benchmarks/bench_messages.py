@@ -29,7 +29,7 @@ def _config(tmp: Path) -> Path:
         Ed25519PrivateKey,
     )
 
-    from station.upstream.signing import private_pem  # noqa: PLC0415
+    from station.wire.signing import private_pem  # noqa: PLC0415
 
     key = tmp / "signing.pem"
     key.write_bytes(private_pem(Ed25519PrivateKey.generate()))

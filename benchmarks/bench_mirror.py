@@ -40,12 +40,12 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion  # noqa: E40
 
 from drivers.events import CardRead  # noqa: E402
 from station.journal import Journal  # noqa: E402
-from station.tablerules import TableRules  # noqa: E402
-from station.upstream import messages as m  # noqa: E402
+from station.settings.upstream import UpstreamSettings  # noqa: E402
+from station.table.tablerules import TableRules  # noqa: E402
 from station.upstream.mirror import JournalMirror, mark_path, write_mark  # noqa: E402
 from station.upstream.mqtt import MqttPublisher  # noqa: E402
-from station.upstream.settings import UpstreamSettings  # noqa: E402
-from station.upstream.signing import Signer, public_pem  # noqa: E402
+from station.wire import messages as m  # noqa: E402
+from station.wire.signing import Signer, public_pem  # noqa: E402
 from tests.archive.archivekit import head_of, start_archive, write_archive_config  # noqa: E402
 from tests.stationkit import STATION, table_config, write_key  # noqa: E402
 from tests.upstream.broker import Broker, Subscriber, wait_until  # noqa: E402

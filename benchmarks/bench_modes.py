@@ -1,7 +1,7 @@
 """Benchmark the table modes (issue 11): what timers cost ``station simulate``, and what a
 squeeze costs per card.
 
-Each table deals the same seeded shoes through ``station.simulation.simulate`` (what
+Each table deals the same seeded shoes through ``station.table.simulation.simulate`` (what
 ``station simulate`` runs, without a display): the standard table driven by its dealer is
 the baseline; the others add the station's betting countdown (timer events, journaled like
 any input), face-down dealing with reveals (squeeze, VIP) and the VIP player's requests. The
@@ -28,10 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from drivers.events import CardRead, InputEvent
 from drivers.simulated import Player, SimulatedDealer, random_shoes
-from station.outputs import Output
-from station.simulation import simulate
-from station.station import Station
-from station.tablerules import TableRules
+from station.table.outputs import Output
+from station.table.simulation import simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
 
 
 @dataclass(frozen=True)

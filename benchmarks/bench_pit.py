@@ -46,7 +46,7 @@ import paho.mqtt.client as paho  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion  # noqa: E402
 
-from station.upstream.signing import Signer, public_pem  # noqa: E402
+from station.wire.signing import Signer, public_pem  # noqa: E402
 from tests.pit.pitkit import Pit, PitFolder  # noqa: E402
 from tests.upstream.broker import Broker, wait_until  # noqa: E402
 

@@ -26,9 +26,9 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from bench_pit import Table, base_stream  # noqa: E402
 
 from station.client import Floor, schema_validator  # noqa: E402
-from station.pit import views  # noqa: E402
-from station.pit.journal import PitJournal  # noqa: E402
-from station.pit.model import PitModel  # noqa: E402
+from station.services.pit import views  # noqa: E402
+from station.services.pit.journal import PitJournal  # noqa: E402
+from station.services.pit.model import PitModel  # noqa: E402
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 AT = "2026-12-01T00:00:00.000Z"

@@ -6,8 +6,8 @@ The streams are real stations' (``station simulate --messages``, with a dealer a
 every shoe and a few faults), ``--seeds`` of them, each table a copy of one under its own id
 and its dealers (statistics do not verify signatures, so renaming is enough); the rows go
 into the journal interleaved by time, as the pit receives them. Then the report, end to end
-in a fresh interpreter (``python -m station.pit.report report ... --out FILE``), by table and
-by dealer: wall time, CPU time and the child's peak RSS, median (min-max) over ``--runs``;
+in a fresh interpreter (``python -m station.services.pit.report report ... --out FILE``), by table
+and by dealer: wall time, CPU time and the child's peak RSS, median (min-max) over ``--runs``;
 and in process, the SQL read alone against read and fold.
 
     .venv/bin/python benchmarks/bench_pit_stats.py [--tables 200] [--hours 8] [--runs 3]
@@ -37,8 +37,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from station.pit import report  # noqa: E402
-from station.pit.stats import READ_KINDS, compute  # noqa: E402
+from station.services.pit import report  # noqa: E402
+from station.services.pit.stats import READ_KINDS, compute  # noqa: E402
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 SHOE_S = 1950.0  # about one 8-deck shoe at the default pace
@@ -110,7 +110,8 @@ def run_report(config: Path, hours: float, by: str, out: Path) -> tuple[float, f
     """Wall time, CPU time (user + system: less swayed by a busy machine) and peak RSS."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "station.pit.report", "report", "-c", str(config),
+    subprocess.run([sys.executable, "-m", "station.services.pit.report", "report", "-c",
+    str(config),
                     "--from", T0.isoformat(), "--to", (T0 + timedelta(hours=hours)).isoformat(),
                     "--by", by, "--out", str(out)], check=True, capture_output=True)
     wall = time.perf_counter() - start

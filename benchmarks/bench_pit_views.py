@@ -1,4 +1,4 @@
-"""Benchmark of the pit's JSON (station.pit.views): what a floor of N tables costs the pit
+"""Benchmark of the pit's JSON (station.services.pit.views): what a floor of N tables costs the pit
 each time it pushes the floor (at most every 200 ms) and each time a table's page asks.
 
 The floor is the page tests' (tests/pit/pagekit.py): a simulated station's shoe re-signed
@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from station.client import Applied, Floor, schema_validator  # noqa: E402
-from station.pit import views  # noqa: E402
-from station.pit.alerts import Alert  # noqa: E402
+from station.services.pit import views  # noqa: E402
+from station.services.pit.alerts import Alert  # noqa: E402
 from tests.pit.pagekit import base_shoe, plan  # noqa: E402
 
 

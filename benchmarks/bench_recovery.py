@@ -13,7 +13,7 @@ shoe in play for the web display, which then rebuilds that shoe's results and ro
 3. A pause reason put into Chinese (``station.web.words.reason_zh``) without its cache: a
    view of a paused table pays it once per reason.
 4. ``recover`` while comparing the journal's kept recording, up to date as after a clean
-   stop (``station.keptrecording``, issue 18), against ``recover`` alone.
+   stop (``station.journal.keptrecording``, issue 18), against ``recover`` alone.
 Medians (and minima) of ``--repeat`` runs, in CPU milliseconds of the process.
 """
 
@@ -33,17 +33,17 @@ sys.path.insert(0, str(ROOT))
 from drivers.events import InputEvent  # noqa: E402
 from drivers.simulated import Pace, SimulatedDealer, random_shoes  # noqa: E402
 from station.journal import Journal  # noqa: E402
-from station.keptrecording import KeptRecording  # noqa: E402
-from station.machine import DEALING  # noqa: E402
-from station.recording import header_line  # noqa: E402
-from station.recovery import last_message_seq, recover  # noqa: E402
-from station.simulation import DUE  # noqa: E402
-from station.station import Station  # noqa: E402
-from station.tablerules import TableRules  # noqa: E402
+from station.journal.keptrecording import KeptRecording  # noqa: E402
+from station.journal.recovery import last_message_seq, recover  # noqa: E402
+from station.table.machine import DEALING  # noqa: E402
+from station.table.simulation import DUE  # noqa: E402
+from station.table.station import Station  # noqa: E402
+from station.table.tablerules import TableRules  # noqa: E402
 from station.web.display import WebDisplay  # noqa: E402
 from station.web.hub import Hub  # noqa: E402
 from station.web.view import Surroundings  # noqa: E402
 from station.web.words import reason_zh  # noqa: E402
+from station.wire.recording import header_line  # noqa: E402
 
 RULES = TableRules(table="bench", decks=8)
 

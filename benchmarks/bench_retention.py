@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from station.prune import FactsCache, Survey, apply, survey  # noqa: E402
-from station.retention import Limits  # noqa: E402
+from station.journal.prune import FactsCache, Survey, apply, survey  # noqa: E402
+from station.settings.retention import RetentionLimits as Limits  # noqa: E402
 from tests.journal import retentionkit as kit  # noqa: E402
 
 

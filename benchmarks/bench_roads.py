@@ -16,8 +16,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from station.roads import Result, Round, Scoreboard, compute_roads
-from station.roads.layout import draw
+from station.game.roads import Result, Round, Scoreboard, compute_roads
+from station.game.roads.layout import draw
 
 TARGET_ADD_US = 50.0
 TARGET_SHOE_MS = 5.0

@@ -27,12 +27,12 @@ from transitions.extensions import LockedMachine
 
 from drivers.events import CardRead, InputEvent
 from drivers.simulated import CUT, SimulatedDealer, random_shoes
-from station.cards import parse_card
-from station.outputs import Output
-from station.rules import banker_draws, player_draws
-from station.simulation import simulate
-from station.station import Station
-from station.tablerules import TableRules
+from station.game.cards import parse_card
+from station.game.rules import banker_draws, player_draws
+from station.table.outputs import Output
+from station.table.simulation import simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
 
 
 def cli_rounds_per_s(shoes: int, repeat: int, *extra: str) -> tuple[float, float, int]:

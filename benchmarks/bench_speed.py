@@ -159,11 +159,11 @@ def apply_per_card(shoes: int, prompts: bool) -> tuple[float, float, int, float]
     """Median and p99 of Station.apply on card reads (us, thread CPU), count, clock cost."""
     from drivers.events import CardRead, InputEvent  # noqa: PLC0415 - the tree under test
     from drivers.simulated import SimulatedDealer, random_shoes  # noqa: PLC0415
-    from station.outputs import Output  # noqa: PLC0415
-    from station.paytable import load_paytable  # noqa: PLC0415
-    from station.simulation import simulate  # noqa: PLC0415
-    from station.station import Station  # noqa: PLC0415
-    from station.tablerules import TableRules  # noqa: PLC0415
+    from station.settings.paytable import load_paytable  # noqa: PLC0415
+    from station.table.outputs import Output  # noqa: PLC0415
+    from station.table.simulation import simulate  # noqa: PLC0415
+    from station.table.station import Station  # noqa: PLC0415
+    from station.table.tablerules import TableRules  # noqa: PLC0415
 
     paytable = load_paytable(TREE[0] / "config" / "paytables" / "seed000.yaml")
     station = Station(TableRules(), paytable, prompts=prompts)
@@ -191,11 +191,11 @@ def settle_and_record(shoes: int, runs: int) -> list[float]:
     """us per round to build the record and settle the seed 003 bets (thread CPU), from the
     round's cards, the way the tree under test's station does it."""
     from drivers.simulated import CUT, random_shoes  # noqa: PLC0415
-    from station import outcome, results  # noqa: PLC0415
-    from station.cards import parse_card  # noqa: PLC0415
-    from station.paytable import load_paytable  # noqa: PLC0415
-    from station.rules import banker_draws, player_draws  # noqa: PLC0415
-    from station.settlement import Settler  # noqa: PLC0415
+    from station.game import outcome, results  # noqa: PLC0415
+    from station.game.cards import parse_card  # noqa: PLC0415
+    from station.game.rules import banker_draws, player_draws  # noqa: PLC0415
+    from station.game.settlement import Settler  # noqa: PLC0415
+    from station.settings.paytable import load_paytable  # noqa: PLC0415
 
     decide = outcome.decide
     from_cards = hasattr(results, "round_record")
@@ -242,7 +242,7 @@ def settle_and_record(shoes: int, runs: int) -> list[float]:
 def trigger_us(n: int, lean: bool = False) -> float:
     from transitions import Machine  # noqa: PLC0415
 
-    from station.fsm import LeanMachine  # noqa: PLC0415
+    from station.table.fsm import LeanMachine  # noqa: PLC0415
 
     class Model:
         pass
@@ -291,8 +291,8 @@ def main() -> None:
         f"--shoes {n}: {spread([float(v) for v in rss[n]])}" for n in counts)
         + f" (this process: {own:,})")
     n = 20_000 if args.quick else 200_000
-    lean = (f"; the same on station.fsm.LeanMachine {trigger_us(n, lean=True):.2f} us"
-            if (tree / "station" / "fsm.py").exists() else "")
+    lean = (f"; the same on station.table.fsm.LeanMachine {trigger_us(n, lean=True):.2f} us"
+            if any((tree / "station" / sub / "fsm.py").exists() for sub in ("table", "")) else "")
     print(f"reference: one plain transitions trigger {trigger_us(n):.2f} us (issue 13: 7.4 us)"
           + lean)
     with tempfile.TemporaryDirectory() as tmp:

@@ -32,10 +32,10 @@ sys.path.insert(0, str(REPO))  # the broker fixture and the in-memory outbox liv
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
 
-from station.upstream import messages as m  # noqa: E402
+from station.settings.upstream import UpstreamSettings  # noqa: E402
 from station.upstream.mqtt import MqttPublisher  # noqa: E402
-from station.upstream.settings import UpstreamSettings  # noqa: E402
-from station.upstream.signing import Signer  # noqa: E402
+from station.wire import messages as m  # noqa: E402
+from station.wire.signing import Signer  # noqa: E402
 from tests.upstream.broker import Broker, Subscriber, wait_until  # noqa: E402
 from tests.upstream.outboxes import MemoryOutbox  # noqa: E402
 

@@ -71,7 +71,7 @@ class CodeFormat:
                  cut_codes: Iterable[str] = (), badge_codes: Iterable[str] = (),
                  ignore_case: bool = True, passed_prefixes: Iterable[str] = ()) -> None:
         """``passed_prefixes``: a payload that is no card and starts with one of these (case
-        sensitive) is passed to the station as it is (a dealer's badge, station.dealers)."""
+        sensitive) is passed to the station as it is (a dealer's badge, station.table.dealers)."""
         self._passed = tuple(p for p in passed_prefixes if p)
         try:
             self._re = re.compile(code_format, re.IGNORECASE if ignore_case else 0)

@@ -20,14 +20,14 @@ from typing import Any
 
 import orjson
 
-from station.display import format_output
 from station.journal.verify import verify_journal
-from station.outputs import Announced
-from station.recording import read_recording
-from station.upstream.feed import Feed
-from station.upstream.messages import STATION_VERSION
-from station.upstream.observe import Snapshot
+from station.kinds.displays.lines import format_output
+from station.table.outputs import Announced
 from station.upstream.stream import virtual_chain
+from station.wire.feed import Feed
+from station.wire.messages import STATION_VERSION
+from station.wire.observe import Snapshot
+from station.wire.recording import read_recording
 
 
 def journal_heads(path: Path) -> tuple[bytes, dict[int, bytes]]:

@@ -1,6 +1,6 @@
 """Drive a real ``Station`` through the table modes and collect everything that leaves it.
 
-``Exits`` is every observer the daemon attaches to a station (station.daemon, assembly): the
+``Exits`` is every observer the daemon attaches to a station (station.live.daemon, assembly): the
 upstream feed's messages, the console display, the table log at info level, the dealer's page
 view and the metrics text. ``Table`` plays a given card sequence with a chosen way of
 revealing each face-down hand, so a test can ask, after every event, what each of those exits
@@ -18,19 +18,19 @@ import orjson
 from prometheus_client import generate_latest
 
 from drivers.events import CardRead, Command, InputEvent, TimerExpired
-from station.display import format_output
-from station.outputs import Output, Prompt, Published
-from station.service.metrics import Metrics
-from station.service.tablelog import TableLog
-from station.station import Station
-from station.tablerules import TableRules
-from station.upstream.feed import Feed
-from station.upstream.observe import Snapshot
+from station.kinds.displays.lines import format_output
+from station.live.service.metrics import Metrics
+from station.live.service.tablelog import TableLog
+from station.table.outputs import Output, Prompt, Published
+from station.table.station import Station
+from station.table.tablerules import TableRules
 from station.web.view import ShoeHistory, Surroundings, build_view, notices_of
+from station.wire.feed import Feed
+from station.wire.observe import Snapshot
 
 START = 1_800_000_000.0
 DEALER = "dealer:ann"
-CLIENT = "client:vip-7 [c-{n}]"  # an upstream command's actor (station.daemon)
+CLIENT = "client:vip-7 [c-{n}]"  # an upstream command's actor (station.live.daemon)
 
 
 class _Capture(logging.Handler):

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from station.upstream.signing import private_pem
+from station.wire.signing import private_pem
 
 FAST = {"card_s": 0.003, "open_betting_s": 0.003, "betting_s": 0.003, "new_shoe_s": 0.003,
         "supervisor_s": 0.01}

@@ -18,9 +18,9 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from station.upstream.canonical import encode, normalize
-from station.upstream.schema import validate
-from station.upstream.signing import verify
+from station.wire.canonical import encode, normalize
+from station.wire.schema import validate
+from station.wire.signing import verify
 
 NO_SIG = "A" * 86 + "=="
 DEAL_ORDER = [("player", 1), ("banker", 1), ("player", 2), ("banker", 2)]

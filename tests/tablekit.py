@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
-from station.outputs import Notice, Output, Prompt, Published
-from station.station import Station
-from station.tablerules import TableRules
+from station.table.outputs import Notice, Output, Prompt, Published
+from station.table.station import Station
+from station.table.tablerules import TableRules
 
 
 class Table:

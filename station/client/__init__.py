@@ -1,5 +1,6 @@
-"""A consumer of the station's upstream contract (docs/upstream.md, docs/client.md): feed it
-each payload and its topic, get findings and each table's state. No broker code inside."""
+"""Layer 5, the client library: a consumer of the station's upstream contract
+(docs/upstream.md, docs/client.md). Feed it each payload and its topic, get findings and each
+table's state. No broker code inside."""
 
 from station.client.findings import (
     Applied,

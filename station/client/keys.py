@@ -11,7 +11,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from station.errors import ConfigError
-from station.upstream.signing import load_public_key
+from station.wire.signing import load_public_key
 
 SUFFIXES = (".pub.pem", ".pub")
 

@@ -12,7 +12,7 @@ are held than that, or on ``flush``, the oldest held one is released with a gap.
 
 No key of a message with a ``seq`` is remembered: ``seq`` only ever increases for a table
 (the station carries it across restarts and across a journal moved aside,
-station/assembly.py), so an events message at or below the last one taken, a held one's
+station/live/assembly.py), so an events message at or below the last one taken, a held one's
 ``seq`` again, or a status at or below the last status taken is a re-delivery. The state is
 two numbers, at most ``window`` held messages and the keys of the last ``PRESENCE_KEPT``
 presence statuses (the only messages with no ``seq``; the broker retains one status, so

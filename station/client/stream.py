@@ -28,20 +28,20 @@ from station.client.findings import (
 )
 from station.client.order import Sequencer, Take
 from station.client.state import TableState
-from station.upstream.signing import SignatureError, verify
+from station.wire.signing import SignatureError, verify
 
 Validator = Callable[[dict[str, Any]], None]  # raises ValueError naming the problem
 
 
 def schema_validator() -> Validator | None:
-    """``station.upstream.schema.validate`` when the ``jsonschema`` package is there (a
+    """``station.wire.schema.validate`` when the ``jsonschema`` package is there (a
     dependency of the station since the client; a consumer that copies only this package may
     lack it), else None: the signature and order are still checked."""
     try:
         import jsonschema  # noqa: F401, PLC0415 - only to know whether it is there
     except ImportError:
         return None
-    from station.upstream.schema import validate  # noqa: PLC0415
+    from station.wire.schema import validate  # noqa: PLC0415
 
     return validate
 

@@ -1,4 +1,4 @@
-"""Subcommands of the ``station`` console script, one module each.
+"""Layer 12, the commands: subcommands of the ``station`` console script, one module each.
 
 Each module exposes ``register(subparsers)``, which adds its parser and sets ``func`` to a
 callable taking the parsed ``argparse.Namespace`` and returning the exit code.

@@ -1,7 +1,7 @@
 """``station analyze``: exact probability, house edge and return of every bet of a paytable.
 
 The only part of the analysis that touches files or the terminal; the figures come from the
-pure ``station.analysis`` package.
+pure ``station.game.analysis`` package.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from station.limits import DECKS_MAX, DECKS_MIN, short
+from station.game.limits import DECKS_MAX, DECKS_MIN, short
 
 if TYPE_CHECKING:  # imported by run(): `station --help` and `analyze --help` start fast
-    from station.analysis import PaytableAnalysis
-    from station.paytable import Paytable
+    from station.game.analysis import PaytableAnalysis
+    from station.settings.paytable import Paytable
 
 # Issue 3: a live table's bet returning less than 70% or more than 100% is almost surely a
 # typo in a payout; say so before the table opens.
@@ -26,7 +26,7 @@ EXIT_IMPLAUSIBLE: Final = 1
 
 
 def _decks(text: str) -> int:
-    """``--decks``: bounded as ``table.decks`` is (station.limits)."""
+    """``--decks``: bounded as ``table.decks`` is (station.game.limits)."""
     try:
         n = int(text)
     except ValueError:
@@ -77,16 +77,16 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from station.analysis import analyze  # noqa: PLC0415 - see the imports
-    from station.paytable import load_paytable  # noqa: PLC0415
+    from station.game.analysis import analyze  # noqa: PLC0415 - see the imports
+    from station.settings.paytable import load_paytable  # noqa: PLC0415
 
     paytable = load_paytable(args.paytable, args.variant)
     left = None
     if args.remaining is None:
         result = analyze(paytable, args.decks)
     else:
-        from station.analysis.composition import CompositionAnalyzer  # noqa: PLC0415
-        from station.shoefile import read_remaining  # noqa: PLC0415
+        from station.game.analysis.composition import CompositionAnalyzer  # noqa: PLC0415
+        from station.settings.shoefile import read_remaining  # noqa: PLC0415
 
         counts, how = read_remaining(args.remaining, args.decks)
         json_file = how == "cards remaining"

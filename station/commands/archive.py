@@ -1,5 +1,5 @@
 """``station archive -c ARCHIVE.yaml``: keep a verified copy of every table's journal off the
-dealer PCs, from the stations' journal mirror (station.archive; docs/journal.md)."""
+dealer PCs, from the stations' journal mirror (station.services.archive; docs/journal.md)."""
 
 from __future__ import annotations
 
@@ -30,9 +30,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from station.archive.config import load_archive_config  # noqa: PLC0415
-    from station.archive.service import ArchiveService, archive_dirs_ok  # noqa: PLC0415
-    from station.service import logs  # noqa: PLC0415
+    from station.live.service import logs  # noqa: PLC0415
+    from station.services.archive.config import load_archive_config  # noqa: PLC0415
+    from station.services.archive.service import ArchiveService, archive_dirs_ok  # noqa: PLC0415
 
     logs.configure(logging.INFO)
     config = load_archive_config(args.config)

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 def unit_credentials() -> dict[str, str]:
     """The shipped unit's ``LoadCredential=ID:FILE`` lines (commented ones too), as ID to
     file name."""
-    from station.service.install import SERVICES, SHIPPED  # noqa: PLC0415
+    from station.live.service.install import SERVICES, SHIPPED  # noqa: PLC0415
 
     text = (SHIPPED / "systemd" / SERVICES["station"].unit).read_text(encoding="utf-8")
     return {m[1]: Path(m[2]).name
@@ -56,8 +56,8 @@ def unit_credentials() -> dict[str, str]:
 
 
 def _check(path: Path) -> int:
-    from station.config import load_config  # noqa: PLC0415
-    from station.service.check import check  # noqa: PLC0415
+    from station.live.config import load_config  # noqa: PLC0415
+    from station.live.service.check import check  # noqa: PLC0415
 
     config = load_config(path)
     print(f"config {path}: valid (relative paths are taken from {Path.cwd()}; the unit's "

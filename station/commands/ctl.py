@@ -27,7 +27,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from station.procedures import NOTE_MAX, PAUSE_CODES, pause_problem
+from station.table.procedures import NOTE_MAX, PAUSE_CODES, pause_problem
 
 TAKEN = 3  # exit code: the station took the command but has not applied it yet
 ACTIONS = ("status", "resume", "void", "new-shoe", "open-betting", "close-betting", "sign-in",
@@ -72,7 +72,7 @@ def _base(args: argparse.Namespace) -> str:
         if not url.startswith("http://"):
             raise SystemExit(_usage(f"--url {url[:60]!r}: give http://HOST:PORT"))
         return url.rstrip("/")
-    from station.config import default_config_path, load_config  # noqa: PLC0415
+    from station.live.config import default_config_path, load_config  # noqa: PLC0415
 
     d = load_config(args.config or default_config_path()).display
     host = f"[{d.host}]" if ":" in d.host else d.host

@@ -28,8 +28,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from station.fleet.plan import plan, write  # noqa: PLC0415
-    from station.fleet.supervise import supervise  # noqa: PLC0415
+    from station.services.fleet.plan import plan, write  # noqa: PLC0415
+    from station.services.fleet.supervise import supervise  # noqa: PLC0415
 
     fleet = plan(args.config, args.tables, args.dir)
     write(fleet)

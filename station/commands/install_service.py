@@ -1,5 +1,5 @@
 """``station install-service [--service NAME] [--root DIR]``: a service's unit and config
-skeleton (the station's also its udev rules); the services are station.service.install's
+skeleton (the station's also its udev rules); the services are station.live.service.install's
 registry."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from station.errors import StationError
-from station.service.install import SERVICES
+from station.live.service.install import SERVICES
 
 
 def register(sub: Any) -> None:
@@ -30,7 +30,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from station.service.install import (  # noqa: PLC0415
+    from station.live.service.install import (  # noqa: PLC0415
         exec_start,
         install,
         next_steps,

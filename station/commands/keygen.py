@@ -8,12 +8,10 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from station.errors import StationError
-
-if TYPE_CHECKING:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from station.wire.keyfiles import write_pair
 
 
 def register(subparsers: Any) -> None:
@@ -33,36 +31,8 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _write_new(path: Path, data: bytes, mode: int) -> None:
-    # O_EXCL: never replace a key someone already handed out; the mode is set at creation,
-    # so the private key is never readable by others, not even for a moment.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.chmod(path, mode)  # whatever the umask took away or let through
-
-
-def write_pair(private: Path, public: Path) -> Ed25519PrivateKey:
-    """A new key, written as ``private`` (PKCS#8, 0600) and ``public`` (0644), neither of
-    which may exist yet; raises OSError. `station fleet` makes its tables' keys with it."""
-    # Imported here, so only the commands that make keys pay for loading cryptography.
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import (  # noqa: PLC0415
-        Ed25519PrivateKey,
-    )
-
-    from station.upstream.signing import private_pem, public_pem  # noqa: PLC0415
-
-    key = Ed25519PrivateKey.generate()
-    _write_new(private, private_pem(key), 0o600)
-    _write_new(public, public_pem(key.public_key()), 0o644)
-    return key
-
-
 def run(args: argparse.Namespace) -> int:
-    from station.upstream.signing import public_raw_b64  # noqa: PLC0415
+    from station.wire.signing import public_raw_b64  # noqa: PLC0415
 
     directory: Path = args.dir
     name: str = args.name
@@ -89,7 +59,7 @@ def usage(private: Path, public: Path, name: str, fingerprint: str) -> list[str]
     """What the operator does with the pair, for each of its two uses. Paths are absolute:
     a config names its files relative to its own folder, which keygen cannot know, and an
     absolute path means the same from any config."""
-    from station.upstream.settings import KEY_NAME  # noqa: PLC0415
+    from station.settings.upstream import KEY_NAME  # noqa: PLC0415
 
     sender = name if KEY_NAME.fullmatch(name) else "pit"
     return [

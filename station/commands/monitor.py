@@ -40,10 +40,10 @@ def run(args: argparse.Namespace) -> int:
     from drivers.base import EventSource  # noqa: PLC0415
     from drivers.events import CardRead, InputEvent  # noqa: PLC0415
     from drivers.framing import show_bytes  # noqa: PLC0415
-    from station.config import default_config_path, load_config  # noqa: PLC0415
-    from station.devices import describe, live_devices  # noqa: PLC0415
     from station.errors import ConfigError  # noqa: PLC0415
-    from station.recording import event_to_json  # noqa: PLC0415
+    from station.live.config import default_config_path, load_config  # noqa: PLC0415
+    from station.live.devices import describe, live_devices  # noqa: PLC0415
+    from station.wire.recording import event_to_json  # noqa: PLC0415
 
     path: Path = args.config or default_config_path()
     config = load_config(path)

@@ -37,8 +37,8 @@ def _read_pin() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from station.config import default_config_path, load_config  # noqa: PLC0415
     from station.errors import ConfigError  # noqa: PLC0415
+    from station.live.config import default_config_path, load_config  # noqa: PLC0415
 
     config = load_config(args.config or default_config_path())
     path = config.display.credentials_file

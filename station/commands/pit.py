@@ -4,7 +4,7 @@
 - ``station pit pin set|remove NAME -c PIT.yaml``: a pit boss's PIN in ``pit.pins_file``
   (read from standard input, hashed, as ``station pin``);
 - ``station pit report -c PIT.yaml --from ISO --to ISO [--by table|dealer] [--out FILE]``:
-  the shift's statistics as CSV (station.pit.report).
+  the shift's statistics as CSV (station.services.pit.report).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _config(args: argparse.Namespace, inner: str | None = None) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from station.pit.run import check, serve  # noqa: PLC0415
+    from station.services.pit.run import check, serve  # noqa: PLC0415
 
     if args.check:
         return check(_config(args))
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_pin(args: argparse.Namespace) -> int:
     from station.commands.pin import change_pin  # noqa: PLC0415
-    from station.pit.config import load_pit_config  # noqa: PLC0415
+    from station.services.pit.config import load_pit_config  # noqa: PLC0415
 
     config = load_pit_config(_config(args, "pin_config"))
     path = config.pit.pins_file
@@ -84,7 +84,7 @@ def run_pin(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from station.pit import report  # noqa: PLC0415
+    from station.services.pit import report  # noqa: PLC0415
 
     _config(args, "report_config")
     code: int = report.run(args)

@@ -12,9 +12,10 @@ import sys
 import time
 from pathlib import Path
 
-from station.config import load_config
-from station.prune import FactsCache, Survey, apply, survey
-from station.retention import Limits, Verdict
+from station.journal.prune import FactsCache, Survey, apply, survey
+from station.journal.retention import Verdict
+from station.live.config import load_config
+from station.settings.retention import RetentionLimits
 
 
 def prune(config_path: Path, *, dry_run: bool) -> int:
@@ -23,7 +24,7 @@ def prune(config_path: Path, *, dry_run: bool) -> int:
     journal = Path(config.journal_path)
     limits = config.journal_retention
     cache = FactsCache()
-    found = survey(journal, config.rules.table, limits or Limits(0, 0), time.time(),
+    found = survey(journal, config.rules.table, limits or RetentionLimits(0, 0), time.time(),
                    verify_current=True, cache=cache)
     if limits is None:
         # Listed all the same (with what the archive holds of each), and nothing goes.
@@ -58,6 +59,6 @@ def _unset(v: Verdict) -> Verdict:
                                      f"kept; {why}", v.held)
 
 
-def _unset_note(limits: Limits | None) -> str:
+def _unset_note(limits: RetentionLimits | None) -> str:
     return ("; journal.retention is not set in the config: nothing is deleted"
             if limits is None else "")

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from drivers.events import InputEvent
-from station.display import ConsoleDisplay
 from station.errors import StationError
-from station.outfiles import Outputs
-from station.outputs import Published
-from station.recording import read_recording
-from station.sinks import ResultsWriter
-from station.station import Station
+from station.kinds.displays.lines import ConsoleDisplay
+from station.settings.outfiles import Outputs
+from station.table.outputs import Published
+from station.table.station import Station
+from station.upstream.sinks import ResultsWriter
+from station.wire.recording import read_recording
 
 
 def register(sub: Any) -> None:
@@ -47,13 +47,13 @@ def run(args: argparse.Namespace) -> int:
         raise StationError("-c takes the reader settings for --video; a recording carries "
                            "its own table rules")
     source: Path = args.recording if args.video is None else args.video
-    # The recording is the incident's evidence: --out may never name it (station.outfiles).
+    # The recording is the incident's evidence: --out may never name it (station.settings.outfiles).
     outs = Outputs([source])
     outs.claim("--out", args.out)
     events: Iterable[InputEvent]
     if args.video is not None:
-        from station.config import default_config_path, load_config  # noqa: PLC0415
-        from station.videoreplay import video_events  # noqa: PLC0415 - OpenCV when asked
+        from station.live.config import default_config_path, load_config  # noqa: PLC0415
+        from station.live.videoreplay import video_events  # noqa: PLC0415 - OpenCV when asked
 
         config = load_config(args.config or default_config_path())
         station = Station(config.rules, config.paytable, prompts=args.display)

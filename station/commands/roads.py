@@ -1,7 +1,7 @@
 """``station roads``: draw the roads of one shoe from result records or B/P/T letters.
 
 The only place of the roads that touches files; everything it prints comes from the pure
-``station.roads`` package.
+``station.game.roads`` package.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from station.errors import InputFileError
-from station.limits import ROUND_MAX, short
-from station.outfiles import Outputs
-from station.roads import (
+from station.game.limits import ROUND_MAX, short
+from station.game.roads import (
     RecordError,
     Round,
     Scoreboard,
@@ -23,9 +22,10 @@ from station.roads import (
     round_from_record,
     rounds_from_sequence,
 )
-from station.roads.svg import render_svg
-from station.roads.text import roads_text
-from station.textfile import bounded_lines, decode, describe_path, parse_json
+from station.game.roads.svg import render_svg
+from station.game.roads.text import roads_text
+from station.settings.outfiles import Outputs
+from station.settings.textfile import bounded_lines, decode, describe_path, parse_json
 
 
 def register(subparsers: Any) -> None:
@@ -58,7 +58,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # --svg is checked against --results before anything is read, and written under a
-    # temporary name moved into place at the end (station.outfiles).
+    # temporary name moved into place at the end (station.settings.outfiles).
     outs = Outputs([args.results])
     outs.claim("--svg", args.svg)
     if args.sequence is not None:

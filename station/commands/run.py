@@ -23,10 +23,10 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     # Imported here: the daemon's modules (journal, MQTT, signatures) cost a tenth of a second
     # that no other command should pay at start.
-    from station.assembly import build_daemon  # noqa: PLC0415
-    from station.config import default_config_path, load_config  # noqa: PLC0415
-    from station.service import logs  # noqa: PLC0415
-    from station.service.runner import (  # noqa: PLC0415
+    from station.live.assembly import build_daemon  # noqa: PLC0415
+    from station.live.config import default_config_path, load_config  # noqa: PLC0415
+    from station.live.service import logs  # noqa: PLC0415
+    from station.live.service.runner import (  # noqa: PLC0415
         install_stop_handlers,
         serve_metrics,
         start_service,

@@ -12,26 +12,26 @@ from typing import IO, TYPE_CHECKING, Any
 
 from drivers.events import InputEvent
 from drivers.simulated import SUPERVISOR_POLICIES, Fault, SimulatedDealer, random_shoes
-from station.analysis import analyze
-from station.config import StationConfig, load_config, load_faults
-from station.display import ConsoleDisplay
 from station.errors import InputFileError
-from station.guardstats import GuardStats
-from station.limits import GUARD_MODES, SHOES_MAX
-from station.outfiles import Outputs
-from station.outputs import Announced, Output, Published
-from station.paytable import Paytable, load_paytable
-from station.recording import Recorder
-from station.shoefile import read_shoe_file
-from station.simulation import SimulationEnd, simulate
-from station.sinks import ResultsWriter
-from station.station import Station
-from station.stats import BetStats, format_summary
-from station.tablerules import TableRules
+from station.game.analysis import analyze
+from station.game.guardstats import GuardStats
+from station.game.limits import GUARD_MODES, SHOES_MAX
+from station.game.stats import BetStats, format_summary
+from station.kinds.displays.lines import ConsoleDisplay
+from station.live.config import StationConfig, load_config, load_faults
+from station.settings.outfiles import Outputs
+from station.settings.paytable import Paytable, load_paytable
+from station.settings.shoefile import read_shoe_file
+from station.table.outputs import Announced, Output, Published
+from station.table.simulation import SimulationEnd, simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
+from station.upstream.sinks import ResultsWriter
+from station.wire.recording import Recorder
 
 if TYPE_CHECKING:
-    from station.upstream.signing import Signer
     from station.upstream.stream import MessageStream
+    from station.wire.signing import Signer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     stats = BetStats() if args.stats else None
     guard_stats = GuardStats() if args.stats else None
     # Every output is checked against the inputs and the other outputs before anything is
-    # written, and replaced only when the simulation finishes (station.outfiles).
+    # written, and replaced only when the simulation finishes (station.settings.outfiles).
     signer: Signer | None = None
     if args.messages is not None:
         from station.upstream.stream import signer_of  # noqa: PLC0415 - only --messages signs
@@ -206,8 +206,8 @@ def run(args: argparse.Namespace) -> int:
 def _messages(station: Station, rules: TableRules, signer: Signer | None,
               out: IO[str]) -> MessageStream:
     # Imported here: the feed signs (cryptography), which a plain simulate never needs.
-    from station.upstream.feed import Feed  # noqa: PLC0415
     from station.upstream.stream import MessageStream, virtual_chain  # noqa: PLC0415
+    from station.wire.feed import Feed  # noqa: PLC0415
 
     return MessageStream(station, Feed(rules.table, rules.decks, signer,
                                        chain=virtual_chain(station)), out)

@@ -1,6 +1,6 @@
 """``station verify-install``: every installed file of the station against its wheel's
-``RECORD`` hashes (station.service.install_check), and with ``-c`` the config and paytable
-files against the hashes their journal recorded (station.configprint)."""
+``RECORD`` hashes (station.live.install_check), and with ``-c`` the config and paytable
+files against the hashes their journal recorded (station.settings.configprint)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from station.errors import StationError  # noqa: PLC0415
-    from station.service.install_check import DISTRIBUTION, verify  # noqa: PLC0415
+    from station.live.install_check import DISTRIBUTION, verify  # noqa: PLC0415
 
     config_differs = _check_config(args.config) if args.config is not None else False
     try:
@@ -59,11 +59,11 @@ def _check_config(path: Path) -> bool:
     """Print whether the config file and its paytable match the journal's last hashes;
     True when one differs. A journal from before hashes were recorded is said, and passes."""
     from drivers.events import ConfigChanged  # noqa: PLC0415
-    from station.config import load_config  # noqa: PLC0415
-    from station.configprint import ConfigPrint, print_of  # noqa: PLC0415
     from station.errors import StationError  # noqa: PLC0415
     from station.journal import JournalError, verify_journal  # noqa: PLC0415
     from station.journal.export import records  # noqa: PLC0415
+    from station.live.config import load_config  # noqa: PLC0415
+    from station.settings.configprint import ConfigPrint, print_of  # noqa: PLC0415
 
     config = load_config(path)
     journal = Path(config.journal_path)

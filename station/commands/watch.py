@@ -52,13 +52,13 @@ def run(args: argparse.Namespace) -> int:
 
     from station.client import Floor, schema_validator  # noqa: PLC0415
     from station.client.words import line  # noqa: PLC0415
-    from station.upstream.settings import UpstreamSettings  # noqa: PLC0415
-    from station.upstream.signing import load_public_key  # noqa: PLC0415
+    from station.settings.upstream import UpstreamSettings  # noqa: PLC0415
+    from station.wire.signing import load_public_key  # noqa: PLC0415
 
     settings = UpstreamSettings(type="mqtt")
     table = args.table
     if args.config is not None:
-        from station.config import load_config  # noqa: PLC0415
+        from station.live.config import load_config  # noqa: PLC0415
 
         config = load_config(args.config)
         settings = replace(config.upstream, type="mqtt")

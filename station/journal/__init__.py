@@ -1,7 +1,9 @@
-"""The durable, tamper-evident journal: every input event and the outbox rows it caused, in
-an SQLite database, hash-chained (see docs/journal.md).
+"""Layer 6, the journal: every input event and the outbox rows it caused, in an SQLite
+database, hash-chained (see docs/journal.md), and what is kept beside it.
 
-An I/O edge: ``chain`` is pure; the rest touches files.
+The store and its verification, journals moved aside, export, the outbox, recovery at start,
+the kept recording and raw device traffic, retention's verdicts (pure) and the prune that
+carries them out. The chain itself is wire contract (``station.wire.chain``).
 """
 
 from station.journal.errors import JournalCorrupt, JournalError, JournalWriteError

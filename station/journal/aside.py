@@ -1,7 +1,7 @@
 """Journals moved aside: finding them beside the journal in use, and reading what retention
 and the archive's acknowledgements need, read-only (docs/journal.md "Retention").
 
-A journal is moved aside by ``station.assembly`` as ``<stem>-<YYYYMMDDTHHMMSS>[-N]<suffix>``
+A journal is moved aside by ``station.live.assembly`` as ``<stem>-<YYYYMMDDTHHMMSS>[-N]<suffix>``
 beside ``journal.path`` (the stamp is its creation time). A file is taken for one only when
 its name has that form, it is a journal, its header's creation time gives that stamp, and it
 is of this station's table. Nothing else in the folder is ever touched.
@@ -19,17 +19,17 @@ from pathlib import Path
 
 import orjson
 
-from station.acks import parse_ack
-from station.actions import ARCHIVED_ACTION
 from station.journal.errors import JournalError
 from station.journal.files import check_files, companions
+from station.journal.retention import AckSeen, AsideJournal
 from station.journal.schema import connect
 from station.journal.store import Journal
 from station.journal.verify import READ_ERRORS, read_header, sqlite_failure, verify_journal
 from station.journal.witness import in_use
-from station.modes import upstream_id
-from station.retention import AckSeen, AsideJournal
-from station.upstream.messages import EVENTS_TOPIC, SHOE_STARTED
+from station.table.acks import parse_ack
+from station.table.actions import ARCHIVED_ACTION
+from station.table.modes import upstream_id
+from station.wire.messages import EVENTS_TOPIC, SHOE_STARTED
 
 _STAMP = r"[0-9]{8}T[0-9]{6}"
 _ARCHIVED = b'"action":"' + ARCHIVED_ACTION.encode() + b'"'  # bodies are canonical JSON
@@ -38,7 +38,7 @@ _ASKED_KEPT = 64  # records' hashes remembered per journal moved aside
 
 
 def stamp_of(created: str) -> str:
-    """The stamp a journal moved aside is named by (station.assembly)."""
+    """The stamp a journal moved aside is named by (station.live.assembly)."""
     return "".join(ch for ch in created if ch.isalnum())[:15] or "old"
 
 

@@ -1,7 +1,7 @@
 """What a journal stores as bytes: the header and each event's body.
 
 The header keeps, verbatim, the header line a JSON Lines recording would start with (built by
-``station.recording.Recorder`` itself, so the two cannot drift), plus the journal's own format
+``station.wire.recording.Recorder`` itself, so the two cannot drift), plus the journal's own format
 name, the station version and the creation time. ``export`` writes that line back out.
 """
 
@@ -17,10 +17,11 @@ from typing import Any
 import orjson
 
 from drivers.events import InputEvent
-from station import __version__, recording
+from station import __version__
 from station.errors import ConfigError
-from station.paytable import Paytable, parse_paytable
-from station.tablerules import TableRules
+from station.settings.paytable import Paytable, parse_paytable
+from station.table.tablerules import TableRules
+from station.wire import recording
 
 FORMAT = "dealer-station-journal"
 VERSION = 1
@@ -36,7 +37,8 @@ class JournalHeader:
     recording_header: dict[str, Any]  # the recording's header line, as a JSON object
     station_version: str
     created: str  # ISO 8601, UTC
-    # The print of the config it was created under (station.configprint.ConfigPrint.to_json):
+    # The print of the config it was created under
+    # (station.settings.configprint.ConfigPrint.to_json):
     # file hashes and key digests; None in a journal made before they were recorded.
     config: dict[str, Any] | None = None
 

@@ -11,7 +11,7 @@ from drivers.events import InputEvent
 from station.journal.files import SQLITE_MAGIC
 from station.journal.schema import connect
 from station.journal.verify import READ_ERRORS, Record, Report, sqlite_failure, verify_journal, walk
-from station.recording import Recorder, Recording
+from station.wire.recording import Recorder, Recording
 
 
 def is_journal_file(path: Path) -> bool:

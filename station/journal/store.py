@@ -21,16 +21,16 @@ from types import TracebackType
 from typing import Any
 
 from drivers.events import InputEvent
-from station.journal.chain import header_hash, outbox_digest, record_hash
 from station.journal.codec import JournalHeader, encode_event, new_header
 from station.journal.errors import JournalError, JournalWriteError
 from station.journal.files import companions
+from station.journal.outbox import OutboxRow
 from station.journal.schema import connect, create_schema
 from station.journal.verify import READ_ERRORS, Record, sqlite_failure, verify_journal, walk
 from station.journal.witness import WitnessWriter
-from station.paytable import Paytable
-from station.tablerules import TableRules
-from station.upstream.outbox import OutboxRow
+from station.settings.paytable import Paytable
+from station.table.tablerules import TableRules
+from station.wire.chain import header_hash, outbox_digest, record_hash
 
 log = logging.getLogger(__name__)
 _MARK_CHUNK = 500  # ids per UPDATE: well under SQLite's bound-parameter limit
@@ -109,7 +109,7 @@ class Journal:
     def create(cls, path: Path, rules: TableRules, paytable: Paytable | None,
                session: str, config: dict[str, Any] | None = None) -> Journal:
         """Create a journal that does not exist yet (never overwrites one) and open it;
-        ``config``: the print of the config it is created under (station.configprint).
+        ``config``: the print of the config it is created under (station.settings.configprint).
 
         It is built under a temporary name and linked into place whole, so a crash while
         creating leaves no half-made journal at ``path``."""
@@ -231,7 +231,7 @@ class Journal:
         finally:
             conn.close()
 
-    # The Outbox protocol (station.upstream.outbox), for the publisher thread.
+    # The Outbox protocol (station.journal.outbox), for the publisher thread.
 
     def pending(self, limit: int) -> Sequence[OutboxRow]:
         """Undelivered rows in id order, at most ``limit``. Raises ``JournalError``."""

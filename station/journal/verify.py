@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from drivers.events import InputEvent
-from station.journal.chain import HASH_SIZE, outbox_digest, record_hash
 from station.journal.codec import JournalHeader, decode_event, parse_header
 from station.journal.errors import JournalCorrupt, JournalError
 from station.journal.files import WHAT_TO_DO, FileFacts, check_files, companions
 from station.journal.schema import AUTO_INDEXES, TABLES, connect
 from station.journal.witness import Witness, in_use, read_witness
+from station.wire.chain import HASH_SIZE, outbox_digest, record_hash
 
 INTEGRITY_LINES = 5
 LIVE_SETTLE_S = 1.0  # a checkpoint extending the file finishes well within this

@@ -1,11 +1,11 @@
 """The pluggable kinds of a station, each declared once: readers, cut-card sensors, upstream
 outlets and displays.
 
-Shaped like the bets' registry (``station.bets.registry``): a family is a config section
+Shaped like the bets' registry (``station.game.bets.registry``): a family is a config section
 (``reader:``, ``cut_card:``, ``upstream:``, ``display:``) whose ``type`` names one of its
 kinds; a kind is one ``Kind`` line below, pointing at the functions of its own module under
 ``station/kinds/``: the keys it reads (documented), its parser, its builder, its
-``check-config`` probe and what ``station monitor`` says of its device. ``station.config``
+``check-config`` probe and what ``station monitor`` says of its device. ``station.live.config``
 reads a section through ``parse_section`` without knowing its inside, and a test checks
 docs/configuration.md against these entries.
 
@@ -21,8 +21,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from station.configmodel import CutCardSettings, DisplaySettings, ReaderSettings
-from station.configsection import Section
 from station.kinds import cut_cards, displays, outlets, readers
 from station.kinds.cut_cards import modem_pin, passive
 from station.kinds.displays import console, web
@@ -30,7 +28,9 @@ from station.kinds.keys import Key
 from station.kinds.outlets import file, mqtt
 from station.kinds.probes import Finding
 from station.kinds.readers import camera, serial, simulated
-from station.upstream.settings import UpstreamSettings
+from station.settings.configmodel import CutCardSettings, DisplaySettings, ReaderSettings
+from station.settings.configsection import Section
+from station.settings.upstream import UpstreamSettings
 
 # What a kind's functions take. Parse: (section, the settings so far, whether this kind is
 # the chosen one) -> the settings with its keys. Probe: (StationConfig) -> findings.

@@ -1,4 +1,6 @@
-"""What leaves the station for the game server: the outbox contract, signing, publishers.
+"""Layer 7, the links upstream: the outlets that carry the wire contract off the station.
 
-An I/O edge: nothing in the pure core imports it.
+MQTT (with TLS, the journal mirror and outages kept in the outbox), the file outlet, the
+published-rounds sinks and the stream a replay or ``simulate --messages`` writes. I/O edges:
+the pure layers below never import them.
 """

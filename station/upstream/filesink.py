@@ -16,8 +16,8 @@ import threading
 from pathlib import Path
 
 from station.errors import StationError
+from station.journal.outbox import Outbox
 from station.upstream.outage import Backoff, Outage
-from station.upstream.outbox import Outbox
 
 log = logging.getLogger(__name__)
 

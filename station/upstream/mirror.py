@@ -35,8 +35,8 @@ from station import __version__
 from station.journal.errors import JournalError
 from station.journal.files import companions
 from station.journal.schema import connect
-from station.upstream.messages import JOURNAL, JOURNAL_TOPIC, STATION_VERSION, iso_ts
-from station.upstream.signing import Signer
+from station.wire.messages import JOURNAL, JOURNAL_TOPIC, STATION_VERSION, iso_ts
+from station.wire.signing import Signer
 
 log = logging.getLogger(__name__)
 

@@ -44,15 +44,15 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from station.errors import ConfigError, StationError
-from station.journal.chain import header_hash
-from station.upstream.commands import Accepted, CommandVerifier, Refused
-from station.upstream.messages import STATUS_TOPIC, journal_head, presence
+from station.journal.outbox import Outbox, OutboxRow
+from station.settings.upstream import UpstreamSettings
 from station.upstream.mirror import PART_BYTES, JournalMirror, MirrorItem
 from station.upstream.mqttsetup import apply_tls, credentials_file, read_credentials
 from station.upstream.outage import Backoff, Outage
-from station.upstream.outbox import Outbox, OutboxRow
-from station.upstream.settings import UpstreamSettings
-from station.upstream.signing import Signer
+from station.wire.chain import header_hash
+from station.wire.commands import Accepted, CommandVerifier, Refused
+from station.wire.messages import STATUS_TOPIC, journal_head, presence
+from station.wire.signing import Signer
 
 log = logging.getLogger(__name__)
 

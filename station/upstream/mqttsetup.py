@@ -1,7 +1,7 @@
 """What every paho client of ours does the same before it connects: the broker's user name
 and password (from the config's file, or the systemd credential ``mqtt-credentials``) and
 TLS. Used by the station's publisher (station.upstream.mqtt), its broker probe, ``station
-watch`` and the services that listen to many tables (station.brokerclient)."""
+watch`` and the services that listen to many tables (station.services.broker.client)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import paho.mqtt.client as paho
 
 from station.errors import ConfigError
-from station.upstream.settings import TlsSettings
+from station.settings.upstream import TlsSettings
 
 CREDENTIAL_NAME = "mqtt-credentials"  # systemd: LoadCredential=mqtt-credentials:FILE
 

@@ -2,7 +2,7 @@
 upstream writes them.
 
 The daemon numbers, builds and signs the messages of each applied event with a ``Feed``,
-from a ``Snapshot`` of the station before and after the event (station.daemon), and the file
+from a ``Snapshot`` of the station before and after the event (station.live.daemon), and the file
 upstream writes each payload and a newline (station.upstream.filesink). Here a fast
 simulation does the same with the same ``Feed``, so a seeded shoe's stream can be checked
 from outside without a daemon, a journal or a clock.
@@ -21,16 +21,16 @@ from typing import IO, TYPE_CHECKING
 
 from drivers.events import InputEvent
 from station.errors import ConfigError
-from station.journal.chain import Chain
-from station.outputs import Output
-from station.recording import header_line
-from station.station import Station
-from station.upstream.feed import Feed
-from station.upstream.observe import Snapshot
-from station.upstream.signing import Signer, load_signer
+from station.table.outputs import Output
+from station.table.station import Station
+from station.wire.chain import Chain
+from station.wire.feed import Feed
+from station.wire.observe import Snapshot
+from station.wire.recording import header_line
+from station.wire.signing import Signer, load_signer
 
 if TYPE_CHECKING:
-    from station.config import StationConfig
+    from station.settings.configmodel import StationConfig
 
 
 def signer_of(config: StationConfig | None) -> Signer | None:
@@ -76,7 +76,7 @@ class MessageStream:
     def hooks(self, record: Callable[[InputEvent], None] | None,
               on_outputs: Callable[[list[Output]], None] | None
               ) -> tuple[Callable[[InputEvent], None], Callable[[list[Output]], None]]:
-        """The simulation's hooks (``station.simulation.simulate``'s ``record``, called
+        """The simulation's hooks (``station.table.simulation.simulate``'s ``record``, called
         before each event is applied, and ``on_outputs``) with this stream's added."""
 
         def before(event: InputEvent) -> None:

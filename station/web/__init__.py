@@ -1,4 +1,4 @@
-"""The dealer's web display and the local control API (docs/display.md).
+"""Layer 8, the pages: the dealer's web display and the local control API (docs/display.md).
 
 ``view`` and ``words`` are pure (the station as an immutable JSON view, and its Chinese
 wording); ``hub`` hands views from the station's loop to the server's thread; ``server`` is

@@ -19,8 +19,8 @@ import orjson
 
 from drivers.base import EventSource
 from drivers.events import InputEvent
-from station.outputs import Output, Prompt, Published, Refused
-from station.station import Station
+from station.table.outputs import Output, Prompt, Published, Refused
+from station.table.station import Station
 from station.web.hub import Hub
 from station.web.view import ShoeHistory, Surroundings, build_view, notices_of
 

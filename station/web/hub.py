@@ -13,7 +13,7 @@ import contextlib
 import threading
 import time
 
-from station.roads import Roads
+from station.game.roads import Roads
 
 
 class Hub:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from station.machine import Phase
-from station.station import Station
+from station.table.machine import Phase
+from station.table.station import Station
 from station.web.words import notice_zh
 
 # The VIP player's requests, as page buttons and ``drivers.events.Command`` actions. At a

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 
-from station.procedures import HELD_BY_DEALER, PAUSE_WORDS
+from station.table.procedures import HELD_BY_DEALER, PAUSE_WORDS
 from station.web.devicenames import DEVICES, device
-from station.web.words import _NOT_DUE, _apply, segments
+from station.web.words import NOT_DUE, apply_rules, segments
 
 JOURNAL = "journal"
 
@@ -37,7 +37,7 @@ def _cap(text: str) -> str:
 def _not_due(m: re.Match[str], zh: bool, still_lost: Collection[str] | None) -> str:
     why = m["why"]
     if zh:
-        said = _apply(_NOT_DUE, why)
+        said = apply_rules(NOT_DUE, why)
         return f"{m['card']} 不应派出（{said or '不是应派的牌'}）"
     return f"{m['card']} was not due ({why})"
 
@@ -72,7 +72,7 @@ def _noise(m: re.Match[str], zh: bool, still_lost: Collection[str] | None) -> st
 
 
 def _last(m: re.Match[str], zh: bool) -> str:
-    """The cards drawn while paused are listed only the last few (station.pauses)."""
+    """The cards drawn while paused are listed only the last few (station.table.pauses)."""
     if not m["last"]:
         return ""
     return f"最后{m['last']}张：" if zh else f"the last {m['last']}: "
@@ -139,13 +139,13 @@ _RULES: list[tuple[re.Pattern[str], _Plain]] = [
      lambda m, zh, r: (f"暂停期间抽出{m['n']}张牌（{_last(m, True)}{m['cards']}）" if zh
                        else f"{m['n']} card{'s' * (m['n'] != '1')} drawn while paused "
                        f"({_last(m, False)}{m['cards']})")),
-    # The table procedures (station.procedures): the dealer's own pause, a foreign pack.
+    # The table procedures (station.table.procedures): the dealer's own pause, a foreign pack.
     (re.compile(HELD_BY_DEALER + r": (?P<what>" + "|".join(re.escape(en) for en, _ in
                                                          PAUSE_WORDS.values())
                 + r")(?: \((?P<note>.*)\))?"), _held),
     (re.compile(r"card from another pack: (?P<card>a card|\S+) of pack (?P<pack>\S+) \(not "
                 r"registered at the shuffle check\)"), _another_pack),
-    # A pause's reasons are bounded (station.pauses): the count of those no longer shown.
+    # A pause's reasons are bounded (station.table.pauses): the count of those no longer shown.
     (re.compile(r"(?P<n>\d+) more not shown"),
      lambda m, zh, r: (f"另有{m['n']}个故障（见工作站日志）" if zh
                        else f"{m['n']} more fault{'s' * (m['n'] != '1')}, listed in the "

@@ -1,8 +1,8 @@
 """The shoe's roads drawn to the shape of the page's roads panel, labels in its language. Pure.
 
-``station.roads.svg`` draws the whole scoreboard at its own shape (a report's, a file's);
+``station.game.roads.svg`` draws the whole scoreboard at its own shape (a report's, a file's);
 fitted into the dealer page's wide, low panel it left a fifth to nearly half of it white and
-its derived roads' cells at 7-10 px. This draws the same roads (``station.roads``: the beads,
+its derived roads' cells at 7-10 px. This draws the same roads (``station.game.roads``: the beads,
 the big road's placement with its dragon tails, the derived roads' marks) into exactly
 ``width`` x ``height`` pixels: six rows of the largest cell the height allows, the bead plate
 and the big road side by side, the three derived roads and the ask road in a 2x2 block at
@@ -18,12 +18,12 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import Final
 
-from station.roads.bead import bead_cell
-from station.roads.layout import Cell, draw
-from station.roads.model import ROWS, SIDES
-from station.roads.scoreboard import Roads
-from station.roads.svg import COLOURS, FONT, derived_mark
-from station.roads.xmltext import escape
+from station.game.roads.bead import bead_cell
+from station.game.roads.layout import Cell, draw
+from station.game.roads.model import ROWS, SIDES
+from station.game.roads.scoreboard import Roads
+from station.game.roads.svg import COLOURS, FONT, derived_mark
+from station.game.roads.xmltext import escape
 
 NAMES: Final = {
     "en": {"bead": "Bead Plate", "big": "Big Road", "big_eye_boy": "Big Eye Boy",

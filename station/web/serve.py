@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
-from station.configmodel import StationConfig
-from station.daemon import Daemon
+from drivers.base import EventSource
+from drivers.events import InputEvent
+from station.settings.configmodel import StationConfig
+from station.table.station import Station
+from station.upstream.outlet import Outlet
 from station.web.display import WebControl, WebDisplay
 from station.web.hub import Hub
 from station.web.pins import PinChecker
@@ -14,7 +17,21 @@ from station.web.server import WebServer
 from station.web.view import Surroundings
 
 
-def web_display(config: StationConfig, daemon: Daemon, devices: list[str],
+class Loop(Protocol):
+    """What the page needs of the loop that owns the station (``station.live.daemon.Daemon``):
+    the station to show, the outlet to ask whether upstream is connected, and the queue its
+    commands are posted to. Named here so the page does not depend on the live layer."""
+
+    @property
+    def station(self) -> Station: ...
+
+    @property
+    def outlet(self) -> Outlet | None: ...
+
+    def post(self, source: EventSource, event: InputEvent) -> None: ...
+
+
+def web_display(config: StationConfig, daemon: Loop, devices: list[str],
                 closers: list[Callable[[], None]],
                 rounds: Iterable[dict[str, Any]] = ()) -> WebDisplay:
     """The display, listening before the loop starts (a taken port is a config error, exit

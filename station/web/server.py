@@ -24,12 +24,11 @@ import orjson
 from aiohttp import web
 
 from drivers.events import Command
-from station import dealers
-from station.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
 from station.errors import ConfigError
-from station.procedures import pause_problem
-from station.ratelimit import Budget, Every, Tally, retry_after_s
-from station.station import REFUSED_OUTSIDE
+from station.table import dealers
+from station.table.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
+from station.table.procedures import pause_problem
+from station.table.station import REFUSED_OUTSIDE
 from station.web.backlog import Backlog, Dropped
 from station.web.display import WebControl
 from station.web.hub import Hub
@@ -39,6 +38,7 @@ from station.web.roadpanel import panel_shape, panel_svg
 from station.web.site import GuardedSite, Keeper, guarded
 from station.web.view import roads_svg
 from station.web.words import notice_zh
+from station.wire.ratelimit import Budget, Every, Tally, retry_after_s
 
 log = logging.getLogger(__name__)
 

@@ -28,8 +28,8 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from station.ratelimit import Every
 from station.web.hosts import host_allowed, suggestion
+from station.wire.ratelimit import Every
 
 log = logging.getLogger(__name__)
 

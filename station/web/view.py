@@ -14,15 +14,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from station import dealers
-from station.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
-from station.cards import hand_total
-from station.machine import TRANSITIONS, Phase
-from station.outputs import Notice, Output, Prompt, Published
-from station.procedures import penetration
-from station.roads import Roads, Scoreboard
-from station.roads.svg import render_svg
-from station.station import Station
+from station.game.cards import hand_total
+from station.game.roads import Roads, Scoreboard
+from station.game.roads.svg import render_svg
+from station.table import dealers
+from station.table.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
+from station.table.machine import TRANSITIONS, Phase
+from station.table.outputs import Notice, Output, Prompt, Published
+from station.table.procedures import penetration
+from station.table.station import Station
 from station.web.modeview import mode_actions, mode_view
 from station.web.plain import reasons_plain
 from station.web.words import (
@@ -63,7 +63,7 @@ def actions_for(phase: Phase) -> list[str]:
 
 
 def procedure_actions(phase: Phase, paused: bool) -> list[str]:
-    """The procedures' commands the station takes now (``station.procedures``): the dealer's
+    """The procedures' commands the station takes now (``station.table.procedures``): the dealer's
     own pause in every phase but a pause, and the supervisor's confirmation of the shuffle
     while it is checked."""
     found = [CONFIRM_ACTION] if phase is Phase.SHUFFLE_CHECK else []
@@ -120,7 +120,7 @@ class ShoeHistory:
 
 
 def roads_svg(roads: Roads) -> str:
-    """The scoreboard of ``roads`` as the page shows it (``station.roads.svg``)."""
+    """The scoreboard of ``roads`` as the page shows it (``station.game.roads.svg``)."""
     return render_svg(roads, title="")
 
 
@@ -259,7 +259,8 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         "roads_version": history.version,
         "devices": [{"name": n, "ok": n not in lost, "reason": lost.get(n, "")} for n in names],
         "upstream": {"type": around.upstream_type, "connected": around.upstream_connected},
-        # The archive's last acknowledgements (station.acks), newest last: what ctl status shows.
+        # The archive's last acknowledgements (station.table.acks), newest last: what ctl status
+        # shows.
         "archived": [{"journal": j, "seq": m.seq, "by": m.by, "at": m.ts}
                      for j, m in list(station.archive_marks.items())[-ARCHIVED_SHOWN:]],
         "notices": shown_notices,
@@ -302,7 +303,7 @@ def shoe_end(station: Station) -> str | None:
 
 def dealer_view(station: Station, language: str) -> dict[str, Any]:
     """Who is signed in, whether signing in or out is taken now (and if not, when), and
-    whether another dealer has been asked for (station.dealers)."""
+    whether another dealer has been asked for (station.table.dealers)."""
     desk = station.dealers
     why = dealers.refusal(station.dealing.state)
     view: dict[str, Any] = {"id": desk.dealer, "can_sign": why is None, "when": why or "",

@@ -1,6 +1,6 @@
 """The display's words in Chinese. Pure: text in, text out.
 
-The station words every instruction in English (``station.station.Station._prompt``); this
+The station words every instruction in English (``station.table.station.Station._prompt``); this
 module only translates that wording, phrase by phrase, so the page never decides anything
 about the game. Pause reasons come from a bounded set of templates (the station's faults, the
 machine's pauses, restarts, the daemon's journal outage, devices lost): each has its Chinese
@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from station.procedures import HELD_BY_DEALER, PAUSE_WORDS
+from station.table.procedures import HELD_BY_DEALER, PAUSE_WORDS
 from station.web.devicenames import device
 
 _Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
@@ -58,7 +58,7 @@ _TEXT: list[_Rule] = [
      lambda m: f"派{_HAND[m[1]]}第{m[2]}张牌" + _FACE_DOWN_ZH * bool(m[3])),
     (re.compile(r"DEAL (PLAYER|BANKER) THIRD CARD( FACE DOWN)?"),
      lambda m: f"{_HAND[m[1]]}补第三张牌" + _FACE_DOWN_ZH * bool(m[2])),
-    # The table modes (station.modes): who runs betting, the squeeze's and VIP's reveals.
+    # The table modes (station.table.modes): who runs betting, the squeeze's and VIP's reveals.
     (re.compile(r"ROUND (\d+): BETTING OPEN - do not deal; betting closes by itself in "
                 r"([\d.]+) s"), lambda m: f"第{m[1]}局：下注中 - 请勿派牌；{m[2]}秒后自动停止下注"),
     (re.compile(r"ROUND (\d+): BETTING OPEN - do not deal; the game server closes betting"),
@@ -88,7 +88,7 @@ _TEXT: list[_Rule] = [
     (re.compile(r"BURN (\d+) MORE FACE DOWN"), lambda m: f"再烧{m[1]}张牌（牌面朝下）"),
     (re.compile(r"NEW SHOE: shuffle, insert the cut card, press NEW SHOE"),
      lambda m: "新牌靴：洗牌，插入切牌，按“新牌靴”"),
-    # Table procedures (station.procedures): the supervisor's shuffle check (seed 003).
+    # Table procedures (station.table.procedures): the supervisor's shuffle check (seed 003).
     (re.compile(r"SHUFFLE CHECK: supervisor confirms the shuffle and places the cut card"),
      lambda m: "洗牌确认：由主管确认洗牌结果并插入切牌"),
     (re.compile(r"SHOE CLOSED (?:after round (\d+)|before any round): discard the rest, start "
@@ -131,8 +131,8 @@ _DETAIL: list[_Rule] = [
     (re.compile(r"ROUND \d+(?: - .*)?"), lambda m: _round_tag(m[0])),
 ]
 
-# Why a card was not due (``station.machine.Dealing._why_not_due``).
-_NOT_DUE: list[_Rule] = [
+# Why a card was not due (``station.table.machine.Dealing._why_not_due``).
+NOT_DUE: list[_Rule] = [
     (re.compile(r"betting is still open"), lambda m: "仍在下注"),
     (re.compile(r"no shoe started"), lambda m: "未开新牌靴"),
     (re.compile(r"the shuffle is not confirmed yet"), lambda m: "洗牌尚未确认"),
@@ -145,13 +145,13 @@ _NOT_DUE: list[_Rule] = [
     (re.compile(r"extra card: the round is over"), lambda m: "多派一张：本局已结束"),
 ]
 
-# ``station.daemon``: a driver thread that died, and the journal that cannot be written.
+# ``station.live.daemon``: a driver thread that died, and the journal that cannot be written.
 _DRIVER_FAILED = "driver failed: "
 _NOT_WRITABLE = "not writable: "
 
 
 def _not_due(m: re.Match[str]) -> str:
-    why = _apply(_NOT_DUE, m["why"])
+    why = apply_rules(NOT_DUE, m["why"])
     return f"不应派的牌：{m['card']}（{why if why is not None else m['why']}）"
 
 
@@ -212,11 +212,11 @@ _REASONS: list[_Rule] = [
      lambda m: f"暂停期间派出{m[1]}张牌（{m[2]}）"),
     (re.compile(r"the journal cannot be written \((.*)\)"),
      lambda m: f"工作站日志无法写入（{m[1]}）"),
-    # Bounded pauses (station.pauses): the count of reasons not shown, a reader's flood.
+    # Bounded pauses (station.table.pauses): the count of reasons not shown, a reader's flood.
     (re.compile(r"(\d+) more not shown"), lambda m: f"另有{m[1]}条未显示"),
     (re.compile(r"(?P<source>[\w.-]+) sends noise: more than (\d+) bad codes within (\S+) s"),
      lambda m: f"{m['source']} 发送干扰信号：{m[3]}秒内超过{m[2]}个无效码"),
-    # A squeeze or VIP table (station.machine): named without the card's value.
+    # A squeeze or VIP table (station.table.machine): named without the card's value.
     (re.compile(r"card not due: a card was drawn before the cards dealt face down were "
                 r"revealed"), lambda m: "不应派的牌：牌面朝下的牌开牌之前又抽出一张牌"),
 ]
@@ -244,7 +244,7 @@ _ACTIONS: list[_Rule] = [
 ]
 
 
-# ``station.dealers``: sign-ins and the refusals that say when to sign (notices, not reasons).
+# ``station.table.dealers``: sign-ins and the refusals that say when to sign (notices, not reasons).
 _WHEN_ZH = "请在两局之间或下注期间进行"
 _DEALERS: list[_Rule] = [
     (re.compile(r"dealer (\S+) signed in \((\w+)\)(; .*)?"),
@@ -270,12 +270,12 @@ def _request_zh(tail: str | None) -> str:
 
 
 def dealer_zh(text: str) -> str:
-    """A dealer notice or a refusal's reason (``station.dealers``) in Chinese; unknown
+    """A dealer notice or a refusal's reason (``station.table.dealers``) in Chinese; unknown
     wording is returned as it is."""
-    return _apply(_DEALERS, text) or text
+    return apply_rules(_DEALERS, text) or text
 
 
-def _apply(rules: list[_Rule], text: str) -> str | None:
+def apply_rules(rules: list[_Rule], text: str) -> str | None:
     for pattern, make in rules:
         m = pattern.fullmatch(text)
         if m is not None:
@@ -285,17 +285,17 @@ def _apply(rules: list[_Rule], text: str) -> str | None:
 
 def prompt_zh(text: str) -> str:
     """The instruction in Chinese; unknown wording is returned as it is."""
-    return _apply(_TEXT, text) or text
+    return apply_rules(_TEXT, text) or text
 
 
 def detail_zh(text: str) -> str:
-    return _apply(_DETAIL, text) or text
+    return apply_rules(_DETAIL, text) or text
 
 
 def action_zh(text: str) -> str:
     """One dealer action of a pause (the parts after the reason); unknown ones as they are."""
     parts = [p.strip() for p in text.split(";") if p.strip()]
-    return "；".join(_apply(_ACTIONS, p) or p for p in parts)
+    return "；".join(apply_rules(_ACTIONS, p) or p for p in parts)
 
 
 # Reasons are joined with "; " (``Station._prompt``), but a driver's own words or a raw code
@@ -335,21 +335,22 @@ def segments(text: str, say: Callable[[str], str | None]) -> list[tuple[str, str
 def reason_zh(text: str) -> str:
     """A pause's reasons (what a void publishes, ``view.split_pause``) in Chinese."""
     return "；".join(said if said is not None else piece
-                    for piece, said in segments(text, lambda p: _apply(_REASONS, p)))
+                    for piece, said in segments(text, lambda p: apply_rules(_REASONS, p)))
 
 
 # Notices: what the station says happened, and the refusals the page shows under its buttons
-# (``station.modes``, ``station.station``). The actor and what a device said stay verbatim.
+# (``station.table.modes``, ``station.table.station``). The actor and what a device said stay
+# verbatim.
 _WHAT = {"reveal": "开牌", "skip": "飞牌", "request new shoe": "请求新牌靴",
          "request dealer": "请求更换荷官", "open betting": "开始下注", "close betting": "停止下注",
          "new shoe": "新牌靴", "end shoe": "结束牌靴", "resume": "恢复", "void": "作废",
          "sign in": "签到", "sign out": "签退", "pause": "暂停", "confirm shuffle": "确认洗牌"}
-_PHASE = {"no shoe": "无牌靴", "shoe closed": "牌靴已结束", "burn indicator": "烧牌亮牌",
+PHASE_ZH = {"no shoe": "无牌靴", "shoe closed": "牌靴已结束", "burn indicator": "烧牌亮牌",
           "burning": "烧牌", "between rounds": "两局之间", "betting open": "下注中",
           "player 1": "派闲家第1张牌", "banker 1": "派庄家第1张牌", "player 2": "派闲家第2张牌",
           "banker 2": "派庄家第2张牌", "player 3": "闲家补牌", "banker 3": "庄家补牌",
           "reveal": "等待开牌", "paused": "暂停", "shuffle check": "洗牌确认"}
-_MODE = {"standard": "标准", "squeeze": "咪牌", "vip": "包"}
+MODE_ZH = {"standard": "标准", "squeeze": "咪牌", "vip": "包"}
 _WHY: list[_Rule] = [
     (re.compile(r"this table's betting runs on the station's countdown"),
      lambda m: "本桌由工作站倒计时控制下注"),
@@ -360,7 +361,7 @@ _WHY: list[_Rule] = [
      lambda m: "本桌为标准桌，牌面朝上派牌"),
     (re.compile(r"no card is waiting for its reveal"), lambda m: "没有等待开牌的牌"),
     (re.compile(r"(.+) is a VIP table's request \(table\.mode is (\w+)\)"),
-     lambda m: f"{_WHAT.get(m[1], m[1])}是包桌玩家的请求（本桌为{_MODE.get(m[2], m[2])}桌）"),
+     lambda m: f"{_WHAT.get(m[1], m[1])}是包桌玩家的请求（本桌为{MODE_ZH.get(m[2], m[2])}桌）"),
     (re.compile(r"a round can be skipped only before its cards are dealt"),
      lambda m: "只能在派牌之前飞牌"),
     (re.compile(r"this round is skipped already"), lambda m: "本局已飞牌"),
@@ -385,7 +386,7 @@ _WHY: list[_Rule] = [
     (re.compile(r"reason other needs a note saying what happened"),
      lambda m: "原因为“其他”时须注明发生了什么"),
     (re.compile(r"not possible while (.+)"),
-     lambda m: f"{_PHASE.get(m[1], m[1])}时不可操作"),
+     lambda m: f"{PHASE_ZH.get(m[1], m[1])}时不可操作"),
 ]
 
 
@@ -490,7 +491,7 @@ def _device_zh(name: str) -> str:
 def notice_zh(text: str) -> str:
     """A notice, a refusal or a refusal's reason in Chinese (the table modes' and the
     station's commands'); unknown wording is returned as it is."""
-    return _apply(_NOTICES, text) or _apply(_WHY, text) or dealer_zh(text)
+    return apply_rules(_NOTICES, text) or apply_rules(_WHY, text) or dealer_zh(text)
 
 
 # The station's instruction names a timer's configured length ("betting closes by itself in

@@ -15,13 +15,13 @@ import shutil
 import tracemalloc
 from pathlib import Path
 
-from station.assembly import ROTATE_RECORDS
 from station.cli import main
 from station.journal import Journal
 from station.journal.files import companions
-from station.keptrecording import KeptRecording
-from station.recording import header_line, read_recording
-from station.recovery import recover
+from station.journal.keptrecording import KeptRecording
+from station.journal.recovery import recover
+from station.live.assembly import ROTATE_RECORDS
+from station.wire.recording import header_line, read_recording
 from tests.abuse.scale import pick
 
 RECORDS = pick(ROTATE_RECORDS // 10, ROTATE_RECORDS)

@@ -4,7 +4,7 @@ The campaign's 10 MB of noise made a 4.8 GB journal, 1.2 MB messages and a 224 M
 and a supervisor's resume waited behind it. Here the noise (``scale.pick``: a sample in CI,
 10 MB under ``ABUSE_FULL=1``) must leave: journal bytes per bad frame flat (the last fifth of
 the frames cost no more each than the first fifth), every message and the web view under
-their ceilings (``station.pauses``), the process under ``RSS_MAX_BYTES``, and a supervisor's
+their ceilings (``station.table.pauses``), the process under ``RSS_MAX_BYTES``, and a supervisor's
 resume applied once the noise has stopped (waited for as a condition, never timed).
 """
 
@@ -24,7 +24,7 @@ import orjson
 from drivers.framing import FrameParser
 from drivers.noisegate import PASS_PER_WINDOW
 from drivers.sim_serial import PtyScanner
-from station.pauses import NOISE_READS, PAUSE_MESSAGE_MAX_BYTES, VIEW_MAX_BYTES, noise_reason
+from station.table.pauses import NOISE_READS, PAUSE_MESSAGE_MAX_BYTES, VIEW_MAX_BYTES, noise_reason
 from tests import webkit
 from tests.abuse.scale import FULL, pick
 from tests.webkit import PIN, SUPERVISOR

@@ -14,9 +14,9 @@ import io
 import os
 from pathlib import Path
 
-from station.assembly import build_daemon
-from station.config import parse_config
 from station.journal import export_journal, verify_journal
+from station.live.assembly import build_daemon
+from station.live.config import parse_config
 from tests.abuse.scale import pick
 from tests.daemon.test_daemon import config_dict
 

@@ -17,10 +17,10 @@ import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from drivers.sim_serial import PtyScanner
-from station.daemon import UPSTREAM_REFUSALS_FULL
-from station.upstream.messages import iso_ts
-from station.upstream.schema import validate
-from station.upstream.signing import Signer
+from station.live.daemon import UPSTREAM_REFUSALS_FULL
+from station.wire.messages import iso_ts
+from station.wire.schema import validate
+from station.wire.signing import Signer
 from tests import webkit
 from tests.abuse.scale import pick
 from tests.stationkit import write_key

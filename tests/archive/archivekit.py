@@ -12,8 +12,8 @@ from typing import Any
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from station.archive.store import SUFFIX
-from station.upstream.signing import private_pem, public_pem
+from station.services.archive.store import SUFFIX
+from station.wire.signing import private_pem, public_pem
 from tests.stationkit import table_config, write_key
 from tests.upstream.broker import Broker
 

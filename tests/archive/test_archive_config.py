@@ -15,10 +15,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from station.archive.config import load_archive_config
-from station.archive.service import ArchiveService
 from station.errors import ConfigError, StationError
-from station.upstream.signing import private_pem
+from station.services.archive.config import load_archive_config
+from station.services.archive.service import ArchiveService
+from station.wire.signing import private_pem
 from tests.abuse.scale import pick
 from tests.conftest import REPO
 from tests.fuzz.harness import Case, check

@@ -13,7 +13,7 @@ import orjson
 import yaml
 
 from station.upstream.mirror import mark_path, write_mark
-from station.upstream.signing import verify as verify_sig
+from station.wire.signing import verify as verify_sig
 from tests.abuse.scale import pick
 from tests.archive.archivekit import (
     TABLE,

@@ -17,11 +17,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
 from drivers.events import Command
-from station.archive.receiver import DUPLICATE, PART, REFUSED, WRITTEN, Receiver
 from station.journal import Journal
+from station.services.archive.receiver import DUPLICATE, PART, REFUSED, WRITTEN, Receiver
 from station.upstream.mirror import JournalMirror
-from station.upstream.signing import Signer, public_pem
-from station.upstream.signing import verify as verify_sig
+from station.wire.signing import Signer, public_pem
+from station.wire.signing import verify as verify_sig
 from tests.archive.archivekit import (
     TABLE,
     archive_log,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from station.archive.config import load_archive_config
-from station.upstream.signing import private_pem
+from station.services.archive.config import load_archive_config
+from station.wire.signing import private_pem
 from tests.conftest import REPO
 from tests.service.test_unit import analyze, clean, security
 

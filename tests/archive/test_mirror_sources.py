@@ -13,10 +13,10 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from station.journal import Journal
+from station.settings.upstream import UpstreamSettings
 from station.upstream.mirror import JournalMirror, mark_path, read_mark, write_mark
 from station.upstream.mqtt import MqttPublisher
-from station.upstream.settings import UpstreamSettings
-from station.upstream.signing import Signer
+from station.wire.signing import Signer
 from tests.journal.journalkit import RULES, append_events
 from tests.upstream.broker import Broker, wait_until
 from tests.upstream.outboxes import MemoryOutbox

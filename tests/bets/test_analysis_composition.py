@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from station.analysis import analyze
-from station.analysis.composition import (
+from station.game.analysis import analyze
+from station.game.analysis.composition import (
     _PAIR_CLASSES,
     CompositionAnalyzer,
     check_counts,
@@ -26,14 +26,14 @@ from station.analysis.composition import (
     pair_class_weights,
     value_counts,
 )
-from station.analysis.groups import ONE_HAND_KINDS, PAIR_KINDS
-from station.analysis.tree import weights_for_values
-from station.bets.model import LOSE, PUSH, Paytable
-from station.bets.registry import KINDS, settle_bet
-from station.cards import ALL_CARDS, Card, parse_card
-from station.outcome import decide
-from station.paytable import load_paytable
-from station.rules import banker_draws, player_draws
+from station.game.analysis.groups import ONE_HAND_KINDS, PAIR_KINDS
+from station.game.analysis.tree import weights_for_values
+from station.game.bets.model import LOSE, PUSH, Paytable
+from station.game.bets.registry import KINDS, settle_bet
+from station.game.cards import ALL_CARDS, Card, parse_card
+from station.game.outcome import decide
+from station.game.rules import banker_draws, player_draws
+from station.settings.paytable import load_paytable
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
 NAMES = ("seed000", "seed003")

@@ -1,7 +1,7 @@
 """Settlement and exact analysis checked against each other over a seeded simulation.
 
 The first test deals rounds with a small pure helper (shuffled 8-deck shoes,
-``station.rules`` for every draw); the second checks the records the station publishes when
+``station.game.rules`` for every draw); the second checks the records the station publishes when
 the machine deals simulated shoes, as ``station simulate`` does. Each bet's observed return
 must lie in the interval the exact figures predict around the exact return (exact standard
 deviation, not the sample's, which is too small when a rare big payout has not come up
@@ -17,17 +17,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from drivers.simulated import SimulatedDealer, random_shoes
-from station.analysis import analyze
-from station.cards import ALL_CARDS, Card
-from station.outcome import RoundOutcome, decide
-from station.outputs import Output, Published
-from station.paytable import load_paytable
-from station.rules import banker_draws, player_draws
-from station.settlement import settle
-from station.simulation import simulate
-from station.station import Station
-from station.stats import BetStats, format_summary
-from station.tablerules import TableRules
+from station.game.analysis import analyze
+from station.game.cards import ALL_CARDS, Card
+from station.game.outcome import RoundOutcome, decide
+from station.game.rules import banker_draws, player_draws
+from station.game.settlement import settle
+from station.game.stats import BetStats, format_summary
+from station.settings.paytable import load_paytable
+from station.table.outputs import Output, Published
+from station.table.simulation import simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
 # CI deals fewer rounds (the hand-worked oracles in tests/bets/test_oracle_*.py pin the rules);

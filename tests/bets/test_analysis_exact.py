@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from station.analysis import BetAnalysis, analyze
-from station.analysis.first_two import first_four_classes
-from station.analysis.tree import falling, index_key, key_index, round_weights
 from station.errors import ConfigError
-from station.paytable import Paytable, load_paytable
+from station.game.analysis import BetAnalysis, analyze
+from station.game.analysis.first_two import first_four_classes
+from station.game.analysis.tree import falling, index_key, key_index, round_weights
+from station.settings.paytable import Paytable, load_paytable
 from tests.conftest import mixed_paytable
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from station.analysis import BetAnalysis, analyze
-from station.paytable import load_paytable
+from station.game.analysis import BetAnalysis, analyze
+from station.settings.paytable import load_paytable
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
 D8 = 4_998_398_275_503_360  # 416 * 415 * 414 * 413 * 412 * 411

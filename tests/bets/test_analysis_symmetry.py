@@ -14,14 +14,14 @@ from pathlib import Path
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from station.analysis.exact import _value_round
-from station.analysis.first_two import _canonical_ranks, _canonical_suits
-from station.analysis.tree import key_index
-from station.bets.registry import KINDS, settle_bet
-from station.cards import ALL_CARDS, Card, parse_card
-from station.outcome import RoundOutcome, decide
-from station.paytable import load_paytable
-from station.rules import banker_draws, player_draws
+from station.game.analysis.exact import value_round
+from station.game.analysis.first_two import _canonical_ranks, _canonical_suits
+from station.game.analysis.tree import key_index
+from station.game.bets.registry import KINDS, settle_bet
+from station.game.cards import ALL_CARDS, Card, parse_card
+from station.game.outcome import RoundOutcome, decide
+from station.game.rules import banker_draws, player_draws
+from station.settings.paytable import load_paytable
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
 BETS = [
@@ -85,7 +85,7 @@ def test_value_bets_see_only_totals_and_card_counts(cards: list[Card]) -> None:
     index = key_index(
         outcome.player_total, outcome.banker_total, len(outcome.player), len(outcome.banker)
     )
-    representative = _value_round(index)
+    representative = value_round(index)
     for bet in BETS:
         if reads(bet.kind, tuple(r.kind for r in bet.refs)) == {"values"}:
             assert settle_bet(bet, outcome) == settle_bet(bet, representative), bet.key

@@ -15,18 +15,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from station.analysis.composition import CompositionAnalyzer
-from station.betguard import BetGuard, limit_of, published
-from station.cards import RANKS, parse_card
 from station.cli import main
-from station.outputs import Announced
-from station.paytable import load_paytable
-from station.recording import read_recording
-from station.upstream.feed import Feed
-from station.upstream.messages import STATION_VERSION
-from station.upstream.observe import Snapshot
-from station.upstream.schema import validate
+from station.game.analysis.composition import CompositionAnalyzer
+from station.game.betguard import BetGuard, limit_of, published
+from station.game.cards import RANKS, parse_card
+from station.settings.paytable import load_paytable
+from station.table.outputs import Announced
 from station.web.view import ShoeHistory, Surroundings, build_view, notices_of
+from station.wire.feed import Feed
+from station.wire.messages import STATION_VERSION
+from station.wire.observe import Snapshot
+from station.wire.recording import read_recording
+from station.wire.schema import validate
 from tests.conftest import REPO
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
@@ -323,8 +323,8 @@ def test_a_return_exactly_at_the_limit_is_not_over_it() -> None:
 
 
 def test_check_config_names_the_guard(tmp_path: Path) -> None:
-    from station.config import load_config  # noqa: PLC0415
-    from station.service.check import check  # noqa: PLC0415
+    from station.live.config import load_config  # noqa: PLC0415
+    from station.live.service.check import check  # noqa: PLC0415
 
     config = tmp_path / "c.yaml"
     config.write_text(f"table: {{id: t-1, paytable: {PAYTABLES / 'seed000.yaml'}, "

@@ -12,8 +12,8 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
-from station.analysis import BetAnalysis, analyze
-from station.paytable import load_paytable
+from station.game.analysis import BetAnalysis, analyze
+from station.settings.paytable import load_paytable
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
 

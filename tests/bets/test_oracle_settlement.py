@@ -2,11 +2,11 @@
 
 An oracle independent of the code under test: each round is written with its totals and
 winner worked out by hand, its legality is checked against the tableau as RULES.md 2 prints it
-(re-typed below, not imported from ``station.rules``), and each expected settlement is read off
+(re-typed below, not imported from ``station.game.rules``), and each expected settlement is read off
 the rule page (RULES.md 5 and the paytable notes). The rounds are then settled twice, by
-``station.settlement.settle`` and by a real ``Station`` publishing the round, and both must
+``station.game.settlement.settle`` and by a real ``Station`` publishing the round, and both must
 give the hand-written answer. tests/bets/test_settlement_bets.py covers the same bets with rounds
-checked by ``station.rules`` itself; this file is what catches a wrong rule in both.
+checked by ``station.game.rules`` itself; this file is what catches a wrong rule in both.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from drivers.events import CardRead, Command, InputEvent
-from station.cards import parse_card
-from station.outcome import decide
-from station.outputs import Published
-from station.paytable import Paytable, load_paytable
-from station.settlement import settle
-from station.station import Station
-from station.tablerules import TableRules
+from station.game.cards import parse_card
+from station.game.outcome import decide
+from station.game.settlement import settle
+from station.settings.paytable import Paytable, load_paytable
+from station.table.outputs import Published
+from station.table.station import Station
+from station.table.tablerules import TableRules
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
 

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from station.errors import ConfigError
-from station.paytable import load_paytable
+from station.settings.paytable import load_paytable
 
 GOOD = """\
 name: test

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from station.paytable import Paytable, load_paytable, open_bets
+from station.settings.paytable import Paytable, load_paytable, open_bets
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
 

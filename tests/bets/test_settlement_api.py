@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from station.cards import parse_card
-from station.outcome import decide
-from station.paytable import load_paytable
-from station.settlement import json_number, net_result, refund_all, settle
+from station.game.cards import parse_card
+from station.game.outcome import decide
+from station.game.settlement import json_number, net_result, refund_all, settle
+from station.settings.paytable import load_paytable
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from station.cards import parse_card
-from station.outcome import RoundOutcome, decide
-from station.paytable import Paytable, load_paytable
-from station.rules import banker_draws, player_draws
-from station.settlement import settle
+from station.game.cards import parse_card
+from station.game.outcome import RoundOutcome, decide
+from station.game.rules import banker_draws, player_draws
+from station.game.settlement import settle
+from station.settings.paytable import Paytable, load_paytable
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
 

@@ -14,12 +14,12 @@ import orjson
 import pytest
 
 from drivers.simulated import CODES
-from station.analysis.first_two import first_four_classes
-from station.cards import parse_card
-from station.outcome import decide
-from station.paytable import load_paytable
-from station.rules import banker_draws, player_draws
-from station.settlement import _TABLES, CLASS_TABLES_KEPT, Settler, _class_of, settle
+from station.game.analysis.first_two import first_four_classes
+from station.game.cards import parse_card
+from station.game.outcome import decide
+from station.game.rules import banker_draws, player_draws
+from station.game.settlement import _TABLES, CLASS_TABLES_KEPT, Settler, _class_of, settle
+from station.settings.paytable import load_paytable
 from tests.conftest import REPO, mixed_paytable
 
 PAYTABLES = [("seed000.yaml", ()), ("seed000.yaml", ("no_commission",)),
@@ -156,7 +156,7 @@ def test_class_tables_are_shared_and_a_few_are_kept(tmp_path: Path) -> None:
 def test_every_case_of_the_values_is_built_before_the_first_round() -> None:
     """The cases built are those the exact analysis gives a weight (an independent
     enumeration of the tableau): none missing, none that no round can reach."""
-    from station.analysis.tree import index_key, round_weights  # noqa: PLC0415
+    from station.game.analysis.tree import index_key, round_weights  # noqa: PLC0415
 
     reachable = {tuple(index_key(i)) for i, w in enumerate(round_weights(8)) if w}
     assert len(reachable) == 205
@@ -171,9 +171,9 @@ def test_no_round_of_a_simulation_builds_a_values_case(
     """Every case is in place before the first round: a round that had to build one (tens of
     microseconds on its last card) fails here, and every round still settles as ``settle``."""
     from drivers.simulated import SimulatedDealer, random_shoes  # noqa: PLC0415
-    from station.simulation import simulate  # noqa: PLC0415
-    from station.station import Station  # noqa: PLC0415
-    from station.tablerules import TableRules  # noqa: PLC0415
+    from station.table.simulation import simulate  # noqa: PLC0415
+    from station.table.station import Station  # noqa: PLC0415
+    from station.table.tablerules import TableRules  # noqa: PLC0415
 
     table = load_paytable(REPO / "config" / "paytables" / name)
     station = Station(TableRules(), table, prompts=False)
@@ -202,7 +202,7 @@ def test_no_round_of_a_simulation_builds_a_values_case(
 def _rounds(rng: random.Random) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]:
     """Rounds dealt by the tableau: every class of the first four cards, every case of the
     values, and random deals, each completed with random third cards where they are due."""
-    from station.outcome import values_cases  # noqa: PLC0415
+    from station.game.outcome import values_cases  # noqa: PLC0415
 
     cards = [parse_card(c) for c in CODES]
 
@@ -223,8 +223,8 @@ def _rounds(rng: random.Random) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]
 
 
 def test_a_rounds_record_from_its_cards_is_the_record_of_its_outcome() -> None:
-    from station.outcome import values_key  # noqa: PLC0415
-    from station.results import complete_record, round_record  # noqa: PLC0415
+    from station.game.outcome import values_key  # noqa: PLC0415
+    from station.game.results import complete_record, round_record  # noqa: PLC0415
 
     keys = set()
     for n, (p, b) in enumerate(_rounds(random.Random(5))):
@@ -238,7 +238,7 @@ def test_a_rounds_record_from_its_cards_is_the_record_of_its_outcome() -> None:
 
 @pytest.mark.parametrize("name", ["seed000.yaml", "seed003.yaml"])
 def test_a_rounds_bets_from_its_cards_are_the_bets_of_its_outcome(name: str) -> None:
-    from station.outcome import values_key  # noqa: PLC0415
+    from station.game.outcome import values_key  # noqa: PLC0415
 
     table = load_paytable(REPO / "config" / "paytables" / name)
     settler = Settler(table)
@@ -251,7 +251,7 @@ def test_a_bet_reading_values_and_cards_is_settled_from_the_cards_too(tmp_path: 
     """A bet made of a values bet and a card bet is settled every round (no case or class
     decides it): ``settle_round`` builds that round's outcome for it, and agrees with
     ``settle``."""
-    from station.outcome import values_key  # noqa: PLC0415
+    from station.game.outcome import values_key  # noqa: PLC0415
 
     path = tmp_path / "mixed.yaml"
     path.write_text(mixed_paytable(), encoding="utf-8")
@@ -269,7 +269,7 @@ def test_a_bet_reading_values_and_cards_is_settled_from_the_cards_too(tmp_path: 
 def test_values_tables_are_shared_and_a_few_are_kept(tmp_path: Path) -> None:
     """As the class tables: Settlers of the same values bets share one table of their cases,
     and only the last few sets of values bets are kept (docs/architecture.md)."""
-    from station.settlement import _VALUES  # noqa: PLC0415
+    from station.game.settlement import _VALUES  # noqa: PLC0415
 
     tables = []
     for pays in range(8, 9 + CLASS_TABLES_KEPT):

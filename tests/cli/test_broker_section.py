@@ -1,5 +1,6 @@
 """``broker:`` and ``tables:`` are one parser for every service that listens to many tables
-(station.brokerconfig; docs/configuration.md, "broker and tables"): the pit and the archive
+(station.services.broker.config; docs/configuration.md, "broker and tables"): the pit and the
+archive
 take the same keys, refuse the same values with the same words, and differ only in the one
 default each passes in (``session_expiry_s``)."""
 
@@ -13,14 +14,14 @@ import pytest
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from station.archive.config import load_archive_config
-from station.brokerclient import service_client
-from station.brokerconfig import BROKER_KEYS, BrokerSettings
 from station.errors import ConfigError
-from station.pit.config import load_pit_config
+from station.services.archive.config import load_archive_config
+from station.services.broker.client import service_client
+from station.services.broker.config import BROKER_KEYS, BrokerSettings
+from station.services.pit.config import load_pit_config
+from station.settings.upstream import TlsSettings
 from station.upstream.mqttsetup import CREDENTIAL_NAME
-from station.upstream.settings import TlsSettings
-from station.upstream.signing import private_pem
+from station.wire.signing import private_pem
 
 EVERY_KEY = {"host": "broker.example", "port": 8884, "prefix": "studio/a",
              "client_id": "floor-1", "credentials_file": "creds",

@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from station.config import load_config, parse_config
 from station.errors import ConfigError
+from station.live.config import load_config, parse_config
 from tests.conftest import REPO
 
 

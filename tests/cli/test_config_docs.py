@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from station.archive.config import ARCHIVE_KEYS
-from station.brokerconfig import BROKER_KEYS, TABLES_KEYS
-from station.config import SECTIONS, TOP_KEYS
 from station.kinds.registry import FAMILIES, doc_rows
-from station.pit.config import PIT_KEYS
+from station.live.config import SECTIONS, TOP_KEYS
+from station.services.archive.config import ARCHIVE_KEYS
+from station.services.broker.config import BROKER_KEYS, TABLES_KEYS
+from station.services.pit.config import PIT_KEYS
 from tests.conftest import REPO
 
 DOC = REPO / "docs" / "configuration.md"
@@ -71,7 +71,7 @@ def test_the_kinds_rows_are_the_kinds_declarations(family: str) -> None:
 
 
 def test_the_config_module_points_to_the_page() -> None:
-    assert "docs/configuration.md" in (REPO / "station" / "config.py").read_text()
+    assert "docs/configuration.md" in (REPO / "station" / "live" / "config.py").read_text()
 
 
 def test_the_services_section_is_there() -> None:

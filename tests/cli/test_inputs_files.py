@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from station.cli import main
-from station.config import load_faults, parse_config
 from station.errors import ConfigError
-from station.limits import short
+from station.game.limits import short
+from station.live.config import load_faults, parse_config
 from tests.conftest import REPO
 
 SHOES = REPO / "tests" / "shoes"

@@ -22,24 +22,24 @@ import yaml
 
 from drivers.base import EventSource
 from drivers.events import CardRead, Command
-from station.assembly import build_daemon
 from station.cli import main
-from station.config import StationConfig, load_config, parse_config
-from station.configmodel import ReaderSettings
-from station.configsection import Section
 from station.errors import ConfigError
+from station.journal.outbox import Outbox
 from station.kinds.keys import Key
 from station.kinds.outlets import OutletContext
 from station.kinds.probes import Finding
 from station.kinds.readers import DeviceHooks
 from station.kinds.registry import BUTTONS, FAMILIES, LIVE, Kind, registered
-from station.outputs import Output
-from station.service.check import check
+from station.live.assembly import build_daemon
+from station.live.config import StationConfig, load_config, parse_config
+from station.live.service.check import check
+from station.settings.configmodel import ReaderSettings
+from station.settings.configsection import Section
+from station.settings.upstream import UpstreamSettings
+from station.table.outputs import Output
 from station.upstream.filesink import FileSink
 from station.upstream.mqtt import MqttPublisher
-from station.upstream.outbox import Outbox
 from station.upstream.outlet import Outlet
-from station.upstream.settings import UpstreamSettings
 
 # --- the reader kind: its settings, parser, device, probe and description ------------------
 

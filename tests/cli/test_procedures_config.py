@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from station.config import parse_config
 from station.errors import ConfigError, InputFileError
 from station.kinds.readers import reader_codes
-from station.procedures import (
+from station.live.config import parse_config
+from station.table.procedures import (
     NOTE_MAX,
     PAUSE_CODES,
     PROCEDURE_KEYS,
@@ -27,8 +27,8 @@ from station.procedures import (
     penetration,
     procedure_value_problem,
 )
-from station.recording import header_line, read_recording
-from station.tablerules import TableRules
+from station.table.tablerules import TableRules
+from station.wire.recording import header_line, read_recording
 
 BAD: list[tuple[str, str, object, str]] = [
     ("table", "shuffle_check", "pitboss", r"table\.shuffle_check: 'pitboss' is not one of "

@@ -21,13 +21,14 @@ from hypothesis import strategies as st
 
 from station.cli import build_parser
 from station.commands import COMMANDS, SUMMARIES
-from station.roads.xmltext import escape, quoteattr
+from station.game.roads.xmltext import escape, quoteattr
 from tests.conftest import REPO
 
 # Modules every command but the one that needs them is spared: the other commands' modules,
 # and what they pull in (the XML, URL and HTTP stack, YAML, the machine, the analysis).
-HEAVY = ("xml.sax", "urllib.request", "http.client", "yaml", "transitions", "station.analysis",
-         "station.paytable", "station.config", "station.station", "drivers.simulated")
+HEAVY = ("xml.sax", "urllib.request", "http.client", "yaml", "transitions", "station.game.analysis",
+         "station.settings.paytable", "station.live.config", "station.table.station",
+         "drivers.simulated")
 
 PROBE = """
 import sys
@@ -72,7 +73,7 @@ def test_a_command_imports_only_its_own_module(argv: tuple[str, ...]) -> None:
 
 def test_analyze_imports_the_analysis_when_it_runs() -> None:
     modules = imported("analyze", str(REPO / "config" / "paytables" / "seed000.yaml"))
-    assert "station.analysis" in modules
+    assert "station.game.analysis" in modules
 
 
 def _help(parser: object) -> str:

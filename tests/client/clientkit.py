@@ -12,7 +12,7 @@ import orjson
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from station.upstream.signing import public_pem
+from station.wire.signing import public_pem
 from tests.stationkit import write_key
 
 TABLE = "t5"

@@ -30,8 +30,8 @@ from station.client import (
 )
 from station.client.words import line
 from station.errors import ConfigError
-from station.upstream.messages import presence
-from station.upstream.signing import Signer, public_pem
+from station.wire.messages import presence
+from station.wire.signing import Signer, public_pem
 from tests.client.clientkit import TABLE, Stream, simulated_stream
 
 

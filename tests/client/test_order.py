@@ -28,8 +28,8 @@ from station.client import (
     schema_validator,
 )
 from station.client.order import PRESENCE_KEPT, Sequencer
-from station.upstream.messages import presence
-from station.upstream.signing import Signer
+from station.wire.messages import presence
+from station.wire.signing import Signer
 from tests.client.clientkit import TABLE, Stream, simulated_stream
 from tests.client.reference_order import KeyedSequencer
 

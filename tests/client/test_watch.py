@@ -14,8 +14,8 @@ from typing import IO
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from station.upstream import messages as m
-from station.upstream.signing import Signer, public_pem
+from station.wire import messages as m
+from station.wire.signing import Signer, public_pem
 from tests.stationkit import STATION, finish, start, table_config, wait_for, write_key
 from tests.upstream.broker import Broker, Subscriber
 

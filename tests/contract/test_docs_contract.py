@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from station.upstream.messages import KINDS
-from station.upstream.schema import COMMAND, load_schema, validate
+from station.wire.messages import KINDS
+from station.wire.schema import COMMAND, load_schema, validate
 from tests.contract import docs
 
 CONTRACT = docs.read()

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from station.cards import ALL_CARDS, hand_total, parse_card, try_parse_card
 from station.errors import CardCodeError
+from station.game.cards import ALL_CARDS, hand_total, parse_card, try_parse_card
 
 
 def test_52_distinct_cards_with_rules_values() -> None:

@@ -22,20 +22,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
-from station.actions import UPSTREAM_ACTIONS
-from station.display import format_output
-from station.outputs import Notice, Output, Refused
-from station.station import REFUSED_OUTSIDE, Station
-from station.tablerules import TableRules
-from station.upstream.commands import ACTIONS
-from station.upstream.observe import SHOE_ENDED_REASONS, Snapshot
-from station.upstream.schema import load_schema
+from station.kinds.displays.lines import format_output
+from station.table.actions import UPSTREAM_ACTIONS
+from station.table.outputs import Notice, Output, Refused
+from station.table.station import REFUSED_OUTSIDE, Station
+from station.table.tablerules import TableRules
 from station.web.words import detail_zh, notice_zh
+from station.wire.commands import ACTIONS
+from station.wire.observe import SHOE_ENDED_REASONS, Snapshot
+from station.wire.schema import load_schema
 from tests.conftest import REPO
 from tests.modeskit import Exits
 
 START = 1_800_000_000.0
-PIT = "upstream:pit/ann [c-{n}]"  # as station.daemon names an upstream command's sender
+PIT = "upstream:pit/ann [c-{n}]"  # as station.live.daemon names an upstream command's sender
 
 
 class Desk:

@@ -16,20 +16,20 @@ from hypothesis import strategies as st
 from drivers.codes import CardCode, CodeFormat, PassedCode, UnknownCode, code_event
 from drivers.events import CardRead, Command, InputEvent
 from drivers.simulated import Pace, SimulatedDealer, random_shoes
-from station import dealers
-from station.config import parse_config
-from station.dealers import DealerDesk
 from station.errors import ConfigError, InputFileError
-from station.outputs import Announced, Notice, Output, Prompt, Published
-from station.recording import read_recording
-from station.simulation import simulate
-from station.station import Station
-from station.tablerules import TableRules
-from station.upstream import messages as m
-from station.upstream.observe import Snapshot, build, changes
-from station.upstream.schema import validate
-from station.upstream.signing import Signer
+from station.live.config import parse_config
+from station.table import dealers
+from station.table.dealers import DealerDesk
+from station.table.outputs import Announced, Notice, Output, Prompt, Published
+from station.table.simulation import simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
 from station.web.words import dealer_zh
+from station.wire import messages as m
+from station.wire.observe import Snapshot, build, changes
+from station.wire.recording import read_recording
+from station.wire.schema import validate
+from station.wire.signing import Signer
 from tests.conftest import REPO
 
 SRC = "scanner"

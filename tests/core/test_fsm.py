@@ -1,6 +1,6 @@
 """``LeanMachine`` behaves exactly as the library's ``Machine`` on the same table.
 
-The station's machine drops the library's per-trigger logging and bookkeeping (station.fsm);
+The station's machine drops the library's per-trigger logging and bookkeeping (station.table.fsm);
 these tests run the same events through a station on each and demand the same outputs and the
 same state after every event, and pin the library behaviours the lean methods keep: table
 order, conditions, internal transitions, enter/exit and final callbacks, invalid triggers.
@@ -15,10 +15,10 @@ from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 from transitions import Machine, MachineError
 
-from station.fsm import LeanMachine
-from station.machine import TRANSITIONS, Dealing
-from station.outputs import Published
-from station.station import Station
+from station.table.fsm import LeanMachine
+from station.table.machine import TRANSITIONS, Dealing
+from station.table.outputs import Published
+from station.table.station import Station
 from tests.core.test_properties import RandomTable
 
 

@@ -19,10 +19,13 @@ from hypothesis import strategies as st
 
 from drivers.events import InputEvent
 from drivers.simulated import CUT, Fault, SimulatedDealer, random_shoes, shuffled_shoe
-from station.cards import ALL_CARDS, parse_card
-from station.config import parse_config
 from station.errors import ConfigError, InputFileError
-from station.integrity import (
+from station.game.cards import ALL_CARDS, parse_card
+from station.game.shoe import ShoeCounts
+from station.journal import Journal
+from station.journal.recovery import recover
+from station.live.config import parse_config
+from station.table.integrity import (
     REPEAT_ACTION,
     Pause,
     RepeatWatch,
@@ -33,16 +36,13 @@ from station.integrity import (
     position_masks,
     shoe_report,
 )
-from station.journal import Journal
-from station.outputs import Announced, Output, Published
-from station.recording import Recorder, read_recording
-from station.recovery import recover
-from station.shoe import ShoeCounts
-from station.simulation import simulate
-from station.station import Station
-from station.tablerules import TableRules
-from station.upstream import messages as m
-from station.upstream.observe import Snapshot, build, changes
+from station.table.outputs import Announced, Output, Published
+from station.table.simulation import simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
+from station.wire import messages as m
+from station.wire.observe import Snapshot, build, changes
+from station.wire.recording import Recorder, read_recording
 from tests.tablekit import Table
 
 T0 = 1_800_000_000.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from station.cards import parse_card
+from station.game.cards import parse_card
 from tests.tablekit import Table
 
 

@@ -13,17 +13,17 @@ import tracemalloc
 from typing import Any
 
 from drivers.simulated import SimulatedDealer, random_shoes
-from station.paytable import load_paytable
-from station.settlement import Settler
-from station.simulation import simulate
-from station.station import Station
-from station.tablerules import TableRules
+from station.game.settlement import Settler
+from station.settings.paytable import load_paytable
+from station.table.simulation import simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
 from tests.conftest import REPO
 
 EARLY, LATE = 20, 120
 
 
-STATION = REPO / "station" / "station.py"
+STATION = REPO / "station" / "table" / "station.py"
 # The shoe id's strftime: CPython keeps a small cache of its own there, a few KB at most.
 STRFTIME = next(n for n, line in enumerate(STATION.read_text().splitlines(), 1)
                 if "strftime(" in line)
@@ -35,7 +35,7 @@ def _kept(tables: list[Any]) -> int:
     snap = tracemalloc.take_snapshot().filter_traces([
         tracemalloc.Filter(True, str(REPO / "station" / "*")),
         tracemalloc.Filter(True, str(REPO / "drivers" / "*")),
-        tracemalloc.Filter(False, str(REPO / "station" / "settlement.py")),
+        tracemalloc.Filter(False, str(REPO / "station" / "game" / "settlement.py")),
         tracemalloc.Filter(False, str(STATION), lineno=STRFTIME),
     ])
     tables.append(snap.statistics("filename"))

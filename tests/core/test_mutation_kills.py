@@ -14,23 +14,23 @@ from typing import Any
 import pytest
 
 from drivers.events import CardRead, Command, InputEvent
-from station.analysis import analyze
-from station.analysis.first_two import first_four_classes
-from station.bets.registry import reads
-from station.cards import parse_card
 from station.errors import ConfigError
-from station.limits import PAYOUT_MAX
-from station.outcome import Winner, decide
-from station.outputs import Prompt, Published
-from station.paytable import load_paytable
-from station.results import complete_record
-from station.roads import RecordError, Scoreboard, round_from_record
-from station.roads.bead import bead_cell
-from station.roads.layout import draw
-from station.roads.scoreboard import roads_json
-from station.settlement import Settler, settle
-from station.station import Station
-from station.tablerules import TableRules
+from station.game.analysis import analyze
+from station.game.analysis.first_two import first_four_classes
+from station.game.bets.registry import reads
+from station.game.cards import parse_card
+from station.game.limits import PAYOUT_MAX
+from station.game.outcome import Winner, decide
+from station.game.results import complete_record
+from station.game.roads import RecordError, Scoreboard, round_from_record
+from station.game.roads.bead import bead_cell
+from station.game.roads.layout import draw
+from station.game.roads.scoreboard import roads_json
+from station.game.settlement import Settler, settle
+from station.settings.paytable import load_paytable
+from station.table.outputs import Prompt, Published
+from station.table.station import Station
+from station.table.tablerules import TableRules
 from tests.conftest import mixed_paytable
 from tests.tablekit import Table
 
@@ -353,7 +353,7 @@ def test_an_analysis_needs_a_deck() -> None:
 
 
 def test_the_scoreboard_takes_the_outcome_winner_itself() -> None:
-    """The scoreboard takes ``station.outcome.Winner`` members as they are. (``Winner`` is a
+    """The scoreboard takes ``station.game.outcome.Winner`` members as they are. (``Winner`` is a
     ``StrEnum``, which hashes as its value, so the ``.value`` branch of ``Scoreboard.add`` is
     an equivalent mutant; this pins the behaviour either way.)"""
     board = Scoreboard()

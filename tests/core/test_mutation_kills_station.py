@@ -1,4 +1,5 @@
-"""Checks of station/station.py and station/machine.py that a mutation run showed missing
+"""Checks of station/table/station.py and station/table/machine.py that a mutation run showed
+missing
 (issue 7, "Tests that could not fail"): the dealer's display, pauses and their instructions,
 devices, restarts and the cut card.
 
@@ -15,15 +16,15 @@ from typing import Any
 import pytest
 
 from drivers.events import CardRead, Command, InputEvent
-from station.cards import parse_card
-from station.outputs import Announced, Prompt, Published
-from station.paytable import load_paytable
-from station.station import Station
-from station.tablerules import TableRules
+from station.game.cards import parse_card
+from station.settings.paytable import load_paytable
+from station.table.outputs import Announced, Prompt, Published
+from station.table.station import Station
+from station.table.tablerules import TableRules
 from tests.tablekit import Table
 
 
-# -- Station: survivors of the mutation run over station/station.py --------------------------
+# -- Station: survivors of the mutation run over station/table/station.py --------------------------
 def test_a_double_read_exactly_at_the_window_is_still_suppressed() -> None:
     """Kills ``<=`` -> ``<`` in the dedupe check: "within dedupe_ms" includes the edge. 250 ms
     is exact in binary, so the two timestamps are exactly 0.25 s apart."""
@@ -374,7 +375,7 @@ def test_a_clock_beyond_the_calendar_still_names_the_shoe() -> None:
     assert shoe is not None and shoe.shoe_id == "table-1-badtime-1"
 
 
-# -- Machine: survivors of the mutation run over station/machine.py --------------------------
+# -- Machine: survivors of the mutation run over station/table/machine.py --------------------------
 def _paused_text(t: Table) -> str:
     return t.station.prompt.text
 
@@ -594,7 +595,7 @@ def test_each_round_has_its_own_open_bets_list() -> None:
     table = load_paytable(Path(__file__).resolve().parents[2] / "config" / "paytables"
                           / "seed003.yaml")
     from drivers.simulated import SimulatedDealer, random_shoes  # noqa: PLC0415
-    from station.simulation import simulate  # noqa: PLC0415
+    from station.table.simulation import simulate  # noqa: PLC0415
 
     station = Station(TableRules(), table, prompts=False)
     records: list[dict[str, Any]] = []

@@ -15,8 +15,9 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from drivers.events import CardRead, Command
-from station.outputs import Notice, Prompt
-from station.pauses import (
+from station.live.service.metrics import Metrics
+from station.table.outputs import Notice, Prompt
+from station.table.pauses import (
     DRAWN_SHOWN,
     LATER_SHOWN,
     NOISE_QUIET_S,
@@ -32,14 +33,13 @@ from station.pauses import (
     more_reason,
     noise_reason,
 )
-from station.service.metrics import Metrics
-from station.station import Station
-from station.tablerules import TableRules
-from station.upstream.feed import Feed
-from station.upstream.observe import Snapshot
-from station.upstream.signing import Signer
+from station.table.station import Station
+from station.table.tablerules import TableRules
 from station.web.view import ShoeHistory, Surroundings, build_view, notices_of
 from station.web.words import action_zh, notice_zh, reason_zh
+from station.wire.feed import Feed
+from station.wire.observe import Snapshot
+from station.wire.signing import Signer
 from tests.tablekit import Table
 
 

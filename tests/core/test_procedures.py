@@ -12,16 +12,16 @@ import pytest
 from drivers.codes import CardCode, CodeFormat, code_event
 from drivers.events import CardRead, Command, InputEvent
 from drivers.simulated import SimulatedDealer, random_shoes
-from station.outputs import Announced, Notice, Output, Published, Refused
-from station.paytable import load_paytable
-from station.procedures import PAUSE_CODES, PAUSE_WORDS, penetration
-from station.recording import event_from_json, event_to_json
-from station.recovery import Recovered
-from station.simulation import simulate
-from station.station import Station
-from station.tablerules import TableRules
-from station.upstream.observe import Snapshot, build, changes
-from station.upstream.schema import validate
+from station.journal.recovery import Recovered
+from station.settings.paytable import load_paytable
+from station.table.outputs import Announced, Notice, Output, Published, Refused
+from station.table.procedures import PAUSE_CODES, PAUSE_WORDS, penetration
+from station.table.simulation import simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
+from station.wire.observe import Snapshot, build, changes
+from station.wire.recording import event_from_json, event_to_json
+from station.wire.schema import validate
 from tests.conftest import REPO
 from tests.tablekit import Table
 
@@ -374,7 +374,7 @@ def test_the_alert_fires_outside_the_band_and_never_inside(band: tuple[float, fl
 @pytest.mark.parametrize("supervisor", ["resume", "none"])
 def test_the_simulated_supervisor_confirms_each_shuffle(supervisor: str) -> None:
     # Regression: the shuffle_check phase had nothing due for the simulated table, and the
-    # daemon failed on its first NEW SHOE there (a KeyError in station.simulation).
+    # daemon failed on its first NEW SHOE there (a KeyError in station.table.simulation).
     station = Station(TableRules(shuffle_check="supervisor"))
     dealer = SimulatedDealer(random_shoes(4, 2), supervisor=supervisor)
     outputs: list[Output] = []

@@ -1,7 +1,7 @@
 """Properties over any shoe and any sequence of events (hypothesis).
 
 The reference dealer here reads the literal tableau of tests/core/test_tableau.py, not
-station.rules, so the machine is checked against the rule page, not against itself.
+station.game.rules, so the machine is checked against the rule page, not against itself.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from drivers.events import (
     TimerExpired,
 )
 from drivers.simulated import CODES, CUT, SimulatedDealer
-from station.cards import parse_card
-from station.machine import Phase
-from station.outputs import Published
-from station.simulation import simulate
-from station.station import Station
-from station.tablerules import TableRules
+from station.game.cards import parse_card
+from station.table.machine import Phase
+from station.table.outputs import Published
+from station.table.simulation import simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
 from tests.core.test_tableau import banker_should_draw, player_should_draw
 
 FULL_SHOE = [c for c in CODES for _ in range(8)]

@@ -27,8 +27,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from station.cli import main
 from station.journal.verify import verify_journal
-from station.upstream.canonical import encode, normalize
-from station.upstream.signing import SignatureError, Signer
+from station.wire.canonical import encode, normalize
+from station.wire.signing import SignatureError, Signer
 from tests.conftest import REPO
 from tests.stationkit import FAST, finish, write_key
 from tests.streamkit import consistent, lines_of
@@ -308,7 +308,7 @@ def test_an_existing_out_is_replaced_only_when_the_simulation_succeeds(
 
 def test_a_simulation_without_messages_loads_no_upstream_code() -> None:
     # The snapshots and the feed cost a plain simulate nothing: it never even imports them.
-    feed = ["station.upstream.feed", "station.upstream.observe", "station.upstream.signing",
+    feed = ["station.wire.feed", "station.wire.observe", "station.wire.signing",
             "station.upstream.stream"]
     probe = ("import sys; from station.cli import main; "
              f"code = main(['simulate', '--shoe-file', {str(SHORT)!r}, '--out', '-']); "

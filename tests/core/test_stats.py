@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from station.analysis import BetAnalysis, PaytableAnalysis
-from station.stats import BetStats, expected_range, format_summary
+from station.game.analysis import BetAnalysis, PaytableAnalysis
+from station.game.stats import BetStats, expected_range, format_summary
 
 
 def record(**bets: tuple[str, float]) -> dict[str, object]:

@@ -1,6 +1,6 @@
 """The tableau against a literal copy of RULES.md section 2, for every case.
 
-The expected values below are typed from the rule page, not computed from station.rules, so a
+The expected values below are typed from the rule page, not computed from station.game.rules, so a
 slip in either shows up here.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from station.rules import banker_draws, is_natural, player_draws
+from station.game.rules import banker_draws, is_natural, player_draws
 
 # RULES.md 2.5: banker two-card total -> for player third card value 0..9, D(raw) or S(tand).
 BANKER_VS_PLAYER_THIRD = {
@@ -67,7 +67,7 @@ def test_a_natural_on_either_side_ends_the_round(total: int) -> None:
 
 def test_the_draw_tables_are_the_draw_rules() -> None:
     """The machine's conditions read these tables (issue 13): every index, by the rules."""
-    from station.rules import BANKER_DRAW, PLAYER_DRAW  # noqa: PLC0415
+    from station.game.rules import BANKER_DRAW, PLAYER_DRAW  # noqa: PLC0415
 
     assert len(PLAYER_DRAW) == 100 and len(BANKER_DRAW) == 1100
     for p in range(10):
@@ -81,8 +81,8 @@ def test_the_draw_tables_are_the_draw_rules() -> None:
 def test_the_machines_draw_conditions_are_the_draw_rules() -> None:
     """The three conditions the dealing machine checks on a round's fourth and fifth cards
     (they index the tables, issue 13), for every pair of two-card totals and third card."""
-    from station.cards import ALL_CARDS  # noqa: PLC0415
-    from station.machine import Dealing  # noqa: PLC0415
+    from station.game.cards import ALL_CARDS  # noqa: PLC0415
+    from station.table.machine import Dealing  # noqa: PLC0415
 
     spade = {c.value: c for c in ALL_CARDS if c.suit == "S"}
     d = Dealing("table-1", 8, "next_round_last")

@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 from drivers.events import Command
-from station.paytable import load_paytable
-from station.recording import event_from_json, event_to_json
-from station.results import VOID_NOTE_MAX, printable_note
-from station.station import Station
-from station.tablerules import TableRules
-from station.upstream.schema import validate
+from station.game.results import VOID_NOTE_MAX, printable_note
+from station.settings.paytable import load_paytable
+from station.table.station import Station
+from station.table.tablerules import TableRules
+from station.wire.recording import event_from_json, event_to_json
+from station.wire.schema import validate
 from tests.conftest import REPO
 from tests.tablekit import Table
 

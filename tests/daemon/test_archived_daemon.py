@@ -21,8 +21,8 @@ import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from drivers.sim_serial import PtyScanner
-from station.upstream.messages import iso_ts
-from station.upstream.signing import Signer
+from station.wire.messages import iso_ts
+from station.wire.signing import Signer
 from tests import webkit
 from tests.journal import retentionkit as kit
 from tests.modes_replay import assert_journal_replays_live

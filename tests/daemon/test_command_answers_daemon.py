@@ -15,9 +15,9 @@ import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from drivers.sim_serial import PtyScanner
-from station.upstream.messages import iso_ts
-from station.upstream.schema import validate
-from station.upstream.signing import Signer
+from station.wire.messages import iso_ts
+from station.wire.schema import validate
+from station.wire.signing import Signer
 from tests import webkit
 from tests.modes_replay import assert_journal_replays_live
 from tests.stationkit import first_by_key, write_key

@@ -13,12 +13,12 @@ import pytest
 import yaml
 
 from drivers.events import ConfigChanged
-from station import assembly
-from station.assembly import build_daemon
-from station.config import load_config
-from station.configprint import ConfigPrint, print_of
 from station.journal import Journal, read_journal, verify_journal
-from station.upstream.schema import validate
+from station.live import assembly
+from station.live.assembly import build_daemon
+from station.live.config import load_config
+from station.settings.configprint import ConfigPrint, print_of
+from station.wire.schema import validate
 from tests.daemon.test_daemon import config_dict
 from tests.service.test_clock import assert_replay_rebuilds_every_message
 

@@ -19,11 +19,11 @@ import yaml
 
 from drivers.base import EventSource
 from drivers.events import DeviceRestored
-from station import assembly
-from station.assembly import build_daemon
-from station.config import parse_config
 from station.errors import ConfigError
 from station.journal import JournalWriteError, verify_journal
+from station.live import assembly
+from station.live.assembly import build_daemon
+from station.live.config import parse_config
 from tests.conftest import REPO
 from tests.streamkit import linked
 

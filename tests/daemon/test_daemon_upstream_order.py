@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 from drivers.events import Command, DeviceLost
-from station.assembly import build_daemon
-from station.config import parse_config
-from station.upstream.commands import Refused
+from station.live.assembly import build_daemon
+from station.live.config import parse_config
+from station.wire.commands import Refused
 from tests.daemon.test_daemon import FullDisk, config_dict
 from tests.streamkit import linked
 

@@ -13,7 +13,7 @@ from typing import Any
 from drivers.events import CardRead, Command
 from drivers.sim_serial import PtyScanner
 from station.journal import read_journal
-from station.upstream.schema import validate
+from station.wire.schema import validate
 from tests import webkit
 from tests.stationkit import finish, first_by_key, start, table_config, write_key
 from tests.webkit import wait_state, wait_text

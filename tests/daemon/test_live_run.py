@@ -12,7 +12,7 @@ import yaml
 
 from drivers.sim_camera import ShoeVideo, write_video
 from drivers.sim_serial import PtyScanner
-from station.rawtraffic import read_raw
+from station.journal.rawtraffic import read_raw
 from tests import webkit
 
 

@@ -19,10 +19,10 @@ import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from drivers.sim_serial import PtyScanner
-from station.procedures import PAUSE_CODES, PAUSE_WORDS
-from station.upstream.messages import iso_ts
-from station.upstream.schema import validate
-from station.upstream.signing import Signer
+from station.table.procedures import PAUSE_CODES, PAUSE_WORDS
+from station.wire.messages import iso_ts
+from station.wire.schema import validate
+from station.wire.signing import Signer
 from tests import webkit
 from tests.modes_replay import assert_journal_replays_live
 from tests.stationkit import first_by_key, write_key

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from station.sinks import AppendLog
+from station.upstream.sinks import AppendLog
 
 
 def test_a_torn_last_line_is_cut_at_start_and_appends_go_after_whole_lines(

@@ -14,11 +14,11 @@ import yaml
 
 from drivers.sim_camera import ShoeVideo, write_video
 from drivers.simulated import CUT, SimulatedDealer
-from station.outputs import Published
-from station.shoefile import read_shoe_file
-from station.simulation import DUE
-from station.station import Station
-from station.tablerules import TableRules
+from station.settings.shoefile import read_shoe_file
+from station.table.outputs import Published
+from station.table.simulation import DUE
+from station.table.station import Station
+from station.table.tablerules import TableRules
 from tests.conftest import REPO
 
 SHORT = read_shoe_file(REPO / "tests" / "shoes" / "short.txt")

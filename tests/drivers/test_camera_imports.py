@@ -27,7 +27,7 @@ def run(code: str, env_path: Path | None = None) -> subprocess.CompletedProcess[
 def test_drivers_and_the_station_never_import_opencv() -> None:
     code = ("import sys, drivers, drivers.serial_scanner, drivers.sim_serial, "
             "drivers.simulated, drivers.cut_card, drivers.reconnect, drivers.codes, "
-            "station.cli, station.daemon, station.assembly, station.config\n"
+            "station.cli, station.live.daemon, station.live.assembly, station.live.config\n"
             f"print(sorted(m for m in {sorted(CAMERA_MODULES)!r} if m in sys.modules))")
     out = run(code)
     assert out.returncode == 0, out.stderr

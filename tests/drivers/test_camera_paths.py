@@ -25,7 +25,7 @@ from drivers.camera.jpeg import decode_luma
 from drivers.codes import CodeFormat
 from drivers.events import CardRead, CutCardSeen, DeviceLost, InputEvent
 from drivers.sim_camera import Degradation, ShoeVideo, code_frame, frames, write_video
-from station.shoefile import read_shoe_file
+from station.settings.shoefile import read_shoe_file
 from tests.conftest import REPO
 from tests.drivers.camerakit import CUT_CODE, codes_of, run_to_end
 from tests.drivers.mjpegkit import packets_of

@@ -21,7 +21,7 @@ from drivers.codes import CodeFormat
 from drivers.events import CardRead, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
 from drivers.reconnect import Backoff
 from drivers.sim_camera import ShoeVideo, card_image, write_video
-from station.shoefile import read_shoe_file
+from station.settings.shoefile import read_shoe_file
 from tests.conftest import REPO
 from tests.drivers.camerakit import CUT_CODE, Collected, codes_of, run_to_end
 

@@ -28,11 +28,11 @@ from drivers.serial_scanner import SerialScanner
 from drivers.sim_serial import PtyScanner
 from drivers.simulated import CUT, SimulatedDealer, shuffled_shoe
 from drivers.urlhandler.protocol_contact import CONTACTS, Contact
-from station.outputs import Published
-from station.shoefile import read_shoe_file
-from station.simulation import DUE
-from station.station import Station
-from station.tablerules import TableRules
+from station.settings.shoefile import read_shoe_file
+from station.table.outputs import Published
+from station.table.simulation import DUE
+from station.table.station import Station
+from station.table.tablerules import TableRules
 
 CUT_CODE = "CUTCARD"
 Transport = Callable[[InputEvent], InputEvent]

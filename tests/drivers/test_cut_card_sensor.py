@@ -16,7 +16,7 @@ from drivers.base import EventSource
 from drivers.cut_card import PINS, CutCardSensor, Debouncer
 from drivers.events import CutCardSeen, DeviceLost, DeviceRestored, InputEvent
 from drivers.urlhandler.protocol_contact import CONTACTS, Contact
-from station.config import CUT_CARD_PINS
+from station.live.config import CUT_CARD_PINS
 
 if "drivers.urlhandler" not in serial.protocol_handler_packages:
     serial.protocol_handler_packages.append("drivers.urlhandler")

@@ -13,7 +13,7 @@ from drivers.events import CardRead, DeviceLost
 from drivers.framing import FrameParser
 from drivers.noisegate import PASS_PER_WINDOW, WINDOW_S, NoiseGate, summary_code
 from drivers.sim_serial import PtyScanner
-from station.cards import try_parse_card
+from station.game.cards import try_parse_card
 from tests.drivers.test_serial_driver import Heard, start
 
 SUMMARY = re.compile(r"\?noise:(\d+) bad frames \((\d+) bytes\)")

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from station.errors import StationError
-from station.rawtraffic import RawTraffic, raw_path, read_raw
+from station.journal.rawtraffic import RawTraffic, raw_path, read_raw
 
 
 def test_raw_path_sits_beside_the_recording() -> None:

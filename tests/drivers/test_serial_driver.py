@@ -25,7 +25,7 @@ from drivers.reconnect import Backoff
 from drivers.serial_scanner import SerialScanner
 from drivers.sim_serial import PtyScanner
 from drivers.simulated import CUT, shuffled_shoe
-from station.cards import try_parse_card
+from station.game.cards import try_parse_card
 
 
 class Heard:

@@ -35,7 +35,7 @@ from drivers.framing import (
 )
 from drivers.reconnect import Backoff, LogOnce
 from drivers.serial_scanner import error_code
-from station.cards import try_parse_card
+from station.game.cards import try_parse_card
 
 MAX = 16
 

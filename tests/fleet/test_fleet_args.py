@@ -1,5 +1,5 @@
 """``station fleet``'s refusals: exit 2, one line naming what is wrong, nothing created;
-and what a member's config is made of (``station.fleet.plan``)."""
+and what a member's config is made of (``station.services.fleet.plan``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from station.cli import main
-from station.config import load_config, parse_config
-from station.fleet.plan import TABLES_MAX, derive, plan, write
-from station.limits import SEED_MAX
+from station.game.limits import SEED_MAX
+from station.live.config import load_config, parse_config
+from station.services.fleet.plan import TABLES_MAX, derive, plan, write
 from tests.conftest import REPO
 from tests.fleet.fleetkit import fleet_config
 

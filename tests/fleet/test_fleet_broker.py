@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from station.fleet.plan import plan, write
-from station.fleet.supervise import supervise
-from station.upstream.signing import load_public_key, verify
+from station.services.fleet.plan import plan, write
+from station.services.fleet.supervise import supervise
+from station.wire.signing import load_public_key, verify
 from tests.fleet.fleetkit import Fleet, fleet_config, gone
 from tests.upstream.broker import Broker, Subscriber, wait_until
 

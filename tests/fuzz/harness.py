@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from station.cli import main
-from station.config import load_config
 from station.errors import StationError
+from station.live.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]
 # Every case runs in a scratch folder: a fuzzed command line that is valid writes its

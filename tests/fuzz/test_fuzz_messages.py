@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from station.upstream.signing import load_private_key, private_pem
+from station.wire.signing import load_private_key, private_pem
 from tests.fuzz import harness
 from tests.fuzz.harness import SHORT_SHOE, Case
 from tests.fuzz.mutate import mutate

@@ -21,7 +21,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from station.fleet.plan import TABLES_MAX
+from station.services.fleet.plan import TABLES_MAX
 from tests.fuzz import harness
 from tests.fuzz.harness import REPO, SHORT_SHOE, Case
 from tests.journal.journalkit import make_journal

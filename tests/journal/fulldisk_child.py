@@ -15,8 +15,8 @@ from pathlib import Path
 
 from station.cli import main as station_cli
 from station.journal import verify_journal
-from station.prune import Retention
-from station.retention import Limits
+from station.journal.prune import Retention
+from station.settings.retention import RetentionLimits as Limits
 from tests.journal import retentionkit as kit
 
 

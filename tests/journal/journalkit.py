@@ -10,7 +10,7 @@ from pathlib import Path
 from drivers.events import CardRead, Command, InputEvent
 from station.journal import Journal
 from station.journal.files import companions
-from station.tablerules import TableRules
+from station.table.tablerules import TableRules
 
 RULES = TableRules()
 T0 = 1_767_225_600.0  # 2026-01-01

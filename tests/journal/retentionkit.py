@@ -1,5 +1,5 @@
 """Real journals moved aside for the retention tests: made with the station's own Journal and
-moved aside with station.assembly's own naming, with shoes and the archive's acknowledgements
+moved aside with station.live.assembly's own naming, with shoes and the archive's acknowledgements
 journaled as a station journals them."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import orjson
 import yaml
 
 from drivers.events import CardRead, Command
-from station.acks import ack_note
-from station.assembly import _archive
 from station.journal import Journal
-from station.tablerules import TableRules
+from station.live.assembly import _archive
+from station.table.acks import ack_note
+from station.table.tablerules import TableRules
 
 TABLE = "t5"
 DAY = 86_400.0

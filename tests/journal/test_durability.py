@@ -17,9 +17,9 @@ import orjson
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from station.upstream.messages import iso_ts
-from station.upstream.schema import validate
-from station.upstream.signing import Signer, public_pem, verify
+from station.wire.messages import iso_ts
+from station.wire.schema import validate
+from station.wire.signing import Signer, public_pem, verify
 from tests.stationkit import (
     STATION,
     check_stream,

@@ -12,7 +12,7 @@ import pytest
 from station.cli import main
 from station.journal import verify_journal
 from station.journal.files import companions
-from station.recording import read_recording
+from station.wire.recording import read_recording
 from tests.conftest import REPO
 from tests.journal.journalkit import event, make_journal
 

@@ -24,9 +24,9 @@ from station.journal import (
     verify_journal,
 )
 from station.journal.files import companions
-from station.outputs import Published
-from station.paytable import load_paytable
-from station.recording import read_recording
+from station.settings.paytable import load_paytable
+from station.table.outputs import Published
+from station.wire.recording import read_recording
 from tests.conftest import REPO
 from tests.journal.journalkit import RULES, T0, append_events, event, make_journal, message
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from station.journal import Journal, JournalCorrupt, JournalError, verify_journal
-from station.journal.chain import outbox_digest
 from station.journal.files import companions
+from station.wire.chain import outbox_digest
 from tests.journal.journalkit import (
     RULES,
     append_events,

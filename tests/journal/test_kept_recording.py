@@ -12,8 +12,8 @@ from pathlib import Path
 import yaml
 
 from station.journal import Journal, export_journal
-from station.keptrecording import KeptRecording, series
-from station.recording import header_line, read_recording
+from station.journal.keptrecording import KeptRecording, series
+from station.wire.recording import header_line, read_recording
 from tests.journal.journalkit import RULES, append_events, make_journal
 from tests.stationkit import finish, journaled, start, table_config, wait_for
 
@@ -148,9 +148,9 @@ def test_kill_9_and_restarts_leave_one_recording_equal_to_the_journal(tmp_path: 
 
 
 def test_a_recording_that_cannot_be_opened_stops_the_start_naming_it(tmp_path: Path) -> None:
-    from station.assembly import build_daemon  # noqa: PLC0415
-    from station.config import parse_config  # noqa: PLC0415
     from station.errors import ConfigError  # noqa: PLC0415
+    from station.live.assembly import build_daemon  # noqa: PLC0415
+    from station.live.config import parse_config  # noqa: PLC0415
     from tests.daemon.test_daemon import config_dict  # noqa: PLC0415
 
     config = parse_config(tmp_path / "s.yaml", config_dict(tmp_path))

@@ -15,15 +15,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from station.assembly import _archive as move_aside
 from station.cli import main
 from station.journal import Journal, verify_journal
 from station.journal.aside import read_identity
 from station.journal.errors import JournalError
+from station.journal.prune import FactsCache, apply, survey
 from station.journal.witness import WitnessWriter
-from station.prune import FactsCache, apply, survey
-from station.retention import Limits
-from station.tablerules import TableRules
+from station.live.assembly import _archive as move_aside
+from station.settings.retention import RetentionLimits as Limits
+from station.table.tablerules import TableRules
 from tests.journal import retentionkit as kit
 
 

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from station import recording
 from station.errors import InputFileError
-from station.limits import MAX_LINE_BYTES
-from station.recording import _event, _lines, event_to_json, read_recording
+from station.game.limits import MAX_LINE_BYTES
+from station.wire import recording
+from station.wire.recording import _event, _lines, event_to_json, read_recording
 from tests.conftest import REPO
 from tests.fuzz.mutate import mutate
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from station.outputs import Published
-from station.recording import read_recording
+from station.table.outputs import Published
+from station.wire.recording import read_recording
 from tests.conftest import REPO
 
 RECORDINGS = sorted(

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from drivers.events import Command, TimerExpired
-from station.recording import read_recording
+from station.wire.recording import read_recording
 from tests.conftest import REPO
 from tests.modes_replay import expected_paths, replay
 

@@ -1,4 +1,4 @@
-"""The retention decision (station.retention), pure: journals' facts, the archive's
+"""The retention decision (station.journal.retention), pure: journals' facts, the archive's
 acknowledgements, the time and the limits in; keep or delete, with the reason, out."""
 
 from __future__ import annotations
@@ -6,15 +6,15 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from station.retention import (
+from station.journal.retention import (
     DAY_S,
     AckSeen,
     AsideJournal,
-    Limits,
     Verdict,
     decide,
     protect,
 )
+from station.settings.retention import RetentionLimits as Limits
 
 NOW = 1_800_000_000.0
 

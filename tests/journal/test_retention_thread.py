@@ -1,4 +1,4 @@
-"""The daemon's retention thread (station.prune.Retention): a run at start, then one per
+"""The daemon's retention thread (station.journal.prune.Retention): a run at start, then one per
 interval, each deletion logged; a journal acknowledged while it runs goes at the next run."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from station.journal import Journal
-from station.prune import Retention
-from station.retention import Limits
+from station.journal.prune import Retention
+from station.settings.retention import RetentionLimits as Limits
 from tests.journal import retentionkit as kit
 
 
@@ -29,7 +29,7 @@ def test_runs_at_start_and_each_interval_logging_each_deletion(
     second = kit.make_aside(tmp_path, ended=time.time() - 8 * kit.DAY)
     with kit.current(tmp_path) as journal:
         kit.ack(journal, first)
-    caplog.set_level(logging.INFO, logger="station.prune")
+    caplog.set_level(logging.INFO, logger="station.journal.prune")
     retention = Retention(tmp_path / "journal.sqlite3", kit.TABLE, Limits(1, 0), None,
                           interval_s=0.05)
     retention.start()

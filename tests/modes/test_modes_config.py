@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from station.actions import MODE_ACTIONS
-from station.config import parse_config
 from station.errors import ConfigError, InputFileError
-from station.modes import TIMERS
-from station.recording import read_recording
-from station.tablerules import MODE_KEYS
+from station.live.config import parse_config
+from station.table.actions import MODE_ACTIONS
+from station.table.modes import TIMERS
+from station.table.tablerules import MODE_KEYS
+from station.wire.recording import read_recording
 from tests.conftest import REPO
 
 BAD: list[tuple[str, object, str]] = [

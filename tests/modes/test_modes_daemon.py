@@ -18,9 +18,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from drivers.events import Command, TimerExpired
 from drivers.sim_serial import PtyScanner
 from station.journal import read_journal
-from station.upstream.messages import iso_ts
-from station.upstream.schema import validate
-from station.upstream.signing import Signer
+from station.wire.messages import iso_ts
+from station.wire.schema import validate
+from station.wire.signing import Signer
 from tests import webkit
 from tests.modes_replay import replay
 from tests.stationkit import STATION, finish, first_by_key, start, table_config, write_key

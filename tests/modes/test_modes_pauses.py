@@ -10,10 +10,10 @@ import pytest
 
 from drivers.events import CardRead, Command, InputEvent, TimerExpired
 from drivers.simulated import Player, SimulatedDealer, random_shoes
-from station.outputs import Announced, Output, Published
-from station.simulation import simulate
-from station.station import Station
-from station.tablerules import TableRules
+from station.table.outputs import Announced, Output, Published
+from station.table.simulation import simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
 
 
 @pytest.mark.parametrize(("mode", "betting"), [("squeeze", "timer"), ("vip", "dealer")])

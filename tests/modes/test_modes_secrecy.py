@@ -26,11 +26,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drivers.events import Command, InputEvent, TimerExpired
-from station.cards import Card, hand_total, parse_card
-from station.outputs import Output
-from station.paytable import load_paytable
-from station.station import Station
-from station.tablerules import TableRules
+from station.game.cards import Card, hand_total, parse_card
+from station.settings.paytable import load_paytable
+from station.table.outputs import Output
+from station.table.station import Station
+from station.table.tablerules import TableRules
 from tests.modeskit import Table, face_down_rules
 
 PAYTABLE = load_paytable(Path(__file__).resolve().parents[2] / "config" / "paytables" /

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from drivers.events import CardRead, Command, DeviceLost, DeviceRestored, InputEvent, TimerExpired
-from station.outputs import Notice, Output, Published
-from station.paytable import load_paytable
-from station.station import Station
-from station.tablerules import TableRules
-from station.upstream.messages import iso_ts
+from station.settings.paytable import load_paytable
+from station.table.outputs import Notice, Output, Published
+from station.table.station import Station
+from station.table.tablerules import TableRules
+from station.wire.messages import iso_ts
 from tests.modeskit import START, Exits
 
 PAYTABLE = load_paytable(Path(__file__).resolve().parents[2] / "config" / "paytables" /
@@ -420,7 +420,7 @@ def test_the_upstream_actor_check_is_the_pattern(actor: str, upstream: bool) -> 
     """Which actor is the game server, as the pattern says (its "$" also matches before a
     final newline, as a recorded actor may end): the betting gate's shortcut agrees."""
     from drivers.events import Command  # noqa: PLC0415
-    from station.modes import upstream_id  # noqa: PLC0415
+    from station.table.modes import upstream_id  # noqa: PLC0415
 
     assert (upstream_id(actor) is not None) == upstream
     t = Desk(mode="standard", betting="upstream")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 from drivers.events import CardRead, Command
-from station.outputs import Notice, Output, Prompt
-from station.station import Station
-from station.tablerules import TableRules
+from station.table.outputs import Notice, Output, Prompt
+from station.table.station import Station
+from station.table.tablerules import TableRules
 
 
 def dealt_to_player_2(mode: str) -> tuple[Station, list[Output]]:

@@ -22,9 +22,9 @@ import paho.mqtt.client as paho
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
-from station.procedures import PAUSE_WORDS
-from station.upstream import messages
-from station.upstream.signing import Signer, public_pem
+from station.table.procedures import PAUSE_WORDS
+from station.wire import messages
+from station.wire.signing import Signer, public_pem
 from tests.client.clientkit import TABLE, simulated_stream
 
 PREFIX = "baccarat"

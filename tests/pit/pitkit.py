@@ -14,8 +14,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from station.commands.keygen import write_pair
 from station.web import pins
+from station.wire.keyfiles import write_pair
 from tests.conftest import REPO
 from tests.upstream.broker import free_port, wait_until
 

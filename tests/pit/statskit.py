@@ -1,6 +1,6 @@
 """Pit journals for the statistics tests: the ``seen`` table of docs/pit.md,
 filled with a real station's messages (``station simulate --messages``) or with messages the
-station's own builders make (station.upstream.messages) for cases small enough to check by
+station's own builders make (station.wire.messages) for cases small enough to check by
 hand."""
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from typing import Any
 import orjson
 import yaml
 
-from station.pit.journal import SCHEMA
-from station.upstream import messages as m
-from station.upstream.canonical import canonical
+from station.services.pit.journal import SCHEMA
+from station.wire import messages as m
+from station.wire.canonical import canonical
 
 # The pit journal's tables, as the pit service makes them (the statistics read its seen).
 SEEN = SCHEMA
 T0 = datetime(2026, 1, 1, tzinfo=UTC).timestamp()  # the simulation's clock starts here
-REPORT = [sys.executable, "-m", "station.pit.report", "report"]
+REPORT = [sys.executable, "-m", "station.services.pit.report", "report"]
 
 
 def at(seconds: float) -> datetime:

@@ -14,12 +14,12 @@ import orjson
 import pytest
 
 from station.client import Floor, load_keys, schema_validator
-from station.pit import views, words
-from station.pit.journal import PitJournal
-from station.pit.model import PitModel
-from station.upstream import messages
-from station.upstream.signing import Signer
+from station.services.pit import views, words
+from station.services.pit.journal import PitJournal
+from station.services.pit.model import PitModel
 from station.web.words import actor_zh
+from station.wire import messages
+from station.wire.signing import Signer
 from tests.client.clientkit import TABLE, Stream, simulated_stream
 
 AT = "2026-12-01T16:00:00.000Z"
@@ -87,7 +87,7 @@ def table(stream: Stream, tmp_path: Path) -> Iterator[Table]:
 
 
 INSTALL = ("2 installed file(s) differ from the wheel's RECORD (812 checked): "
-           "station/station.py (hash); station/cli.py (missing)")
+           "station/table/station.py (hash); station/cli.py (missing)")
 UNSYNC = ("the system clock is not synchronised (the kernel's adjtimex says so): check the "
           "time service")
 JUMP = "the wall clock jumped +4.250 s against the monotonic clock since the last check"
@@ -96,7 +96,7 @@ JUMP = "the wall clock jumped +4.250 s against the monotonic clock since the las
 def test_the_stations_clock_and_install_alerts_are_pit_alerts_in_both_languages(
         table: Table) -> None:
     table.alert("install_modified", "install_check", INSTALL,
-                files=["station/station.py (hash)", "station/cli.py (missing)"])
+                files=["station/table/station.py (hash)", "station/cli.py (missing)"])
     table.alert("clock_unsynchronised", "clock", UNSYNC)
     table.alert("clock_jump", "clock", JUMP)
     found = {a["kind"]: a for a in table.alerts()}
@@ -111,7 +111,7 @@ def test_the_stations_clock_and_install_alerts_are_pit_alerts_in_both_languages(
     assert found["install_modified"]["detail"] == INSTALL
     assert found["install_modified"]["say"]["zh"]["detail"] == (
         "2个已安装文件与安装包的 RECORD 不符（共检查812个）："
-        "station/station.py (hash); station/cli.py (missing)")
+        "station/table/station.py (hash); station/cli.py (missing)")
     assert found["clock_jump"]["say"]["zh"]["detail"] == "系统时钟自上次检查以来跳变 +4.250 秒"
     # Order: the doubt on the table's evidence before the clock's, each part newest first.
     kinds = [a["kind"] for a in table.alerts() if a["kind"] != "pause"]

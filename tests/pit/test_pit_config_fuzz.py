@@ -16,8 +16,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from station.commands.keygen import write_pair
 from station.web import pins
+from station.wire.keyfiles import write_pair
 from tests.fuzz import harness
 from tests.fuzz.harness import Case
 from tests.fuzz.mutate import mutate

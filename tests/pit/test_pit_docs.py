@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from station.pit.config import PIT_KEYS
-from station.pit.journal import SCHEMA
+from station.services.pit.config import PIT_KEYS
+from station.services.pit.journal import SCHEMA
 from tests.conftest import REPO
 
 DOC = (REPO / "docs" / "pit.md").read_text(encoding="utf-8")
@@ -47,7 +47,7 @@ def test_the_examples_have_the_contract_fields() -> None:
 
 
 def test_the_statistics_routes_bounds_are_the_documented_ones() -> None:
-    from station.pit.statsroute import MAX_DAYS, RETRY_S, SHIFT_HOURS  # noqa: PLC0415
+    from station.services.pit.statsroute import MAX_DAYS, RETRY_S, SHIFT_HOURS  # noqa: PLC0415
 
     part = DOC.split("### `GET /api/stats` and `GET /api/stats.csv`", 1)[1].split("\n### ", 1)[0]
     assert f"at most **{MAX_DAYS} days**" in part

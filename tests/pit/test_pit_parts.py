@@ -6,9 +6,9 @@ import asyncio
 from typing import Any
 
 from station.client import Floor
-from station.pit.alerts import MAX_ALERTS, AlertBook
-from station.pit.feed import Feed
-from station.pit.model import Action, Extra, PitModel, named_ids
+from station.services.pit.alerts import MAX_ALERTS, AlertBook
+from station.services.pit.feed import Feed
+from station.services.pit.model import Action, Extra, PitModel, named_ids
 
 
 def test_a_page_that_falls_out_of_the_ring_skips_to_the_latest_floor() -> None:

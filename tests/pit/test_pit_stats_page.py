@@ -27,8 +27,8 @@ from urllib.parse import unquote
 import pytest
 
 from station.errors import InputFileError
-from station.pit import report
-from station.pit.statsroute import Busy, StatsGate
+from station.services.pit import report
+from station.services.pit.statsroute import Busy, StatsGate
 from tests.pit.pitfloor import Floors, PitFloor
 from tests.pit.test_pit_pages_browser import CLIPPED, VIEWPORTS, chinese_text_problems
 

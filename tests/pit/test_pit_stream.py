@@ -18,9 +18,9 @@ import paho.mqtt.client as paho
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
-from station.commands.keygen import write_pair
-from station.upstream.schema import validate
-from station.upstream.signing import Signer, load_private_key
+from station.wire.keyfiles import write_pair
+from station.wire.schema import validate
+from station.wire.signing import Signer, load_private_key
 from tests.pit.pagekit import HEAD
 from tests.pit.pitkit import BOSS, BOSS_PIN, OTHER, OTHER_PIN, Pit, PitFolder
 from tests.upstream.broker import Broker, wait_until

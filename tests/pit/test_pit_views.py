@@ -1,4 +1,4 @@
-"""The pit's JSON (station.pit.views) from real signed streams: a simulated station's
+"""The pit's JSON (station.services.pit.views) from real signed streams: a simulated station's
 (``station simulate --messages``, tests/client/clientkit.py) and hand-built messages signed
 with a table's key, fed through the client library's ``Floor`` as the service feeds them."""
 
@@ -15,11 +15,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from station.client import Applied, Floor, Gap, TableState, schema_validator
-from station.machine import Phase
-from station.pit import views, words
-from station.pit.alerts import Alert
-from station.station import _SUPERVISOR_CHOICES
-from station.upstream.signing import Signer
+from station.services.pit import views, words
+from station.services.pit.alerts import Alert
+from station.table.machine import Phase
+from station.table.station import SUPERVISOR_CHOICES
+from station.wire.signing import Signer
 from tests.client.clientkit import TABLE, Stream, simulated_stream
 from tests.pit.pagekit import HEAD
 
@@ -112,7 +112,7 @@ def test_a_new_shoe_starts_the_log_again(stream: Stream) -> None:
 
 
 def test_every_supervisor_choice_of_the_station_splits_and_reads_in_chinese() -> None:
-    for phase, sentence in _SUPERVISOR_CHOICES.items():
+    for phase, sentence in SUPERVISOR_CHOICES.items():
         assert phase is not None
         assert views.supervisor_choice(phase.value) == sentence
         for lang in words.LANGUAGES:
@@ -274,7 +274,8 @@ def test_station_alert_details_read_in_chinese() -> None:
         "clock_jump": "the wall clock jumped +2.500 s against the monotonic clock since the "
                       "last check",
     }
-    # The pit's own (station.pit.model), counted when they repeat (station.pit.alerts).
+    # The pit's own (station.services.pit.model), counted when they repeat
+    # (station.services.pit.alerts).
     details |= {
         "offline": "the table's station is offline (its last will, or a clean stop) (3 times)",
         "bad_signature": "message t5:pause:9: the signature does not verify (2 times)",

@@ -2,7 +2,7 @@
 messages, the CSV parsed back, and every bad input refused with exit 2 and nothing written.
 
 Until ``station pit`` dispatches to it, the subcommand runs as ``python -m
-station.pit.report report ...`` (the same ``register_report`` arguments and ``run``)."""
+station.services.pit.report report ...`` (the same ``register_report`` arguments and ``run``)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from station.pit import report
-from station.pit.stats import compute, csv_header
+from station.services.pit import report
+from station.services.pit.stats import compute, csv_header
 from tests.pit.statskit import (
     FAULTS,
     REPORT,

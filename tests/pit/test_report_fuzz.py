@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from station.pit import report
-from station.pit.stats import READ_KINDS, compute
+from station.services.pit import report
+from station.services.pit.stats import READ_KINDS, compute
 from tests.pit.statskit import (
     FAULTS,
     REPORT,

@@ -2,7 +2,8 @@
 ``station fleet`` (dealers, faults, a supervisor resuming) and the real ``station pit``
 process; then the report through the ``station`` command, its CSV against the journal.
 
-It needs the pit service (the ``pit`` branch's station.pit.service and tests/pit/pitkit.py):
+It needs the pit service (the ``pit`` branch's station.services.pit.service and
+tests/pit/pitkit.py):
 skipped until both are there."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from tests.upstream.broker import Broker, wait_until
 
 pitkit = pytest.importorskip("tests.pit.pitkit", reason="the pit service is not merged yet")
 fleetkit = pytest.importorskip("tests.fleet.fleetkit")
-pytest.importorskip("station.pit.service", reason="the pit service is not merged yet")
+pytest.importorskip("station.services.pit.service", reason="the pit service is not merged yet")
 
 TABLES = ("t-01", "t-02")
 FAULTS = "[{kind: not_due, after_round: 1}, {kind: garbled, card: 30}]"

@@ -1,4 +1,5 @@
-"""station.pit.stats on cases small enough to work out by hand (docs/pit.md, Statistics)."""
+"""station.services.pit.stats on cases small enough to work out by hand (docs/pit.md,
+Statistics)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from station.pit.stats import NO_DEALER, compute, csv_header, csv_rows, reason_of
+from station.services.pit.stats import NO_DEALER, compute, csv_header, csv_rows, reason_of
 from tests.pit.statskit import Script, at
 
 NOT_DUE = "card not due: 3S (extra card: the round is over)"

@@ -1,4 +1,4 @@
-"""station.pit.stats over real stations' streams (``station simulate --messages`` with
+"""station.services.pit.stats over real stations' streams (``station simulate --messages`` with
 faults, dealer changes, resumes and voids), against what the messages themselves say, and
 its properties under hypothesis: counts add up over a split period, time is clipped to the
 period, the interleaving of tables does not matter."""
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from station.pit.stats import compute, csv_header, csv_rows, reason_of
+from station.services.pit.stats import compute, csv_header, csv_rows, reason_of
 from tests.conftest import REPO
 from tests.pit.statskit import FAULTS, applied_order, at, rows_of, simulate
 

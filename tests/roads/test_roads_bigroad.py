@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from station.roads import Roads, Scoreboard, roads_json
-from station.roads.layout import draw
+from station.game.roads import Roads, Scoreboard, roads_json
+from station.game.roads.layout import draw
 
 
 def roads(letters: str) -> Roads:

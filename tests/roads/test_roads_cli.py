@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 import station.cli
-from station.cards import parse_card
 from station.commands import COMMANDS
-from station.outcome import decide
-from station.results import complete_record, void_record
+from station.game.cards import parse_card
+from station.game.outcome import decide
+from station.game.results import complete_record, void_record
 
 ROOT = Path(__file__).resolve().parents[2]
 STATION = ROOT / ".venv" / "bin" / "station"

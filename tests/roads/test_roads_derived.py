@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from station.roads import Roads, Scoreboard
-from station.roads.derived import mark
-from station.roads.layout import draw
+from station.game.roads import Roads, Scoreboard
+from station.game.roads.derived import mark
+from station.game.roads.layout import draw
 
 R, U = "red", "blue"  # U for blUe, so B stays Banker in the sequences
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from station.roads import Scoreboard
-from station.roads.goodroads import PATTERNS
-from station.roads.names import LABELS
+from station.game.roads import Scoreboard
+from station.game.roads.goodroads import PATTERNS
+from station.game.roads.names import LABELS
 
 
 def goods(letters: str) -> tuple[str, ...]:

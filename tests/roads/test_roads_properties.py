@@ -7,10 +7,10 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from station.roads import Roads, Round, Scoreboard, Side, compute_roads
-from station.roads.derived import DERIVED_ROADS
-from station.roads.layout import draw
-from station.roads.model import ROWS
+from station.game.roads import Roads, Round, Scoreboard, Side, compute_roads
+from station.game.roads.derived import DERIVED_ROADS
+from station.game.roads.layout import draw
+from station.game.roads.model import ROWS
 
 letters = st.text(alphabet="BPT", max_size=120)
 rounds = st.lists(

@@ -8,12 +8,18 @@ from typing import Any
 
 import pytest
 
-from station.cards import parse_card
-from station.outcome import Winner, decide
-from station.paytable import load_paytable
-from station.results import complete_record, void_record
-from station.roads import RecordError, Round, Scoreboard, round_from_record, rounds_from_sequence
-from station.settlement import settle
+from station.game.cards import parse_card
+from station.game.outcome import Winner, decide
+from station.game.results import complete_record, void_record
+from station.game.roads import (
+    RecordError,
+    Round,
+    Scoreboard,
+    round_from_record,
+    rounds_from_sequence,
+)
+from station.game.settlement import settle
+from station.settings.paytable import load_paytable
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -124,7 +130,7 @@ def test_scoreboard_takes_every_form_of_a_round() -> None:
 
 
 def test_icon_from_a_real_settlement() -> None:
-    """The ``bets`` that station.settlement publishes, read by the roads as they are."""
+    """The ``bets`` that station.game.settlement publishes, read by the roads as they are."""
     paytable = load_paytable(ROOT / "config" / "paytables" / "seed003.yaml")
     # Banker 3H 3D: a two-card 6 and a pair; Player 2S 3C = 5. Small tiger (22) pays most.
     player = (parse_card("2S"), parse_card("3C"))

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import sync_playwright
 
-from station.roads import Result, Roads, Round, Scoreboard
-from station.roads.svg import icon_label, render_svg
+from station.game.roads import Result, Roads, Round, Scoreboard
+from station.game.roads.svg import icon_label, render_svg
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

@@ -11,7 +11,7 @@ from typing import Any
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
-from station.config import load_config
+from station.live.config import load_config
 from tests.daemon.test_daemon import config_dict
 from tests.service.test_install_check import station, write
 from tests.upstream.broker import Broker, wait_until

@@ -16,8 +16,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from station.config import load_config
 from station.errors import StationError
+from station.live.config import load_config
 from tests.conftest import REPO
 from tests.fuzz import harness
 from tests.fuzz.mutate import mutate

@@ -1,6 +1,6 @@
 """The clock check (docs/operations.md, "The clock"): an unsynchronised system clock and a
 jump of the wall clock are alerts, journaled as input events, counted in the metrics; the
-clock source is injected (station.service.clock.ClockWatch)."""
+clock source is injected (station.live.clock.ClockWatch)."""
 
 from __future__ import annotations
 
@@ -15,17 +15,17 @@ from pathlib import Path
 import yaml
 
 from drivers.events import ClockAlert
-from station.assembly import build_daemon
-from station.config import parse_config
 from station.journal.export import read_journal, records
 from station.journal.verify import verify_journal
-from station.outputs import Announced, Notice
-from station.service.clock import ClockWatch, kernel_synchronised
-from station.service.runner import serve_metrics, start_service
-from station.station import Station
-from station.upstream.feed import Feed
-from station.upstream.observe import Snapshot
-from station.upstream.schema import validate
+from station.live.assembly import build_daemon
+from station.live.clock import ClockWatch, kernel_synchronised
+from station.live.config import parse_config
+from station.live.service.runner import serve_metrics, start_service
+from station.table.outputs import Announced, Notice
+from station.table.station import Station
+from station.wire.feed import Feed
+from station.wire.observe import Snapshot
+from station.wire.schema import validate
 from tests.daemon.test_daemon import config_dict
 from tests.service.test_metrics import scrape
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from station.config import load_config
+from station.live.config import load_config
 from tests.daemon.test_daemon import config_dict
 from tests.service.notifykit import NotifySocket
 

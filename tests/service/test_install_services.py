@@ -1,5 +1,5 @@
 """``station install-service --service NAME`` for every service of the registry
-(station.service.install.SERVICES): its unit runs the right command on the config it
+(station.live.service.install.SERVICES): its unit runs the right command on the config it
 installs, the skeleton loads as that service's config, and the operator's config is kept."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from station.archive.config import load_archive_config
-from station.config import load_config
-from station.pit.config import load_pit_config
-from station.service.install import SERVICES
+from station.live.config import load_config
+from station.live.service.install import SERVICES
+from station.services.archive.config import load_archive_config
+from station.services.pit.config import load_pit_config
 from tests.conftest import REPO
 from tests.service.test_install_check import station
 

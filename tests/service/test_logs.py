@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from station.service.logs import JournaldFormatter, configure, priority, stream_is_journal
+from station.live.service.logs import JournaldFormatter, configure, priority, stream_is_journal
 from tests.daemon.test_daemon import config_dict
 
 
@@ -42,7 +42,7 @@ def test_under_the_journal_every_line_has_a_priority_and_no_timestamp(tmp_path: 
     assert not any(re.search(r"\d\d:\d\d:\d\d", x) for x in logged)  # journald stamps them
     cards = [x for x in logged if x.startswith("<6>station.table: card ")]
     assert len(cards) > 300  # one per card of the shoe
-    assert any(x.startswith("<4>station.assembly: upstream: no signing key") for x in logged)
+    assert any(x.startswith("<4>station.live.assembly: upstream: no signing key") for x in logged)
     assert any(x.startswith("<6>station.table: now betting open, shoe ") for x in logged)
     assert any("station.table: round " in x and "published" in x for x in logged)
 
@@ -125,9 +125,9 @@ def test_a_squeeze_table_logs_no_card_value_at_info_before_its_reveal(
     """docs/modes.md: on a squeeze table the table log says a card was dealt face down;
     its value is at debug level only until the reveal (the round's line then has it)."""
     from drivers.events import CardRead, Command, InputEvent  # noqa: PLC0415
-    from station.service.tablelog import TableLog  # noqa: PLC0415
-    from station.station import Station  # noqa: PLC0415
-    from station.tablerules import TableRules  # noqa: PLC0415
+    from station.live.service.tablelog import TableLog  # noqa: PLC0415
+    from station.table.station import Station  # noqa: PLC0415
+    from station.table.tablerules import TableRules  # noqa: PLC0415
 
     station = Station(TableRules(mode="squeeze"))
     table_log = TableLog(station)

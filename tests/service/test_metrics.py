@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from station.assembly import build_daemon
-from station.config import parse_config
-from station.service.metrics import pause_kind
-from station.service.runner import serve_metrics, start_service
+from station.live.assembly import build_daemon
+from station.live.config import parse_config
+from station.live.service.metrics import pause_kind
+from station.live.service.runner import serve_metrics, start_service
 from tests.daemon.test_daemon import config_dict
 
 

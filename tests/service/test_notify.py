@@ -13,10 +13,10 @@ import pytest
 
 from drivers.base import EventSource
 from drivers.events import DeviceRestored
-from station.assembly import build_daemon
-from station.config import parse_config
-from station.service.notify import MAX_STATUS_CHARS, Notifier, one_line
-from station.service.watchdog import Heartbeat, watchdog_interval
+from station.live.assembly import build_daemon
+from station.live.config import parse_config
+from station.live.service.notify import MAX_STATUS_CHARS, Notifier, one_line
+from station.live.service.watchdog import Heartbeat, watchdog_interval
 from tests.daemon.test_daemon import config_dict
 from tests.service.notifykit import NotifySocket, pings
 
@@ -148,8 +148,8 @@ def test_ready_comes_once_status_on_each_change() -> None:
 
 def test_status_says_phase_shoe_round_and_a_pause_reason() -> None:
     # docs/operations.md: STATUS= carries the phase, the shoe and the round; a pause adds why.
-    from station.service.watchdog import describe  # noqa: PLC0415
-    from station.upstream.observe import Snapshot  # noqa: PLC0415
+    from station.live.service.watchdog import describe  # noqa: PLC0415
+    from station.wire.observe import Snapshot  # noqa: PLC0415
 
     dealing = Snapshot("player_1", 1, "t1-20261201T000000Z-1", 12, (), (), ())
     assert describe(dealing) == "player 1, shoe t1-20261201T000000Z-1 round 12"

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from station.service.runner import STOP_TIMEOUT_S
+from station.live.service.runner import STOP_TIMEOUT_S
 from tests.daemon.test_daemon import config_dict
 from tests.service.notifykit import NotifySocket, pings
 
@@ -141,4 +141,4 @@ def test_a_hung_loop_stops_pinging_and_its_stop_is_bounded(tmp_path: Path) -> No
         sock.close()
     log_text = (tmp_path / "station.log").read_text()
     assert code == 1 and STOP_TIMEOUT_S - 1 < took < STOP_TIMEOUT_S + 5, (code, took)
-    assert "most recent call first" in log_text and "display.py" in log_text
+    assert "most recent call first" in log_text and "displays/lines.py" in log_text

@@ -11,11 +11,11 @@ import pytest
 import yaml
 
 from drivers.events import InstallModified
-from station.assembly import build_daemon
 from station.cli import main
-from station.config import load_config
 from station.journal import Journal, read_journal
-from station.upstream.schema import validate
+from station.live.assembly import build_daemon
+from station.live.config import load_config
+from station.wire.schema import validate
 from tests.daemon.test_daemon import config_dict
 from tests.service.test_clock import assert_replay_rebuilds_every_message
 from tests.service.wheelkit import build_wheel, install, run
@@ -33,7 +33,7 @@ def test_an_installed_wheel_verifies_and_one_changed_byte_is_named(tmp_path: Pat
     assert "all " in clean.stdout and "match their RECORD hashes" in clean.stdout
 
     # One byte of one installed module (one the command itself does not import).
-    target = purelib / "station" / "betguard.py"
+    target = purelib / "station" / "game" / "betguard.py"
     data = bytearray(target.read_bytes())
     data[len(data) // 2] ^= 0x01
     target.write_bytes(bytes(data))

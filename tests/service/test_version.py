@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 from station import __version__
-from station.assembly import build_daemon
-from station.config import parse_config
 from station.journal import Journal
-from station.upstream import messages as m
-from station.upstream.schema import load_schema, validate
+from station.live.assembly import build_daemon
+from station.live.config import parse_config
+from station.wire import messages as m
+from station.wire.schema import load_schema, validate
 from tests.daemon.test_daemon import config_dict
 from tests.stationkit import write_key
 

@@ -20,7 +20,7 @@ def test_the_wheel_installs_station_with_its_configs_and_unit_files(tmp_path: Pa
     version = run(station, "--version", cwd=elsewhere)
     assert version.stdout.strip() == f"station {__version__}", version.stderr
     where = run(str(env / "bin" / "python"), "-c",
-                "import station; from station.config import default_config_path, load_config;"
+                "import station; from station.live.config import default_config_path, load_config;"
                 "p = default_config_path(); c = load_config(p);"
                 "print(station.__file__); print(p); print(c.paytable.path)", cwd=elsewhere)
     assert where.returncode == 0, where.stderr
@@ -40,9 +40,9 @@ def test_the_wheel_installs_station_with_its_configs_and_unit_files(tmp_path: Pa
     # the wheel served 404 for its floor before pit/static was listed), and the services'
     # configs and units.
     station_dir = purelib / "station"
-    for page in ("web/static/app.js", "pit/static/floor.html", "pit/static/table.html",
-                 "pit/static/pit.js", "pit/static/pit.css", "pit/static/stats.html",
-                 "pit/static/stats.js",
+    pit = "services/pit/static"
+    for page in ("web/static/app.js", f"{pit}/floor.html", f"{pit}/table.html", f"{pit}/pit.js",
+                 f"{pit}/pit.css", f"{pit}/stats.html", f"{pit}/stats.js",
                  "shipped/config/pit.yaml", "shipped/config/archive.yaml",
                  "shipped/systemd/dealer-pit.service", "shipped/systemd/dealer-archive.service"):
         assert (station_dir / page).is_file(), page

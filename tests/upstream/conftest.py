@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from station.upstream.signing import Signer
+from station.wire.signing import Signer
 
 
 @pytest.fixture(autouse=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from station.upstream import messages as m
-from station.upstream.outbox import OutboxRow
-from station.upstream.signing import Signer
+from station.journal.outbox import OutboxRow
+from station.wire import messages as m
+from station.wire.signing import Signer
 from tests.upstream.broker import Received
 from tests.upstream.outboxes import MemoryOutbox
 

@@ -1,4 +1,4 @@
-"""An in-memory outbox: the journal's contract (station/upstream/outbox.py) without SQLite,
+"""An in-memory outbox: the journal's contract (station/journal/outbox.py) without SQLite,
 so the publishers are tested on their own. It also checks how it is used: a row marked
 twice, or marked before it was ever handed out, fails the test."""
 
@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from station.upstream.outbox import OutboxRow
+from station.journal.outbox import OutboxRow
 
 
 class MemoryOutbox:

@@ -7,9 +7,9 @@ import sys
 import time
 from pathlib import Path
 
+from station.settings.upstream import UpstreamSettings
 from station.upstream.mqtt import MqttPublisher
-from station.upstream.settings import UpstreamSettings
-from station.upstream.signing import load_signer
+from station.wire.signing import load_signer
 from tests.upstream.helpers import TABLE
 from tests.upstream.outboxes import MemoryOutbox
 

@@ -11,11 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers.events import Command
-from station.acks import MARKS_KEPT, MAX_SEQ, Ack, ack_note, claim_problem, parse_ack
-from station.outputs import Refused as RefusedOutput
-from station.station import Station
-from station.tablerules import TableRules
-from station.upstream.commands import Accepted, Refused, SeenIds, check_command
+from station.table.acks import MARKS_KEPT, MAX_SEQ, Ack, ack_note, claim_problem, parse_ack
+from station.table.outputs import Refused as RefusedOutput
+from station.table.station import Station
+from station.table.tablerules import TableRules
+from station.wire.commands import Accepted, Refused, SeenIds, check_command
 from tests.upstream.test_commands import NOW, POLICY, command
 
 J, H = "a" * 64, "b" * 64
@@ -55,7 +55,7 @@ def test_a_bad_claim_is_malformed(fields: dict[str, Any], words: str) -> None:
 
 
 def test_a_seq_past_what_a_signed_message_carries_is_refused() -> None:
-    # 2**53 cannot even be signed (station.upstream.canonical); the check says so too.
+    # 2**53 cannot even be signed (station.wire.canonical); the check says so too.
     assert claim_problem(J, MAX_SEQ, H) is None
     assert "'seq' must be" in str(claim_problem(J, MAX_SEQ + 1, H))
     assert parse_ack(ack_note(J, MAX_SEQ + 1, H)) is None

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from station.upstream.commands import (
+from station.wire.commands import (
     ACTIONS,
     REASONS,
     Accepted,
@@ -18,8 +18,8 @@ from station.upstream.commands import (
     SeenIds,
     check_command,
 )
-from station.upstream.messages import iso_ts
-from station.upstream.signing import Signer
+from station.wire.messages import iso_ts
+from station.wire.signing import Signer
 
 NOW = 1_767_225_600.0
 PIT = Ed25519PrivateKey.generate()

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from station.upstream.commands import REASONS, Accepted, CommandVerifier, Refused
+from station.wire.commands import REASONS, Accepted, CommandVerifier, Refused
 from tests.upstream.test_commands import NOW, POLICY, command
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from station.upstream.schema import COMMAND, validate
+from station.wire.schema import COMMAND, validate
 from tests.conftest import REPO
 
 DOC = (REPO / "docs" / "upstream.md").read_text()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from station.upstream.filesink import FileSink, cut_torn_tail
-from station.upstream.signing import Signer, verify
+from station.wire.signing import Signer, verify
 from tests.upstream.broker import wait_until
 from tests.upstream.helpers import produce
 from tests.upstream.outboxes import MemoryOutbox

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from station.config import load_config
-from station.upstream.signing import load_public_key, load_signer, verify
+from station.live.config import load_config
+from station.wire.signing import load_public_key, load_signer, verify
 from tests.conftest import REPO
 
 

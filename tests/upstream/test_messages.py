@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from station.cards import parse_card
-from station.integrity import Pause, ShoeLog, shoe_report
-from station.shoe import ShoeCounts
-from station.upstream import messages as m
-from station.upstream.schema import COMMAND, load_schema, validate
-from station.upstream.signing import Signer
+from station.game.cards import parse_card
+from station.game.shoe import ShoeCounts
+from station.table.integrity import Pause, ShoeLog, shoe_report
+from station.wire import messages as m
+from station.wire.schema import COMMAND, load_schema, validate
+from station.wire.signing import Signer
 
 # A status names a journal head (docs/upstream.md); these tests have no journal.
 NO_JOURNAL = m.journal_head(bytes(32), 0, bytes(32))

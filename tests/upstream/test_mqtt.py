@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from station.upstream import messages as m
-from station.upstream.commands import Accepted, CommandPolicy, CommandVerifier, Refused
+from station.settings.upstream import UpstreamSettings
 from station.upstream.mqtt import MqttPublisher
-from station.upstream.settings import UpstreamSettings
-from station.upstream.signing import Signer, private_pem, verify
+from station.wire import messages as m
+from station.wire.commands import Accepted, CommandPolicy, CommandVerifier, Refused
+from station.wire.signing import Signer, private_pem, verify
 from tests.upstream.broker import Broker, Subscriber, wait_until
 from tests.upstream.helpers import TABLE, deduped_seqs, produce
 from tests.upstream.outboxes import MemoryOutbox

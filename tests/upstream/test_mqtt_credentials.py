@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from station.settings.upstream import UpstreamSettings
 from station.upstream.mqtt import MqttPublisher
-from station.upstream.settings import UpstreamSettings
-from station.upstream.signing import Signer
+from station.wire.signing import Signer
 from tests.upstream.broker import Broker, Subscriber, wait_until
 from tests.upstream.helpers import TABLE, deduped_seqs, produce
 from tests.upstream.outboxes import MemoryOutbox

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from station.settings.upstream import TlsSettings, UpstreamSettings
 from station.upstream.outage import Backoff, Outage
-from station.upstream.settings import TlsSettings, UpstreamSettings
 
 
 def test_defaults_are_valid_and_file_is_the_default() -> None:

@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from station.errors import ConfigError
-from station.upstream.canonical import CanonicalError, canonical, normalize
-from station.upstream.signing import (
+from station.wire.canonical import CanonicalError, canonical, normalize
+from station.wire.signing import (
     SignatureError,
     Signer,
     load_public_key,

@@ -1,11 +1,11 @@
-"""station/ratelimit.py: the refusal budget and the tally of refusals, on a clock the test
+"""station/wire/ratelimit.py: the refusal budget and the tally of refusals, on a clock the test
 moves (issue 18, defect 4)."""
 
 from __future__ import annotations
 
 import pytest
 
-from station.ratelimit import Budget, Every, Tally, retry_after_s
+from station.wire.ratelimit import Budget, Every, Tally, retry_after_s
 
 
 def test_a_budget_allows_a_burst_then_its_rate() -> None:

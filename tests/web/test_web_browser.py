@@ -17,7 +17,7 @@ import pytest
 
 from drivers.sim_serial import PtyScanner
 from station.journal import read_journal
-from station.outputs import Prompt
+from station.table.outputs import Prompt
 from tests import webkit
 from tests.webkit import PIN, state, table_facts, wait_state, wait_text
 

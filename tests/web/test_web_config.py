@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from station.config import DisplaySettings, parse_config
 from station.errors import ConfigError
+from station.live.config import DisplaySettings, parse_config
 from tests import webkit
 
 

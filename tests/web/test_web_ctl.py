@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from drivers.events import Command
-from station.assembly import build_daemon
-from station.config import parse_config
 from station.journal import read_journal
+from station.live.assembly import build_daemon
+from station.live.config import parse_config
 from tests import webkit
 from tests.web.test_web_words import FullDisk
 

@@ -27,9 +27,9 @@ import pytest
 from drivers.events import Command, DeviceLost, InputEvent
 from drivers.sim_serial import PtyScanner
 from drivers.simulated import Fault, Pace, SimulatedDealer, random_shoes
-from station.simulation import simulate
-from station.station import RESTART, Station
-from station.tablerules import TableRules
+from station.table.simulation import simulate
+from station.table.station import RESTART, Station
+from station.table.tablerules import TableRules
 from station.web.display import WebDisplay
 from station.web.hub import Hub
 from station.web.modeview import ALERTS

@@ -25,12 +25,12 @@ import pytest
 
 from drivers.events import CardRead, Command, InputEvent, TimerExpired
 from drivers.simulated import CODES, Fault, Pace, Player, SimulatedDealer, random_shoes
-from station.cards import parse_card
-from station.machine import Phase
-from station.outputs import Output, Prompt
-from station.simulation import simulate
-from station.station import Station
-from station.tablerules import TableRules
+from station.game.cards import parse_card
+from station.table.machine import Phase
+from station.table.outputs import Output, Prompt
+from station.table.simulation import simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
 from station.web import modeview
 from station.web.modeview import VIP_ACTIONS, mode_actions, vip_refusal
 from station.web.view import ShoeHistory, Surroundings, actions_for, build_view, notices_of

@@ -1,5 +1,5 @@
 """After a restart the page's results and roads go on from the shoe's start, not from the
-restart: seeded from the rounds recovery replays (station/recovery.py ``shoe_rounds``)."""
+restart: seeded from the rounds recovery replays (station/journal/recovery.py ``shoe_rounds``)."""
 
 # ruff: noqa: RUF001 - the Chinese wording uses full-width punctuation
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pytest
 
 from drivers.events import Command
 from station.journal import Journal
-from station.recovery import recover
-from station.station import Station
+from station.journal.recovery import recover
+from station.table.station import Station
 from station.web.display import WebDisplay
 from station.web.hub import Hub
 from station.web.view import ShoeHistory, Surroundings

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from station.roads import Scoreboard
-from station.roads.scoreboard import Roads
+from station.game.roads import Scoreboard
+from station.game.roads.scoreboard import Roads
 from station.web.roadpanel import NAMES, panel_shape, panel_svg
 from tests import webkit
 

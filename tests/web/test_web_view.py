@@ -11,11 +11,11 @@ import orjson
 import pytest
 
 from drivers.simulated import Fault, Pace, SimulatedDealer, random_shoes
-from station.machine import Phase
-from station.outputs import Output, Prompt
-from station.simulation import simulate
-from station.station import Station
-from station.tablerules import TableRules
+from station.table.machine import Phase
+from station.table.outputs import Output, Prompt
+from station.table.simulation import simulate
+from station.table.station import Station
+from station.table.tablerules import TableRules
 from station.web.view import (
     ShoeHistory,
     Surroundings,

@@ -26,16 +26,16 @@ from hypothesis import strategies as st
 
 from drivers.events import CardRead, Command, CutCardSeen, DeviceLost, DeviceRestored, InputEvent
 from drivers.simulated import CODES, Fault, Pace, SimulatedDealer, random_shoes
-from station.assembly import build_daemon
-from station.config import parse_config
-from station.daemon import JOURNAL
 from station.journal import JournalWriteError, read_journal
-from station.machine import DEALING, Phase
-from station.outputs import Notice, Output, Prompt
-from station.procedures import PAUSE_CODES
-from station.simulation import simulate
-from station.station import RESTART, Station
-from station.tablerules import TableRules
+from station.live.assembly import build_daemon
+from station.live.config import parse_config
+from station.live.daemon import JOURNAL
+from station.table.machine import DEALING, Phase
+from station.table.outputs import Notice, Output, Prompt
+from station.table.procedures import PAUSE_CODES
+from station.table.simulation import simulate
+from station.table.station import RESTART, Station
+from station.table.tablerules import TableRules
 from station.web import plain, words
 from station.web.display import WebDisplay
 from station.web.hub import Hub
@@ -396,7 +396,7 @@ def test_every_template_is_met(seen: Seen) -> None:
     actions = {a for t, _ in seen.prompts for a in split_pause(t)[1].split("; ")}
     whys = {m["why"] for r in reasons
             if (m := re.fullmatch(r"card not due: \S+ \((?P<why>.+)\)", r))}
-    for rules, texts in ((words._REASONS, reasons), (words._NOT_DUE, whys),
+    for rules, texts in ((words._REASONS, reasons), (words.NOT_DUE, whys),
                          (words._ACTIONS, actions | seen.actions)):
         for pattern, _ in rules:
             assert any(pattern.fullmatch(t) for t in texts), pattern.pattern

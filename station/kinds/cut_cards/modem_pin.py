@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from station.configmodel import CutCardSettings, StationConfig
-from station.configsection import Section
 from station.kinds.keys import Key
 from station.kinds.probes import Finding, serial_port
+from station.settings.configmodel import CutCardSettings, StationConfig
+from station.settings.configsection import Section
 
 if TYPE_CHECKING:
     from drivers.cut_card import CutCardSensor

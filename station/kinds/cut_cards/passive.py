@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from station.configmodel import StationConfig
 from station.kinds.probes import Finding
+from station.settings.configmodel import StationConfig
 
 
 def probe(config: StationConfig) -> Iterator[Finding]:

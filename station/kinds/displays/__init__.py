@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from station.kinds.keys import Key
 
 if TYPE_CHECKING:
-    from station.configmodel import StationConfig
-    from station.daemon import Daemon
+    from station.settings.configmodel import StationConfig
+    from station.web.serve import Loop
 
 COMMON = (Key("type", "text", "console", "how the dealer sees the station"),)
 
@@ -23,7 +23,7 @@ class DisplayContext:
     published before a restart (for its results and roads)."""
 
     config: StationConfig
-    daemon: Daemon
+    daemon: Loop
     devices: tuple[str, ...]
     closers: list[Callable[[], None]]
     rounds: Iterable[dict[str, Any]] = ()

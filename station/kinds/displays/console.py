@@ -1,4 +1,4 @@
-"""``display.type: console``: the dealer's prompts as lines (``station.display``); and
+"""``display.type: console``: the dealer's prompts as lines (``station.kinds.displays.lines``); and
 ``none``: no display (a service whose table log goes to the journal)."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from station.kinds.displays import DisplayContext
 
 if TYPE_CHECKING:
-    from station.display import ConsoleDisplay
+    from station.kinds.displays.lines import ConsoleDisplay
 
 
 def build(ctx: DisplayContext) -> ConsoleDisplay:
-    from station.display import ConsoleDisplay  # noqa: PLC0415 - only when run
+    from station.kinds.displays.lines import ConsoleDisplay  # noqa: PLC0415 - only when run
 
     config = ctx.config
     # Results on stdout: the console's lines go to stderr so the two never mix.

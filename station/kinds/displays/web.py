@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from station.configmodel import DisplaySettings
-from station.configsection import Section
+from station.game.limits import short
 from station.kinds.displays import DisplayContext
 from station.kinds.keys import Key
-from station.limits import short
+from station.settings.configmodel import DisplaySettings
+from station.settings.configsection import Section
 
 if TYPE_CHECKING:
     from station.web.display import WebDisplay

@@ -12,15 +12,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from station.configmodel import StationConfig
-from station.configsection import Section, secret_path
 from station.kinds.keys import Key
-from station.upstream.settings import UpstreamSettings
+from station.settings.configmodel import StationConfig
+from station.settings.configsection import Section, secret_path
+from station.settings.upstream import UpstreamSettings
 
 if TYPE_CHECKING:  # loading a config never imports the publishers nor cryptography
-    from station.upstream.commands import Accepted, Refused
-    from station.upstream.outbox import Outbox
-    from station.upstream.signing import Signer
+    from station.journal.outbox import Outbox
+    from station.wire.commands import Accepted, Refused
+    from station.wire.signing import Signer
 
 COMMON = (
     Key("type", "text", "file", "where the signed messages go"),

@@ -8,12 +8,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from station.configmodel import StationConfig
-from station.configsection import Section
 from station.kinds.keys import Key
 from station.kinds.outlets import OutletContext
 from station.kinds.probes import Finding, writable
-from station.upstream.settings import UpstreamSettings
+from station.settings.configmodel import StationConfig
+from station.settings.configsection import Section
+from station.settings.upstream import UpstreamSettings
 
 if TYPE_CHECKING:
     from station.upstream.filesink import FileSink

@@ -10,13 +10,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from station.configmodel import StationConfig
-from station.configsection import Section, secret_path
 from station.errors import ConfigError
 from station.kinds.keys import Key
 from station.kinds.outlets import OutletContext, secret_file
 from station.kinds.probes import Finding
-from station.upstream.settings import MAX_INFLIGHT_LIMIT, TlsSettings, UpstreamSettings
+from station.settings.configmodel import StationConfig
+from station.settings.configsection import Section, secret_path
+from station.settings.upstream import MAX_INFLIGHT_LIMIT, TlsSettings, UpstreamSettings
 
 if TYPE_CHECKING:
     from station.upstream.mqtt import MqttPublisher
@@ -54,7 +54,7 @@ KEYS = (
 
 def parse(sec: Section, settings: UpstreamSettings, chosen: bool) -> UpstreamSettings:
     # A key left out keeps the value ``settings`` has: the station passes the defaults, a
-    # service its own (station.brokerconfig: how long the broker queues for it, say).
+    # service its own (station.services.broker.config: how long the broker queues for it, say).
     d = settings
 
     def whole(name: str, default: int, maximum: int) -> int:
@@ -104,9 +104,9 @@ def parse(sec: Section, settings: UpstreamSettings, chosen: bool) -> UpstreamSet
 
 
 def build(ctx: OutletContext) -> MqttPublisher:
-    from station.upstream.commands import CommandPolicy, CommandVerifier  # noqa: PLC0415
     from station.upstream.mqtt import MqttPublisher  # noqa: PLC0415 - paho only when chosen
-    from station.upstream.signing import load_public_key  # noqa: PLC0415
+    from station.wire.commands import CommandPolicy, CommandVerifier  # noqa: PLC0415
+    from station.wire.signing import load_public_key  # noqa: PLC0415
 
     config, up = ctx.config, ctx.config.upstream
     assert ctx.signer is not None  # the assembly refuses a signed outlet without a key

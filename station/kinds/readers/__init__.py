@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from drivers.codes import CodeFormat
-from station.configmodel import ReaderSettings
-from station.configsection import Section
+from station.game.limits import DEDUPE_MS_MAX
 from station.kinds.keys import Key
-from station.limits import DEDUPE_MS_MAX
+from station.settings.configmodel import ReaderSettings
+from station.settings.configsection import Section
 
 RawBytes = Callable[[bytes, float], None]
 RawPayload = Callable[[str, float, float], None]

@@ -7,13 +7,13 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from station.configmodel import ReaderSettings, StationConfig
-from station.configsection import Section
 from station.errors import ConfigError
+from station.game.limits import short
 from station.kinds.keys import Key
 from station.kinds.probes import Finding
 from station.kinds.readers import DeviceHooks, reader_codes
-from station.limits import short
+from station.settings.configmodel import ReaderSettings, StationConfig
+from station.settings.configsection import Section
 
 if TYPE_CHECKING:
     from drivers.camera import CameraReader

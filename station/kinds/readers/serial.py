@@ -7,11 +7,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from drivers.framing import FRAMINGS
-from station.configmodel import ReaderSettings, StationConfig
-from station.configsection import Section
 from station.kinds.keys import Key
 from station.kinds.probes import Finding, serial_port
 from station.kinds.readers import DeviceHooks, reader_codes
+from station.settings.configmodel import ReaderSettings, StationConfig
+from station.settings.configsection import Section
 
 if TYPE_CHECKING:
     from drivers.serial_scanner import SerialScanner

@@ -8,14 +8,14 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from station.configmodel import StationConfig
 from station.kinds.probes import Finding
 from station.kinds.readers import DeviceHooks
+from station.settings.configmodel import StationConfig
 
 if TYPE_CHECKING:
     from drivers.sim_table import SimulatedTable
 
-log = logging.getLogger("station.assembly")  # where `station run` has always said the seed
+log = logging.getLogger("station.live.assembly")  # where `station run` has always said the seed
 
 
 def build(config: StationConfig, hooks: DeviceHooks) -> SimulatedTable:

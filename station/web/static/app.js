@@ -16,7 +16,7 @@ const PICKER_OPEN_MS = 60000; // the pause's reason picker closes by itself afte
 // A pedal held this long asks for the dealer's pause (its reason picker) instead of the one
 // dealer command a short press sends (docs/display.md, keys).
 const PEDAL_HOLD_MS = 1000;
-// The dealer's pause codes in the order the picker shows them, keys 1-6 (station.procedures).
+// The dealer's pause codes in the order the picker shows them, keys 1-6 (station.table.procedures).
 const PAUSE_CODES = ["card_dropped", "card_exposed", "misdeal", "dispute", "equipment", "other"];
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const LABELS = {

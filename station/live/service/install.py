@@ -1,0 +1,175 @@
+"""``station install-service [--service NAME]``: a service's unit and config skeleton in
+place (the station's also its udev rules and paytables).
+
+The services are one registry, ``SERVICES``: a new service is one line there (its unit and
+skeleton shipped in systemd/). Ours to replace (the previous copy kept as ``*.old``): the
+unit and the rules, which come with the station's version. Never replaced: the config and
+the paytables under /etc/<config_dir>, which are the operator's once written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SHIPPED = Path(__file__).resolve().parents[2] / "shipped"
+UNIT_DIR = Path("etc/systemd/system")
+RULES_DIR = Path("etc/udev/rules.d")
+DEFAULT_EXEC = "/opt/dealer-station/.venv/bin/station"
+# ProtectHome=yes hides these from the service: a station installed there cannot start.
+HIDDEN_HOMES = ("/home/", "/root/", "/run/user/")
+
+
+@dataclass(frozen=True, slots=True)
+class Service:
+    """One installable service: ``systemd/<unit>`` and ``systemd/<skeleton>`` as shipped."""
+
+    name: str  # install-service --service NAME
+    unit: str  # the unit file, installed in /etc/systemd/system/
+    skeleton: str  # the config written once as /etc/<config_dir>/<skeleton>
+    config_dir: str  # the unit's ConfigurationDirectory=
+    check: str  # how to check the installed config ({config}, {etc}); "" when there is none
+    key_for: str  # who gets the public half of the unit's signing key
+    folders: tuple[str, ...] = ("credentials",)  # made under /etc/<config_dir>
+    rules: str | None = None  # udev rules, for a service with devices
+    paytables: bool = False  # config/paytables/*.yaml beside the config
+
+    @property
+    def etc(self) -> Path:
+        return Path("etc") / self.config_dir
+
+
+SERVICES: dict[str, Service] = {s.name: s for s in (
+    Service("station", "dealer-station.service", "station.yaml", "dealer-station",
+            "station check-config -c {config} --credentials {etc}/credentials",
+            "the game server", rules="99-dealer-station.rules", paytables=True),
+    Service("pit", "dealer-pit.service", "pit.yaml", "dealer-pit",
+            "station pit --check -c {config}", "each table (upstream.command_keys: pit)",
+            folders=("credentials", "keys")),
+    Service("archive", "dealer-archive.service", "archive.yaml", "dealer-archive", "",
+            "each table (upstream.command_keys, under archive.name)",
+            folders=("credentials", "keys")),
+)}
+# Folders the unit's dynamic user reads (the rest, the secrets, are root's only).
+READABLE = ("keys",)
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    what: str  # wrote, replaced, kept, created, unchanged
+    path: Path
+    note: str = ""
+
+    def line(self) -> str:
+        return f"{self.what:9} {self.path}" + (f" ({self.note})" if self.note else "")
+
+
+def station_program() -> str:
+    """The ``station`` command of this installation, for the unit's ExecStart."""
+    beside = Path(sys.executable).parent / "station"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside.absolute())
+    found = shutil.which("station")
+    return str(Path(found).absolute()) if found else DEFAULT_EXEC
+
+
+def unit_text(service: Service, program: str) -> str:
+    text = (SHIPPED / "systemd" / service.unit).read_text(encoding="utf-8")
+    return re.sub(r"^ExecStart=\S+", f"ExecStart={program}", text, count=1, flags=re.M)
+
+
+def exec_start(unit: str) -> str:
+    """What the unit runs: its ExecStart= line's command."""
+    found = re.search(r"^ExecStart=(.+)$", unit, re.M)
+    return found.group(1).strip() if found else ""
+
+
+def install(root: Path, program: str, service: Service) -> list[Done]:
+    """Put the service's files under ``root`` (``/`` on the PC). Raises OSError."""
+    etc = root / service.etc
+    done = [_ours(root / UNIT_DIR / service.unit, unit_text(service, program))]
+    if service.rules is not None:
+        done.append(_ours(root / RULES_DIR / service.rules,
+                          (SHIPPED / "systemd" / service.rules).read_text(encoding="utf-8")))
+    done.append(_theirs(etc / service.skeleton,
+                        (SHIPPED / "systemd" / service.skeleton).read_text(encoding="utf-8")))
+    if service.paytables:
+        for paytable in sorted((SHIPPED / "config" / "paytables").glob("*.yaml")):
+            done.append(_theirs(etc / "paytables" / paytable.name,
+                                paytable.read_text(encoding="utf-8")))
+    for name in service.folders:
+        done.append(_folder(etc / name, readable=name in READABLE))
+    return done
+
+
+def _folder(path: Path, *, readable: bool) -> Done:
+    if path.is_dir():
+        return Done("kept", path)
+    mode = 0o755 if readable else 0o700
+    path.mkdir(mode=mode, parents=True)
+    path.chmod(mode)  # mkdir's mode is cut by the umask
+    return Done("created", path, "for the tables' public keys" if readable
+                else "for the signing key, readable by root only")
+
+
+def _ours(path: Path, text: str) -> Done:
+    if path.is_file():
+        if path.read_text(encoding="utf-8", errors="replace") == text:
+            return Done("unchanged", path)
+        old = path.with_name(path.name + ".old")
+        path.replace(old)
+        _write(path, text)
+        return Done("replaced", path, f"the previous one is {old.name}")
+    _write(path, text)
+    return Done("wrote", path)
+
+
+def _theirs(path: Path, text: str) -> Done:
+    if path.exists():
+        return Done("kept", path, "yours; not overwritten")
+    _write(path, text)
+    return Done("wrote", path)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.chmod(0o644)  # systemd, udev and the unit's dynamic user read these
+    tmp.replace(path)
+
+
+def _signing_key(unit: str) -> Path | None:
+    """The file the unit loads as its credential ``signing-key``."""
+    found = re.search(r"^LoadCredential=signing-key:(\S+)$", unit, re.M)
+    return Path(found.group(1)) if found else None
+
+
+def next_steps(root: Path, program: str, service: Service) -> list[str]:
+    etc = root / service.etc
+    config = etc / service.skeleton
+    name = service.unit.removesuffix(".service")
+    steps = [f"edit {config}" + (", then check it:" if service.check else "")]
+    if service.check:
+        steps.append("  " + service.check.format(config=config, etc=etc))
+    key = _signing_key(unit_text(service, program))
+    if key is not None:
+        steps += [f"make the signing key: station keygen {root / key.parent.relative_to('/')} "
+                  f"--name {key.stem}",
+                  f"  (give {key.stem}.pub.pem to {service.key_for}; the unit loads "
+                  f"{key.name})"]
+    if "keys" in service.folders:
+        steps.append(f"put each table's public key (<table>.pub.pem) in {etc / 'keys'}")
+    if service.rules is not None:
+        steps += [f"edit the udev rules in {root / RULES_DIR / service.rules} for your "
+                  "devices, then:", "  udevadm control --reload && udevadm trigger"]
+    steps += [f"systemctl daemon-reload && systemctl enable --now {name}",
+              f"journalctl -u {name} -f     # what it says; systemctl status shows its state"]
+    if program.startswith(HIDDEN_HOMES):
+        steps.insert(0, f"WARNING: {program} is under a home directory, which the unit hides "
+                     "(ProtectHome=yes): install the station under /opt (docs/operations.md)")
+    return steps

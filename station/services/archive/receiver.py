@@ -1,0 +1,293 @@
+"""What the archive does with each journal message, in order: check it, then write it or
+refuse it. Nothing unverified is written.
+
+A message is taken only when its signature verifies with its table's key (``tables.keys_dir``),
+it matches the ``journal`` schema, and it continues the chain: record N of journal J is
+written only if the archive holds J's header and records 1..N-1, and the record's content
+hashes, from the archive's own ``H(N-1)``, to the ``hash`` it carries. A record the archive
+already holds is skipped when it is the same record, and refused when it differs. Anything
+refused is a ``Finding`` (the service publishes and logs it).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import logging
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from drivers.events import Command
+from station.journal.codec import decode_event, parse_header
+from station.journal.errors import JournalError
+from station.services.archive.store import ArchivedJournal, file_name, id_prefix
+from station.wire.chain import outbox_digest, record_hash
+from station.wire.schema import validate
+from station.wire.signing import SignatureError, verify
+
+log = logging.getLogger(__name__)
+
+WRITTEN: Final = "written"
+DUPLICATE: Final = "duplicate"
+PART: Final = "part"
+REFUSED: Final = "refused"
+MAX_PARTS_BYTES: Final = 64 * 1024 * 1024  # one record's parts together, at most
+OPEN_PER_TABLE: Final = 2  # archived journals kept open per table (the current and the last)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Why a message was refused: ``problem`` is one of signature, malformed, unknown_table,
+    gap, chain, conflict, storage."""
+
+    table: str
+    problem: str
+    detail: str
+    journal: str | None = None
+    seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What an archived journal holds, verified and on disk: for an acknowledgement."""
+
+    table: str
+    journal: str
+    seq: int
+    head: str
+
+
+class _Refused(Exception):
+    def __init__(self, problem: str, detail: str) -> None:
+        super().__init__(detail)
+        self.problem, self.detail = problem, detail
+
+
+def _b64(value: Any, what: str) -> bytes:
+    try:
+        if not isinstance(value, str):
+            raise ValueError
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise _Refused("malformed", f"{what} is not base64") from None
+
+
+class Receiver:
+    """The archive's state: one folder per table under ``root``, each archived journal
+    named by its creation and journal id. Used by one thread."""
+
+    def __init__(self, root: Path, keys: dict[str, Ed25519PublicKey]) -> None:
+        self.root = root
+        self.keys = keys
+        self._open: dict[str, dict[bytes, ArchivedJournal]] = {}  # table -> id -> journal
+        self._parts: dict[str, tuple[str, int, int, list[bytes]]] = {}
+        self._dirty: set[tuple[str, bytes]] = set()
+        self._news: set[tuple[str, bytes]] = set()  # dirty with a record that is not an ack
+        self.ended: list[Head] = []  # journals a newer one followed: acknowledge at once
+
+    # --- one message ------------------------------------------------------------------------
+
+    def take(self, table: str, payload: bytes) -> tuple[str, Finding | None]:
+        """Check one message of ``<prefix>/<table>/journal`` and queue it for writing."""
+        jid: str | None = None
+        seq: int | None = None
+        try:
+            key = self.keys.get(table)
+            if key is None:
+                raise _Refused("unknown_table", f"no public key for table {table!r} in "
+                               "tables.keys_dir; add its key, or stop its mirror")
+            message = self._verified(payload, key, table)
+            jid, seq = str(message["journal"]), int(message["seq"])
+            if "part" in message:
+                whole = self._part(table, message)
+                if whole is None:
+                    return PART, None
+                inner = self._verified(whole, key, table)
+                if "part" in inner or inner["journal"] != jid or inner["seq"] != seq:
+                    raise _Refused("malformed", "the parts do not make up the record they "
+                                   "are parts of")
+                message = inner
+            return self._apply(table, message), None
+        except _Refused as exc:
+            return REFUSED, Finding(table, exc.problem, exc.detail, jid, seq)
+        except JournalError as exc:
+            return REFUSED, Finding(table, "storage", str(exc), jid, seq)
+
+    def _verified(self, payload: bytes, key: Ed25519PublicKey, table: str) -> dict[str, Any]:
+        try:
+            message = orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            raise _Refused("malformed", "not JSON") from None
+        if not isinstance(message, dict):
+            raise _Refused("malformed", "not a JSON object")
+        try:
+            verify(message, key)
+        except SignatureError as exc:
+            raise _Refused("signature", f"signature refused: {exc}") from None
+        if message.get("kind") != "journal":
+            raise _Refused("malformed", f"kind {str(message.get('kind'))[:40]!r} on the "
+                           "journal topic")
+        try:
+            validate(message)
+        except ValueError as exc:
+            raise _Refused("malformed", str(exc)[:300]) from None
+        if message["table"] != table:
+            raise _Refused("malformed", f"a message of table {message['table'][:64]!r} on "
+                           f"table {table!r}'s topic")
+        return message
+
+    def _part(self, table: str, m: dict[str, Any]) -> bytes | None:
+        jid, seq, part, parts = m["journal"], m["seq"], m["part"], m["parts"]
+        held = self._parts.get(table)
+        if part == 1:
+            held = (jid, seq, parts, [])
+        if held is None or held[:3] != (jid, seq, parts) or len(held[3]) != part - 1:
+            self._parts.pop(table, None)
+            raise _Refused("gap", f"part {part} of {parts} of record {seq} without the parts "
+                           "before it")
+        held[3].append(_b64(m["data"], "data"))
+        if sum(len(p) for p in held[3]) > MAX_PARTS_BYTES:
+            self._parts.pop(table, None)
+            raise _Refused("malformed", f"record {seq}'s parts exceed {MAX_PARTS_BYTES} bytes")
+        if part < parts:
+            self._parts[table] = held
+            return None
+        self._parts.pop(table, None)
+        return b"".join(held[3])
+
+    def _apply(self, table: str, m: dict[str, Any]) -> str:
+        jid_hex, seq = str(m["journal"]), int(m["seq"])
+        jid = bytes.fromhex(jid_hex)
+        if seq == 0:
+            return self._header(table, jid, m)
+        journal = self._journal(table, jid)
+        if journal is None:
+            raise _Refused("gap", f"record {seq} of a journal whose header the archive does "
+                           "not hold")
+        try:
+            wall, mono = float(m["wall_ts"]), float(m["mono_ts"])
+        except ValueError:
+            raise _Refused("malformed", "wall_ts or mono_ts is not a number") from None
+        if not (math.isfinite(wall) and math.isfinite(mono)):
+            raise _Refused("malformed", "wall_ts or mono_ts is not a time")
+        body = _b64(m["body"], "body")
+        messages: list[tuple[str, bytes]] = [
+            (str(x["topic"]), _b64(x["payload"], "a message's payload")) for x in m["messages"]]
+        claimed = bytes.fromhex(m["hash"])
+        digest = outbox_digest(messages)
+        held = journal.stored_hashes(seq)
+        if held is not None:
+            prev, mine = held
+            if record_hash(prev, seq=seq, wall_ts=wall, mono_ts=mono, digest=digest,
+                           body=body) == mine == claimed:
+                return DUPLICATE
+            raise _Refused("conflict", f"record {seq} differs from the record {seq} the "
+                           "archive holds (a rewritten history, or a forgery)")
+        if seq != journal.last_seq + 1:
+            missing = (f"record {seq - 1} is" if seq - 1 == journal.last_seq + 1 else
+                       f"records {journal.last_seq + 1} to {seq - 1} are")
+            raise _Refused("gap", f"record {seq} arrived after record {journal.last_seq}: "
+                           f"{missing} missing")
+        if record_hash(journal.head, seq=seq, wall_ts=wall, mono_ts=mono, digest=digest,
+                       body=body) != claimed:
+            raise _Refused("chain", f"record {seq} does not continue the chain: its content "
+                           f"does not hash, from record {seq - 1}'s hash, to the hash it "
+                           "carries")
+        try:
+            event = decode_event(body)
+        except ValueError as exc:
+            raise _Refused("malformed", f"record {seq}'s body is not an event ({exc})") \
+                from None
+        journal.add(seq, wall=wall, mono=mono, body=body, messages=messages, digest=claimed)
+        self._dirty.add((table, jid))
+        # The station journals every acknowledgement it takes, so each ack is a new record:
+        # acknowledging records that are only acks would keep an idle table writing one
+        # record per ACK_EVERY_S for ever. Only other records make a head worth acknowledging
+        # (a journal's end is acknowledged whatever its last record is).
+        if not (isinstance(event, Command) and event.action == "archived"):
+            self._news.add((table, jid))
+        return WRITTEN
+
+    def _header(self, table: str, jid: bytes, m: dict[str, Any]) -> str:
+        header = _b64(m["header"], "header")
+        if hashlib.sha256(header).digest() != jid or m["hash"] != jid.hex():
+            raise _Refused("chain", "the header does not hash to its journal id")
+        if self._journal(table, jid) is not None:
+            return DUPLICATE
+        try:
+            created = parse_header(header).created
+        except ValueError as exc:
+            raise _Refused("malformed", f"the header is not a journal's ({exc})") from None
+        for other in self._open.get(table, {}).values():
+            self.ended.append(self._head(table, other))
+        path = self.root / table / file_name(created, jid)
+        journal = ArchivedJournal.create(path, header, jid)
+        self._keep(table, jid, journal)
+        log.info("archive: table %s: journal %s starts (%s)", table, jid.hex()[:16], path)
+        return WRITTEN
+
+    # --- the archived journals ------------------------------------------------------------
+
+    def _journal(self, table: str, jid: bytes) -> ArchivedJournal | None:
+        opened = self._open.get(table, {})
+        if jid in opened:
+            return opened[jid]
+        folder = self.root / table
+        want = jid.hex()[:16]
+        if not folder.is_dir():
+            return None
+        for path in sorted(folder.iterdir()):
+            if id_prefix(path) == want:
+                journal = ArchivedJournal(path)  # verified whole as it opens
+                if journal.journal_id != jid:
+                    journal.close()
+                    continue
+                self._keep(table, jid, journal)
+                return journal
+        return None
+
+    def _keep(self, table: str, jid: bytes, journal: ArchivedJournal) -> None:
+        opened = self._open.setdefault(table, {})
+        opened[jid] = journal
+        while len(opened) > OPEN_PER_TABLE:
+            oldest = next(iter(opened))
+            if (table, oldest) in self._dirty:
+                break
+            opened.pop(oldest).close()
+
+    @staticmethod
+    def _head(table: str, journal: ArchivedJournal) -> Head:
+        return Head(table, journal.journal_id.hex(), journal.synced_seq,
+                    journal._hash_of(journal.synced_seq).hex())
+
+    def commit(self) -> tuple[list[Head], list[Finding]]:
+        """Write every queued record (one durable transaction per journal); the heads now
+        on disk, and what could not be written."""
+        heads: list[Head] = []
+        failed: list[Finding] = []
+        for table, jid in sorted(self._dirty):
+            journal = self._open.get(table, {}).get(jid)
+            if journal is None:
+                continue
+            try:
+                journal.commit()
+                if (table, jid) in self._news:
+                    heads.append(self._head(table, journal))
+            except JournalError as exc:
+                failed.append(Finding(table, "storage", str(exc), jid.hex(), None))
+        self._dirty.clear()
+        self._news.clear()
+        return heads, failed
+
+    def close(self) -> None:
+        for opened in self._open.values():
+            for journal in opened.values():
+                journal.drop_batch()
+                journal.close()
+        self._open.clear()

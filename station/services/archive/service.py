@@ -1,0 +1,256 @@
+"""The archive's service: a persistent MQTT 5 session subscribed to ``<prefix>/+/journal``,
+a worker that checks and writes what arrives, the broker acknowledged only after the write.
+
+- **Acknowledged after the fsync.** paho runs with ``manual_ack``: a message is acknowledged
+  to the broker only when what it carried is committed (or it was refused). A killed archive
+  therefore loses nothing: the broker holds the session (``clean_start=False``, session
+  expiry ``broker.session_expiry_s``) and sends again what was not acknowledged; the records
+  already written are skipped as identical.
+- **Acknowledged to the station.** For each journal whose verified end moved, at most every
+  ``ACK_EVERY_S``, and at once for a journal another one followed, a signed ``archived``
+  command goes to ``<prefix>/<table>/commands`` naming the journal, the last seq on disk
+  and its hash.
+- **Alerts.** A refused message is logged and published, signed, on
+  ``<prefix>/<table>/archive`` (``kind: archive_alert``), at most once per ``ALERT_EVERY_S``
+  per table and problem (the count of those not published goes with the next).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import paho.mqtt.client as paho
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+
+from station.client.keys import load_keys
+from station.errors import ConfigError
+from station.services.archive.config import ArchiveConfig
+from station.services.archive.receiver import REFUSED, WRITTEN, Finding, Head, Receiver
+from station.services.broker.client import connect_persistent, service_client
+from station.wire.messages import iso_ts
+from station.wire.signing import Signer, load_signer
+
+log = logging.getLogger(__name__)
+
+ACK_EVERY_S: Final = 2.0
+ALERT_EVERY_S: Final = 30.0
+BATCH: Final = 1000  # messages checked per commit at most
+RECEIVE_MAX: Final = 2000
+KEYS_RELOAD_S: Final = 10.0
+ALERT_TOPIC: Final = "archive"
+
+
+@dataclass(frozen=True, slots=True)
+class _Incoming:
+    generation: int  # the connection it came on: an ack goes back on that one only
+    mid: int
+    qos: int
+    topic: str
+    payload: bytes
+
+
+class ArchiveService:
+    def __init__(self, config: ArchiveConfig, *, clock: Callable[[], float] = time.time
+                 ) -> None:
+        self.config = config
+        self._clock = clock
+        try:
+            self.signer: Signer = load_signer(config.archive.signing_key_file)
+        except ConfigError as exc:
+            raise ConfigError(f"{config.path}: archive.signing_key_file: {exc}") from exc
+        self._keys_loaded = time.monotonic()
+        self.receiver = Receiver(config.archive.dir, self._load_keys())
+        self._inbox: queue.SimpleQueue[_Incoming | None] = queue.SimpleQueue()
+        self._generation = 0
+        self._connected = threading.Event()
+        self._stopping = threading.Event()
+        self._acked: dict[tuple[str, str], int] = {}  # (table, journal) -> seq acknowledged
+        self._due: dict[tuple[str, str], Head] = {}
+        self._last_ack = 0.0
+        self._alerted: dict[tuple[str, str], tuple[float, int]] = {}
+        self.written = 0
+        self.refused = 0
+        self.client = self._client()
+
+    # --- set-up ---------------------------------------------------------------------------
+
+    def _load_keys(self) -> dict[str, Any]:
+        try:
+            return dict(load_keys(self.config.tables.keys_dir))
+        except ConfigError as exc:
+            raise ConfigError(f"{self.config.path}: tables.keys_dir: {exc}") from exc
+
+    def _client(self) -> paho.Client:
+        client = service_client(self.config.broker, self.config.client_id(), self.config.path,
+                                manual_ack=True)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        return client
+
+    # --- paho's thread ---------------------------------------------------------------------
+
+    def _on_connect(self, client: paho.Client, userdata: Any, flags: Any, reason: ReasonCode,
+                    properties: Properties | None) -> None:
+        if reason.is_failure:
+            log.warning("archive: the broker refused the connection: %s", reason)
+            return
+        self._generation += 1
+        client.subscribe(self.config.broker.topic("+", "journal"), qos=1)
+        self._connected.set()
+        log.info("archive: connected to %s", self.config.broker.where)
+
+    def _on_disconnect(self, client: paho.Client, userdata: Any, flags: Any,
+                       reason: ReasonCode, properties: Properties | None) -> None:
+        self._connected.clear()
+        self._generation += 1  # acks of the lost connection's messages must not go out
+        if not self._stopping.is_set():
+            log.warning("archive: lost the broker (%s); reconnecting", reason)
+
+    def _on_message(self, client: paho.Client, userdata: Any,
+                    message: paho.MQTTMessage) -> None:
+        self._inbox.put(_Incoming(self._generation, message.mid, message.qos, message.topic,
+                                  bytes(message.payload)))
+
+    # --- running ---------------------------------------------------------------------------
+
+    def run(self, stop: threading.Event) -> None:
+        """Until ``stop`` is set: connect (retrying), take messages, acknowledge."""
+        # Messages sent to us and not yet acknowledged, at most: bounds what waits in memory
+        # (we acknowledge only after writing).
+        connect_persistent(self.client, self.config.broker, receive_max=RECEIVE_MAX)
+        try:
+            while not stop.is_set():
+                self.step(0.5)
+            self.step(0.0)
+        finally:
+            self._stopping.set()
+            self._send_acks(force=True)
+            self.client.disconnect()
+            self.client.loop_stop()
+            self.receiver.close()
+
+    def step(self, wait_s: float) -> None:
+        """Take what has arrived (waiting up to ``wait_s`` for the first), write it, then
+        acknowledge it to the broker and, when due, to the stations."""
+        batch: list[_Incoming] = []
+        try:
+            first = self._inbox.get(timeout=wait_s) if wait_s > 0 else \
+                self._inbox.get_nowait()
+            if first is not None:
+                batch.append(first)
+            while len(batch) < BATCH:
+                more = self._inbox.get_nowait()
+                if more is not None:
+                    batch.append(more)
+        except queue.Empty:
+            pass
+        keep = [item for item in batch if self._take(item)]
+        heads, failed = self.receiver.commit()
+        for finding in failed:
+            self._alert(finding)
+        for head in heads:
+            self._due[(head.table, head.journal)] = head
+        for head in self.receiver.ended:
+            self._due[(head.table, head.journal)] = head
+            self._send_ack(head)
+        self.receiver.ended.clear()
+        if failed:
+            # Not written: not acknowledged either, so the broker sends them again after a
+            # reconnect; the others of the batch are acknowledged.
+            bad_tables = {f.table for f in failed}
+            keep = [i for i in keep if self._table_of(i.topic) not in bad_tables]
+        for item in keep:
+            if item.generation == self._generation and item.qos > 0:
+                self.client.ack(item.mid, item.qos)
+        self._send_acks(force=False)
+
+    def _table_of(self, topic: str) -> str:
+        prefix = self.config.broker.prefix + "/"
+        rest = topic[len(prefix):] if topic.startswith(prefix) else topic
+        return rest.rsplit("/", 1)[0]
+
+    def _take(self, item: _Incoming) -> bool:
+        """Check and queue one message; whether to acknowledge it to the broker (not when
+        the archive could not store it: the broker then sends it again)."""
+        table = self._table_of(item.topic)
+        if table not in self.receiver.keys and \
+                time.monotonic() - self._keys_loaded > KEYS_RELOAD_S:
+            self._keys_loaded = time.monotonic()
+            try:
+                self.receiver.keys = self._load_keys()
+            except ConfigError as exc:
+                log.error("archive: %s", exc)
+        outcome, finding = self.receiver.take(table, item.payload)
+        if outcome == WRITTEN:
+            self.written += 1
+        elif outcome == REFUSED and finding is not None:
+            self.refused += 1
+            self._alert(finding)
+            return finding.problem != "storage"
+        return True
+
+    # --- acknowledgements and alerts ---------------------------------------------------------
+
+    def _send_acks(self, force: bool) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_ack < ACK_EVERY_S:
+            return
+        self._last_ack = now
+        for head in list(self._due.values()):
+            self._send_ack(head)
+
+    def _send_ack(self, head: Head) -> None:
+        key = (head.table, head.journal)
+        if self._acked.get(key, -1) >= head.seq or head.seq < 1:
+            self._due.pop(key, None)
+            return
+        name = self.config.archive.name
+        command = self.signer.sign({
+            "v": 1, "id": f"{name}:{head.journal[:16]}:{head.seq}:{secrets.token_hex(4)}",
+            "table": head.table, "ts": iso_ts(self._clock()), "action": "archived",
+            "actor": name, "journal": head.journal, "seq": head.seq, "head": head.head})
+        info = self.client.publish(self.config.broker.topic(head.table, "commands"), command,
+                                   qos=1)
+        if info.rc == paho.MQTT_ERR_SUCCESS:
+            self._acked[key] = head.seq
+            self._due.pop(key, None)
+
+    def _alert(self, finding: Finding) -> None:
+        log.warning("archive: table %s: refused (%s): %s", finding.table, finding.problem,
+                    finding.detail)
+        key = (finding.table, finding.problem)
+        now = time.monotonic()
+        last, held = self._alerted.get(key, (-ALERT_EVERY_S, 0))
+        if now - last < ALERT_EVERY_S:
+            self._alerted[key] = (last, held + 1)
+            return
+        self._alerted[key] = (now, 0)
+        alert = self.signer.sign({
+            "v": 1, "kind": "archive_alert", "table": finding.table,
+            "ts": iso_ts(self._clock()), "archive": self.config.archive.name,
+            "problem": finding.problem, "detail": finding.detail[:500],
+            "journal": finding.journal, "seq": finding.seq, "not_published": held})
+        self.client.publish(self.config.broker.topic(finding.table, ALERT_TOPIC), alert, qos=1)
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+
+def archive_dirs_ok(root: Path) -> None:
+    """Make the archive's folder; raises ConfigError when it cannot be."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"archive.dir {root}: cannot create it ({exc.strerror}); make it "
+                          "writable by the archive's user") from exc

@@ -1,0 +1,58 @@
+"""``PIT.yaml``: three sections, every key checked, unknown keys refused with the nearest
+known one, as the station's own config (station.settings.configsection). A bad file raises
+ConfigError naming the file, the key and the fix; ``station pit`` exits 2 with it.
+
+``broker:`` and ``tables:`` are those of every service that listens to many tables, read by
+one parser (station.services.broker.config). Files (keys, PINs, TLS, credentials) are relative to
+the
+config's folder; the journal is relative to the working directory, as the station's
+``journal.path``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Final
+
+from station.services.broker.config import parse_service_config
+from station.services.pit.settings import DEFAULT_PORT, LANGUAGES, PitConfig, PitSettings
+from station.settings.configsection import Section, secret_path
+from station.settings.upstream import KEY_NAME
+from station.settings.yamlload import load_yaml
+
+# The broker keeps the pit's session (the tables' messages queued) this long while it is away.
+SESSION_EXPIRY_S: Final = 3600
+PIT_KEYS: Final = ("name", "host", "port", "signing_key_file", "pins_file", "journal",
+                   "language")
+
+
+def load_pit_config(path: Path) -> PitConfig:
+    return parse_pit_config(path, load_yaml(path, "pit config"))
+
+
+def parse_pit_config(path: Path, data: Any) -> PitConfig:
+    sections = parse_service_config(path, data, "pit", PIT_KEYS,
+                                    session_expiry_s=SESSION_EXPIRY_S)
+    return PitConfig(path, sections.broker, sections.tables.keys_dir, _pit(sections.own))
+
+
+def _pit(sec: Section) -> PitSettings:
+    d = PitSettings()
+    name = sec.str_("name", d.name, "e.g. pit") or d.name
+    if not KEY_NAME.match(name):
+        sec.fail("pit.name", f"{name[:64]!r}: 1-64 letters, digits, '_', '-' or '.': the "
+                 "name the tables give the pit's key in upstream.command_keys")
+    host = sec.str_("host", d.host, "an address of this machine, e.g. 127.0.0.1") or d.host
+    port = sec.int_("port", DEFAULT_PORT, 1, "a TCP port", 65535) or DEFAULT_PORT
+    key = sec.path_("signing_key_file", None, "the pit's Ed25519 private key (PEM), e.g. "
+                    "keys/pit.pem; `station keygen DIR --name pit` writes one")
+    pins = sec.path_("pins_file", None, "a file next to the config, e.g. pit.pins")
+    journal = sec.path_("journal", str(d.journal), "e.g. var/pit.sqlite3") or str(d.journal)
+    return replace(
+        d, name=name, host=host, port=port,
+        signing_key_file=None if key is None else secret_path(sec, "signing_key_file", key),
+        pins_file=None if pins is None else sec.path.parent / pins,
+        journal=Path(journal),
+        language=sec.choice("language", d.language, LANGUAGES))
+
