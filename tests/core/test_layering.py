@@ -1,26 +1,36 @@
-"""The import rules of the design, computed from the code rather than kept by hand.
+"""The layers of ``station/``, computed from the code rather than kept by hand.
 
-- ``drivers/`` never imports ``station/``.
-- Neither package has an import cycle, counting every import: those made only for type
-  checking (``if TYPE_CHECKING:``) and those inside functions too. A cycle hidden under
-  ``TYPE_CHECKING`` still means two modules cannot be understood apart.
-- Which modules are pure is computed: a module is pure when it does no I/O itself and every
-  module of ours it imports at run time is pure, transitively. Imports under
+``station/`` is a stack of packages (``LAYERS``, bottom up, as docs/architecture.md "Layers"
+draws it); a module may import only from its own layer or those below, counting every
+import: those made only for type checking (``if TYPE_CHECKING:``) and those inside functions
+too, since either still means the lower module cannot be understood without the upper one.
+
+- ``drivers/`` never imports ``station/`` (it sits below every layer: devices to events).
+- No import against the order, so no loop between layers.
+- No loop between the packages and root modules inside one layer (``station.kinds.registry``
+  may import ``station.kinds.readers``, which may import ``station.kinds.keys``, but never
+  back), nor between any two modules.
+- No private name (``_x``) is imported from another module: what a module shares, it names.
+- Purity follows from the layer: every module of ``station.game`` and ``station.table`` does
+  no I/O, and reaches none through what it imports at run time (transitively); so does every
+  module elsewhere whose docstring says it is pure (``Pure.`` / ``Pure:``). Imports under
   ``TYPE_CHECKING`` never run and do not count here. A package's ``__init__`` counts when it
-  is imported by name (``from station.journal import Journal``), not because a submodule
-  is (``station.journal.chain`` reaches none of the store's code). The modules the docs
-  call pure must come out pure.
+  is imported by name, not because a submodule is.
 
 What counts as I/O, precisely: importing a module of ``IO_MODULES`` (by its top-level name,
 standard library or third party: files, sockets, devices, processes, threads, the clock, the
 environment, logging, serialisation to files), or calling the built-ins ``open``, ``print``
 or ``input``. Every other library (``transitions``, ``orjson``, ``random`` seeded by the
 caller, ``datetime`` for formatting, ``cryptography``) is taken as computation.
+
+A failure names the layer a module belongs in: the lowest one at or above everything it
+imports (and, for code that does I/O, above the pure layers).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -37,24 +47,34 @@ IO_MODULES = frozenset({
 })
 BUILTIN_IO = frozenset({"open", "print", "input"})
 
-# What the docs call pure (README's layout, docs/architecture.md "Layering", and the docs of
-# each area): these must come out pure from their imports.
-DOCUMENTED_PURE = (
-    "station.actions", "station.cards", "station.rules", "station.outcome", "station.shoe",
-    "station.machine", "station.fsm", "station.entry", "station.station", "station.tablerules",
-    "station.modes", "station.acks", "station.retention",
-    "station.results", "station.outputs", "station.errors", "station.simulation",
-    "station.settlement", "station.stats", "station.limits", "station.dealers",
-    "station.integrity", "station.pauses", "station.ratelimit", "station.bets",
-    "station.analysis", "station.roads", "station.betguard", "station.guardstats",
-    "station.journal.chain", "station.upstream.observe", "station.upstream.messages",
-    "station.upstream.canonical", "station.web.view", "station.web.words",
-    "station.web.hosts", "station.web.modeview",
-    "station.client.findings", "station.client.order", "station.client.state",
-    "station.client.words", "station.pit.stats",
-    "station.pit.alerts", "station.pit.views", "station.pit.words",
+# Bottom up: (package, what belongs there). ``station.errors`` (the one exception tree) is
+# below them all and ``station.cli`` above; ``drivers`` is below ``station`` altogether.
+LAYERS: tuple[tuple[str, str], ...] = (
+    ("station.errors", "the exception tree every layer raises"),
+    ("station.game", "pure baccarat and its money: cards, tableau, shoe, settlement, bet "
+                     "guard, roads, exact analysis"),
+    ("station.table", "one table's pure machine, Station.apply: phases, modes, dealers, "
+                      "procedures, pauses, integrity, the commands it takes"),
+    ("station.settings", "the config's values and the input and output files they come from"),
+    ("station.wire", "the contract on the wire: messages, schemas, canonical JSON, signing, "
+                     "commands, status, feed, the chain, event JSON, budgets"),
+    ("station.client", "a consumer of the wire contract (game servers, the pit, watch)"),
+    ("station.journal", "the journal and what is kept beside it: store, verify, outbox, "
+                        "recovery, retention, recordings kept, raw traffic"),
+    ("station.upstream", "the links that carry the contract off the station: MQTT, file, "
+                         "mirror, sinks, streams"),
+    ("station.web", "the dealer's page and its local API, and what the pit's pages share"),
+    ("station.kinds", "the pluggable kinds: readers, cut-card sensors, outlets, displays"),
+    ("station.live", "one table's process: config loading, devices, assembly, the daemon, "
+                     "its checks, systemd"),
+    ("station.services", "the services of many tables: broker set-up, archive, pit, fleet"),
+    ("station.commands", "one module per CLI command"),
+    ("station.cli", "the console script"),
 )
-PURE_PACKAGES = ("station.bets", "station.analysis", "station.roads")
+LAYER_NAMES = tuple(name for name, _ in LAYERS)
+PURE_LAYERS = ("station.game", "station.table")
+# A module's own word that it is pure, as its docstring's sentence.
+SAYS_PURE = re.compile(r"(^|[.;]\s+|\n\s*)Pure\b[.:;,]")
 
 
 def _modules() -> dict[str, Path]:
@@ -204,6 +224,66 @@ def impure_paths() -> dict[str, list[str]]:
     return why
 
 
+def layer_of(name: str) -> str | None:
+    """The layer a module of ``station`` is in, or None when it is in none."""
+    for layer in LAYER_NAMES:
+        if name == layer or name.startswith(layer + "."):
+            return layer
+    return None
+
+
+def rank(name: str) -> int:
+    layer = layer_of(name)
+    return -1 if layer is None else LAYER_NAMES.index(layer)
+
+
+def belongs_in(name: str) -> str:
+    """The lowest layer at or above everything ``name`` imports (above the pure layers when
+    it does I/O itself): where a new module with these imports goes."""
+    every, _, _ = _scan(name)
+    ours = [m for m in every if m in MODULES and m.startswith("station.") and m != name]
+    low = max([rank(m) for m in ours] + [0])
+    if io_of(name):
+        low = max(low, LAYER_NAMES.index(PURE_LAYERS[-1]) + 1)
+    low = min(max(low, 1), len(LAYER_NAMES) - 2)  # a package, not the floor or the cli
+    return LAYER_NAMES[low]
+
+
+def node_of(name: str) -> str:
+    """The unit a loop inside a layer is counted between: a root module of the layer is its
+    own node, a sub-package is one node with everything in it."""
+    layer = layer_of(name) or name
+    rest = name[len(layer):].lstrip(".").split(".")
+    if not rest[0]:
+        return layer
+    head = f"{layer}.{rest[0]}"
+    return head if (REPO / Path(*head.split("."))).is_dir() else name
+
+
+def private_imports(name: str) -> list[str]:
+    """``from other import _private`` in module ``name``: the names it reaches into."""
+    tree = ast.parse(MODULES[name].read_text())
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module != name:
+            top = node.module.split(".")[0]
+            if top not in ("station", "drivers"):
+                continue
+            out += [f"{node.module}.{a.name}" for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")]
+    return out
+
+
+def _declared_pure(name: str) -> bool:
+    doc = ast.get_docstring(ast.parse(MODULES[name].read_text())) or ""
+    return bool(SAYS_PURE.search(doc))
+
+
+def must_be_pure() -> list[str]:
+    return [m for m in MODULES
+            if layer_of(m) in PURE_LAYERS or (m.startswith("station.") and _declared_pure(m))]
+
+
 @pytest.mark.parametrize("path", sorted((REPO / "drivers").rglob("*.py")),
                          ids=lambda p: str(p.relative_to(REPO / "drivers")))
 def test_drivers_never_import_station(path: Path) -> None:
@@ -211,9 +291,61 @@ def test_drivers_never_import_station(path: Path) -> None:
     assert not bad, f"{path.name} imports {bad}"
 
 
+def test_every_module_is_in_a_layer() -> None:
+    lost = [m for m in MODULES if m.startswith("station.") and layer_of(m) is None]
+    assert not lost, "\n".join(
+        f"{m} is in no layer: it belongs in {belongs_in(m)} ({dict(LAYERS)[belongs_in(m)]})"
+        for m in lost) + "\nthe layers, bottom up: " + ", ".join(LAYER_NAMES)
+
+
+def test_the_layers_are_the_packages_of_station() -> None:
+    """``ls station/`` is the layers: every package or module at its root is one (or the
+    package data ``shipped/``), and every layer exists."""
+    root = {p.stem for p in (REPO / "station").iterdir()
+            if p.name != "__pycache__" and (p.suffix == ".py" or p.is_dir())}
+    root -= {"__init__", "shipped"}
+    assert root == {n.removeprefix("station.") for n in LAYER_NAMES}
+
+
+def test_no_import_against_the_layers() -> None:
+    bad = []
+    for name in MODULES:
+        if not name.startswith("station."):
+            continue
+        for dep in sorted(imports(MODULES[name])):
+            if dep in MODULES and dep.startswith("station.") and rank(dep) > rank(name):
+                bad.append(f"{name} ({layer_of(name)}) imports {dep} ({layer_of(dep)}): "
+                           f"move what it needs down, or the module up to {belongs_in(name)}")
+    assert not bad, "imports against the layers (bottom up: " + ", ".join(LAYER_NAMES) + \
+        "):\n" + "\n".join(bad)
+
+
+def test_no_loop_inside_a_layer() -> None:
+    edges: dict[str, set[str]] = {}
+    for name, deps in graph(running_only=False).items():
+        if not name.startswith("station."):
+            continue
+        here = node_of(name)
+        edges.setdefault(here, set())
+        for dep in deps:
+            if dep.startswith("station.") and layer_of(dep) == layer_of(name):
+                there = node_of(dep)
+                if there != here:
+                    edges[here].add(there)
+                    edges.setdefault(there, set())
+    found = cycles(edges)
+    assert not found, f"loops between the packages of a layer: {found}"
+
+
 def test_no_import_cycle() -> None:
     found = cycles(graph(running_only=False))
     assert not found, f"import cycles (TYPE_CHECKING and function-level imports count): {found}"
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    found = {name: private_imports(name) for name in MODULES}
+    found = {k: v for k, v in found.items() if v}
+    assert not found, f"private names reached into (name them without the underscore): {found}"
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
@@ -224,30 +356,43 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
 
 
-def _documented() -> list[str]:
-    out = []
-    for name in DOCUMENTED_PURE:
-        out.append(name)
-        if name in PURE_PACKAGES:
-            out += [m for m in MODULES if m.startswith(name + ".")]
-    return out
-
-
-@pytest.mark.parametrize("name", _documented())
-def test_documented_pure_modules_are_pure(name: str) -> None:
-    assert name in MODULES, f"{name} is named pure but does not exist: update DOCUMENTED_PURE"
+@pytest.mark.parametrize("name", must_be_pure())
+def test_the_pure_layers_and_modules_are_pure(name: str) -> None:
     chain = impure_paths().get(name)
-    assert chain is None, f"{name} is documented pure but reaches I/O: {' -> '.join(chain)}"
+    where = ("is in a pure layer" if layer_of(name) in PURE_LAYERS
+             else "says it is pure in its docstring")
+    assert chain is None, (f"{name} {where} but reaches I/O: {' -> '.join(chain)}; "
+                           f"code that does I/O belongs in {belongs_in(name)} or above")
 
 
 def test_purity_is_computed_through_imports() -> None:
     """The rule itself: an edge that opens files is impure, and so is a module importing it;
     the config (YAML files) and the daemon are impure; the paytable reads its file and the
-    machine diagram's script writes one (neither was in the hand-kept lists)."""
+    machine diagram's script writes one."""
     why = impure_paths()
-    for name in ("station.config", "station.daemon", "station.yamlload", "station.paytable",
-                 "station.journal.store", "station.web.server", "drivers.serial_scanner",
-                 "station.diagram"):
+    for name in ("station.live.config", "station.live.daemon", "station.settings.yamlload",
+                 "station.settings.paytable", "station.journal.store", "station.web.server",
+                 "drivers.serial_scanner", "station.commands.diagram"):
         assert name in why, f"{name} does I/O but came out pure"
-    assert why["station.paytable"][-1] in {"pathlib", "yaml", "open()"} or len(
-        why["station.paytable"]) > 2
+
+
+def test_the_rules_catch_what_they_are_for() -> None:
+    """The checks on made-up modules: an upward import is named with where the module
+    belongs, a private import is found, a docstring's "Pure." is read."""
+    assert rank("station.game.cards") < rank("station.table.machine") < rank("station.cli")
+    assert layer_of("station.gameplay") is None and layer_of("station.game") == "station.game"
+    assert node_of("station.kinds.readers.serial") == "station.kinds.readers"
+    assert node_of("station.kinds.registry") == "station.kinds.registry"
+    assert SAYS_PURE.search("Bounds on numbers. Pure: no I/O.")
+    assert SAYS_PURE.search("Pure. The station applies them.")
+    assert not SAYS_PURE.search("Impure, since it reads files; a pure function inside.")
+    assert "station.live.daemon" not in must_be_pure()
+    assert "station.game.cards" in must_be_pure()
+
+
+def test_the_architecture_page_draws_the_layers_in_order() -> None:
+    text = (REPO / "docs" / "architecture.md").read_text()
+    section = text[text.index("## Layers"):]
+    section = section[:section.index("\n## ", 4)]
+    at = [section.index(f"| `{n.removeprefix('station.')}` |") for n in LAYER_NAMES]
+    assert at == sorted(at), "docs/architecture.md 'Layers' lists them out of order"
