@@ -42,12 +42,12 @@ from station.settings.configmodel import (
     CutCardSettings,
     DisplaySettings,
     ReaderSettings,
-    RetentionLimits,
     SimulationConfig,
     StationConfig,
 )
 from station.settings.configsection import Section
 from station.settings.paytable import Paytable, load_paytable
+from station.settings.retention import RetentionLimits
 from station.settings.textfile import describe_path
 from station.settings.yamlload import load_yaml
 from station.table import dealers
