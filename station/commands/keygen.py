@@ -36,10 +36,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from station.wire.signing import public_raw_b64  # noqa: PLC0415
-
     from station.services.pit.settings import PitSettings  # noqa: PLC0415
     from station.settings.upstream import KEY_NAME  # noqa: PLC0415
+    from station.wire.signing import public_raw_b64  # noqa: PLC0415
 
     directory: Path = args.dir
     name: str = args.name

@@ -5,6 +5,7 @@ of error with a count (docs/operations.md, "Ceilings under abuse"), never aiohtt
 
 from __future__ import annotations
 
+import contextlib
 import re
 import socket
 from pathlib import Path
@@ -34,10 +35,9 @@ def send_all(port: int) -> list[bytes]:
     for _ in range(ROUNDS):
         for request in malformed(port):
             with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-                try:
+                # Answered and closed, maybe before the whole request was sent.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     s.sendall(request)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # answered and closed before the whole request was sent
                 answer = b""
                 try:
                     while b"\r\n" not in answer:

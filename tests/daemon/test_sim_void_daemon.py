@@ -13,8 +13,8 @@ import orjson
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from station.wire.signing import Signer, public_pem
 from station.wire.messages import iso_ts
+from station.wire.signing import Signer, public_pem
 from tests import webkit
 from tests.stationkit import write_key
 from tests.upstream.broker import Broker, Subscriber

@@ -166,7 +166,8 @@ def test_every_bad_frame_is_passed_or_summed_up_on_time(
                 m = SUMMARY.fullmatch(code)
                 assert m is not None
                 summed += int(m[1])
-            assert g.due_in(t) is None or g.due_in(t) > 0  # an overdue window is closed
+            left = g.due_in(t)
+            assert left is None or left > 0  # an overdue window is closed
         t = frame_at
         code = g.close_due(t)
         if code is not None:
@@ -227,3 +228,7 @@ def test_a_lone_misread_after_a_burst_pauses_the_round_before_the_next_card(
     table.send(misread)
     assert table.station.dealing.state == "paused"
     assert "unreadable code '?unknown:YY'" in " ".join(table.station.dealing.pause_reasons)
+    table.send(card)  # the dealer's re-scan of it while paused, not the round's next card
+    assert isinstance(card, CardRead) and card.code == "9S"
+    assert table.station.dealing.state == "paused"
+    assert "re-scanned as 9S" in " ".join(table.station.dealing.pause_actions)
