@@ -44,7 +44,15 @@ from station.table.dealers import DealerDesk
 from station.table.integrity import CARD_STATES, ShoeIntegrity, iso
 from station.table.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.table.modes import TableModes, upstream_id
-from station.table.outputs import Announced, Notice, Output, Prompt, Published, Refused
+from station.table.outputs import (
+    Announced,
+    Notice,
+    Output,
+    Prompt,
+    Published,
+    Refused,
+    duration_words,
+)
 from station.table.pauses import NoiseWatch, noise_reason
 from station.table.procedures import (
     PACK_SHOWN,
@@ -702,7 +710,7 @@ class Station:
             if self.modes.new_shoe_requested:
                 # VIP (seed 003 更换牌靴): the dealer changes the shoe within new_shoe_s.
                 late = "NEW SHOE LATE, supervisor alerted" if self.modes.new_shoe_late else (
-                    f"within {self.rules.new_shoe_s / 60:g} min")
+                    f"within {duration_words(self.rules.new_shoe_s)}")
                 return Prompt(name, f"SHOE CLOSED {after}: the player asked for a new shoe - "
                               f"discard the rest, start a NEW SHOE ({late})",
                               self._result_detail())

@@ -190,9 +190,9 @@ def test_detail_words() -> None:
     ("第2局：由玩家开牌，或按“开牌”；停止下注60秒后系统自动开牌",
      "第2局：由玩家开牌，或按“开牌”；倒计时结束系统自动开牌"),
     ("SHOE CLOSED after round 12: the player asked for a new shoe - discard the rest, start a "
-     "NEW SHOE (within 0.25 min)", "SHOE CLOSED after round 12: the player asked for a new "
+     "NEW SHOE (within 15 s)", "SHOE CLOSED after round 12: the player asked for a new "
      "shoe - discard the rest, start a NEW SHOE"),
-    ("第12局后牌靴结束：玩家请求新牌靴 - 弃掉余牌，开始新牌靴（请在0.25分钟内）",
+    ("第12局后牌靴结束：玩家请求新牌靴 - 弃掉余牌，开始新牌靴（请在15秒内）",
      "第12局后牌靴结束：玩家请求新牌靴 - 弃掉余牌，开始新牌靴"),
 ])
 def test_one_countdown_per_timer(said: str, live: str) -> None:
