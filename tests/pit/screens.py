@@ -1,6 +1,7 @@
 """The pit pages' screenshots in docs/pit/: the floor and a table's page at 1920x1080,
 1366x768 and 1280x800, in English and Chinese, all calm and then with trouble (two tables
-paused by the station, one offline, one whose stream carried a forged message), and a table
+paused by the station, one offline, one whose stream carried a forged message), a paused
+and an offline table's page, and a table
 far into its shoe, and the statistics page of the current shift, from the real pit over a
 real Mosquitto (tests/pit/pitfloor.py). Look at them before committing them.
 
@@ -58,6 +59,9 @@ def main() -> int:
                 for name, size in SIZES.items():
                     shot(browser, f20, f"/tables/t1?lang={lang}", size,
                          args.out / f"table-paused-{lang}-{name}.png")
+                    # t3 is offline (its last will): since when, its actions disabled.
+                    shot(browser, f20, f"/tables/t3?lang={lang}", size,
+                         args.out / f"table-offline-{lang}-{name}.png")
                 # The shift's statistics (the pit's default period: the last 8 hours).
                 for name, size in SIZES.items():
                     shot(browser, f20, f"/stats?lang={lang}", size,
