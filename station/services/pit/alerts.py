@@ -5,7 +5,9 @@ Kinds: ``pause`` (the table paused; cleared by its resume or void), the station'
 ``alert`` names (``repeated_shoe``, ``new_shoe_late``, ``dealer_requested``,
 ``cut_card_position``, ``clock_unsynchronised``, ``clock_jump``, ``install_modified``, ...),
 ``config_changed`` (the table started with another config or paytable), ``offline`` (the
-last will or a clean stop; cleared when the table is back), and the stream's problems:
+last will or a clean stop; cleared when the table is back), ``shuffle_check_waiting`` (the
+table waits in its shuffle check for a supervisor's confirmation; cleared when its status
+says another phase), and the stream's problems:
 ``bad_signature``, ``gap``, ``unknown_table``, ``schema``, ``rewritten_history`` (a status's
 journal head contradicts an earlier one). ``URGENCY`` ranks them for the alert list. A
 problem that repeats while its alert is open and not yet acknowledged is counted in that
@@ -21,12 +23,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 STREAM_KINDS: Final = ("bad_signature", "gap", "unknown_table", "schema", "rewritten_history")
+# The pit's own: a table in its shuffle check, which only a supervisor's confirmation ends.
+SHUFFLE_WAITING: Final = "shuffle_check_waiting"
 # The alert list's order among open alerts (lower first; then newest first): a table that
 # stopped or waits for someone, then what puts the table's evidence in doubt (its stream,
 # its journal, its install), then what a pit boss acts on between rounds, then what is for
 # the record (a clock, a change of config). A kind not named ranks with the second group.
 URGENCY: Final = {
     "pause": 0, "offline": 0, "dealer_requested": 0, "new_shoe_late": 0,
+    SHUFFLE_WAITING: 0,
     "bad_signature": 1, "gap": 1, "rewritten_history": 1, "install_modified": 1,
     "repeated_shoe": 1, "unknown_table": 1, "schema": 1,
     "cut_card_position": 2, "bet_positive": 2, "clock_jump": 2, "clock_unsynchronised": 2,
