@@ -152,7 +152,13 @@ class Floors:
     def wait_for(self, floor: PitFloor) -> None:
         """Until the pit shows every table as far as it was sent."""
         def caught_up() -> bool:
-            tiles = {t["table"]: t for t in floor.pit.get("/api/tables")["tables"]}
+            try:
+                got = floor.pit.get("/api/tables")["tables"]
+            except OSError:
+                # A pit folding a floor's burst on a busy machine may answer late (its idle
+                # bound closes the connection): ask again, as a page would.
+                return False
+            tiles = {t["table"]: t for t in got}
             for t, _ in floor.tables:
                 tile = tiles.get(t.id)
                 last = self.shoe[t.sent - 1] if t.sent else None

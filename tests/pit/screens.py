@@ -44,6 +44,8 @@ def main() -> int:
         floors = Floors(Path(tmp))
         try:
             f20, f60 = floors.floors[20], floors.floors[60]
+            for f in (f20, f60):
+                f.pit.timeout_s = 300.0  # a busy machine: late answers, not failures
             floors.calm(f20)
             floors.calm(f60)
             for lang in ("en", "zh"):

@@ -468,7 +468,8 @@ function renderTable(body) {
   const s = say(body);
   document.title = `${L.title}: ${body.table}`;
   setText($("table-id"), body.table);
-  setText($("online"), onlineWord(body.online) + (s.needs && s.needs.length ? ` · ${s.needs.join(" · ")}` : ""));
+  const said = [...(s.needs || []), ...(s.notes || [])];
+  setText($("online"), onlineWord(body.online) + (said.length ? ` · ${said.join(" · ")}` : ""));
   const facts = $("facts");
   facts.textContent = "";
   const last = body.last_result;
