@@ -50,6 +50,8 @@ PACKAGES = ("systemd", "dbus", "libnss-systemd", "python3", "python3-venv", "mos
 VENV = "/opt/dealer-station/.venv"
 STATION = f"{VENV}/bin/station"
 WHEELS = "/mnt/wheels"
+DIST = "/mnt/dist"  # the station's own wheel, built from the checkout
+VENVS = "/mnt/venvs"  # CACHE/venvs, writable: the installed dependencies, kept
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BOOT_S = 60.0
 
@@ -108,6 +110,11 @@ def _locked(name: str) -> Iterator[None]:
     with (CACHE / f".{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
+
+
+def venvs() -> Path:
+    (CACHE / "venvs").mkdir(parents=True, exist_ok=True)
+    return CACHE / "venvs"
 
 
 def rootfs(log: Path | None = None) -> Path:
@@ -173,11 +180,30 @@ def wheelhouse(wheel: Path) -> Path:
     return house
 
 
+def install_station(c: Container, house: Path) -> None:
+    """The station in the container as docs/operations.md, step 1, has it: a venv, then
+    ``pip install --no-index --find-links WHEELS dealer-station``. Its dependencies, the
+    same for every boot of one wheelhouse, are kept as a tarball next to it after the first
+    install (``VENVS``) and unpacked into the new venv, so later boots install only the
+    station's own wheel, with the same command."""
+    tar = f"{VENVS}/{house.name}-{rootfs_key()}.tar"
+    if not (CACHE / "venvs" / Path(tar).name).exists():
+        with _locked(Path(tar).name):
+            if not (CACHE / "venvs" / Path(tar).name).exists():
+                c.sh(f"python3 -m venv {VENV} && {VENV}/bin/pip install -q --no-index "
+                     f"--find-links {WHEELS} -r {WHEELS}/.complete && "
+                     f"tar -cf {tar}.partial {VENV} && mv {tar}.partial {tar}", timeout=600)
+    c.sh(f"[ -d {VENV} ] || tar -xf {tar} -C /", timeout=120)
+    c.sh(f"{VENV}/bin/pip install -q --no-index --find-links {WHEELS} --find-links {DIST} "
+         "dealer-station", timeout=300)
+
+
 class Container:
     """One boot of the rootfs; ``run`` runs a command inside as root."""
 
     def __init__(self, tree: Path, binds: Sequence[tuple[Path, str]], log: Path,
-                 name: str = "dealer-test") -> None:
+                 name: str = "dealer-test", writable: Sequence[tuple[Path, str]] = ()
+                 ) -> None:
         nspawn = _need("systemd-nspawn", "systemd-container")
         _need("nsenter", "util-linux")
         self.log = log
@@ -191,6 +217,7 @@ class Container:
                 # which the container does not have.
                 "--system-call-filter=clock_adjtime adjtimex"]
         args += [f"--bind-ro={src}:{dst}" for src, dst in binds]
+        args += [f"--bind={src}:{dst}" for src, dst in writable]
         self._out = log.open("wb")
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self._out,
                                      stderr=subprocess.STDOUT, start_new_session=True)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from tests.service import systemdkit
-from tests.service.systemdkit import STATION, VENV, WHEELS, Container
+from tests.service.systemdkit import DIST, STATION, VENVS, WHEELS, Container
 from tests.service.wheelkit import build_wheel
 
 pytestmark = [pytest.mark.xdist_group("systemd"), pytest.mark.timeout(600)]
@@ -48,13 +48,12 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Container]:
         tree = systemdkit.rootfs(tmp / "debootstrap.log")
         wheel = build_wheel(tmp)
         house = systemdkit.wheelhouse(wheel)
-        c = Container(tree, [(house, WHEELS), (wheel.parent, "/mnt/dist")], tmp / "console.log")
+        c = Container(tree, [(house, WHEELS), (wheel.parent, DIST)], tmp / "console.log",
+                      writable=[(systemdkit.venvs(), VENVS)])
     except systemdkit.Unbootable as exc:
         pytest.fail(f"the units cannot be tested under systemd on this host: {exc}")
     try:
-        # docs/operations.md, step 1, offline.
-        c.sh(f"python3 -m venv {VENV} && {VENV}/bin/pip install -q --no-index "
-             f"--find-links {WHEELS} --find-links /mnt/dist dealer-station", timeout=300)
+        systemdkit.install_station(c, house)  # docs/operations.md, step 1, offline
         yield c
     finally:
         c.close()
@@ -148,6 +147,11 @@ def station(box: Container) -> Container:
     c = box
     c.run(STATION, "install-service")
     c.run(STATION, "keygen", "/etc/dealer-station/credentials")
+    # A brisk simulated table (the skeleton's is a live table's pace): rounds every few
+    # seconds, so a restart finds one in hand and rounds are published after it.
+    c.sh("sed -i 's/^  supervisor: resume$/  supervisor: resume\\n  pace: {card_s: 0.3, "
+         "open_betting_s: 0.3, betting_s: 0.5, new_shoe_s: 1, supervisor_s: 2}/' "
+         "/etc/dealer-station/station.yaml")
     # What an operator checks before the first start (operations.md, step 4).
     checked = c.sh("cd / && " + STATION + " check-config -c /etc/dealer-station/station.yaml "
                    "--credentials /etc/dealer-station/credentials", check=False)
