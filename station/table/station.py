@@ -61,6 +61,9 @@ _RESCAN = "show the card face up and scan it again"
 _CHECK_DEVICE = "check its cable and power"
 _CUT_OUT = "CUT CARD OUT: this round is the last"
 _END_ASKED = "END SHOE asked for: this round is the last"  # END SHOE or close_shoe, mid-round
+# A VIP player's new shoe asked for mid-round (seed 003 更换牌靴): the shoe ends after this
+# round with no cut card out, so the instruction says who ended it, never the cut card.
+_PLAYER_ASKED = "NEW SHOE asked for by the player: this round is the last"
 _CHECK_TABLE = "check the cards on the table against those shown"
 _CHECK_NOISE = "check the reader's cable and its port settings"
 RESTART = "restart"  # the Command a daemon journals after rebuilding the station on start
@@ -238,7 +241,8 @@ class Station:
         # a tenth of the per-card budget, so it is rebuilt only when one of them changed.
         key = (d.state, d.burn_left, d.round_no, d.last_round, tuple(d.pause_reasons),
                tuple(d.pause_actions), id(d.last_result), len(d.to_reveal),
-               self.modes.new_shoe_late, d.skipped, d.end_requested_by)
+               self.modes.new_shoe_late, self.modes.new_shoe_requested, d.skipped,
+               d.end_requested_by)
         if key != self._prompt_key:
             self._prompt_key = key
             prompt = self._prompt()
@@ -725,8 +729,10 @@ class Station:
                 return Prompt(name, f"ROUND {nxt}: WAIT - {who}{last}", self._result_detail())
             return Prompt(name, f"ROUND {nxt}: OPEN BETTING{last}", self._result_detail())
         # The round is the last because the cut card is out, or because the shoe's end was
-        # asked for (then the shoe closes after it whatever the cut card does).
-        last_words = _END_ASKED if d.end_requested_by else _CUT_OUT
+        # asked for, by the VIP player or END SHOE (then the shoe closes after it whatever the
+        # cut card does): the same order as the view's shoe_end.
+        last_words = (_PLAYER_ASKED if self.modes.new_shoe_requested
+                      else _END_ASKED if d.end_requested_by else _CUT_OUT)
         round_tag = f"ROUND {d.round_no}" + (f" - {last_words}" if d.last_round else "")
         if phase is Phase.BETTING_OPEN:
             # Says how betting ends, so the dealer is never left waiting for nothing.

@@ -246,6 +246,9 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
             "left": shoe.remaining,
             "cut_card_out": d.cut_seen,
             "last_round": d.last_round,
+            # Why this round is the last (the same words as shoe_end): a VIP player's new shoe
+            # ends it with no cut card out, and the page must not say the cut card did.
+            "last_round_why": shoe_end(station) if d.last_round else None,
             # Where the cut card was (cards out of the shoe when it came out) and the shoe's
             # penetration, once it is out (docs/rules.md).
             "cut_card_at": cut_at,
@@ -290,9 +293,10 @@ def live_timers(view: dict[str, Any]) -> None:
 
 
 def shoe_end(station: Station) -> str | None:
-    """Why the shoe closed, for the page: ``player`` (a VIP player asked for a new shoe),
-    ``dealer`` or ``upstream`` (END SHOE, the pit's close_shoe), ``cut_card``; None if the
-    station does not know (no one asked and no cut card was seen)."""
+    """Why the shoe ends (closed, or after the round in play): ``player`` (a VIP player asked
+    for a new shoe), ``dealer`` or ``upstream`` (END SHOE, the pit's close_shoe),
+    ``cut_card``; None if the station does not know (no one asked and no cut card was
+    seen). The station's instruction gives the same reason first (``Station._prompt``)."""
     d = station.dealing
     if station.modes.new_shoe_requested:
         return "player"

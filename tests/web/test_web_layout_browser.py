@@ -365,6 +365,30 @@ def test_a_closed_shoe_says_why_it_closed(page_on_a_table: Any) -> None:
         assert page.inner_text("#last-round") == words
 
 
+def test_a_vip_new_shoe_asked_for_mid_deal_is_not_called_the_cut_card(
+        page_on_a_table: Any) -> None:
+    """The VIP player's new shoe makes the round in play the last with no cut card out: the
+    header and the instruction say the player asked (issue 30, item 8)."""
+    t = Table(mode="vip", new_shoe_after=0)
+    t.new_shoe()
+    t.round("2S")
+    t.cmd("request_new_shoe", "alice (web 127.0.0.1)")
+    page = page_on_a_table
+    for lang, header, detail in (
+            ("en", "LAST ROUND: PLAYER ASKED", "NEW SHOE asked for by the player"),
+            ("zh", "最后一局：玩家请求新牌靴", "玩家已请求新牌靴：本局为最后一局")):
+        view = views_of(t.events, t.station.rules, lang)[-1]
+        assert view["shoe"]["cut_card_out"] is False
+        page.evaluate("v => render(v)", view)
+        assert page.inner_text("#last-round") == header
+        assert detail in page.inner_text("#detail")
+        assert "CUT CARD" not in page.inner_text("#table") and "切牌已出" not in page.inner_text(
+            "#table")
+        page.evaluate("() => $('mute').click()")  # relabelling keeps why the shoe ends
+        assert page.inner_text("#last-round") == header
+        page.evaluate("() => $('mute').click()")
+
+
 def test_the_stations_notices_show_once_for_a_few_seconds(page_on_a_table: Any) -> None:
     """A refused badge (once shown nowhere) shows in the message line, in the page's
     language; it goes after a few seconds; a page that connects shows no old notice."""

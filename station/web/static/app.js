@@ -22,6 +22,10 @@ const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const LABELS = {
   en: {
     round: "ROUND", shoe: "SHOE", lastRound: "LAST ROUND",
+    // Why the round in play is the last: the cut card's is plain LAST ROUND (its place is
+    // beside it, "cut card at N%"); any other says who ended the shoe.
+    lastRoundWhy: { player: "LAST ROUND: PLAYER ASKED", dealer: "LAST ROUND: END SHOE",
+      upstream: "LAST ROUND: GAME SERVER" },
     shoeEnd: { cut_card: "SHOE ENDED: CUT CARD", dealer: "SHOE ENDED EARLY: END SHOE",
       upstream: "SHOE ENDED EARLY: GAME SERVER", player: "SHOE ENDED EARLY: PLAYER ASKED" },
     shoeState: (d, l, pct) => `SHOE ${d} dealt / ${l} left (${pct}%)`,
@@ -67,6 +71,8 @@ const LABELS = {
   },
   zh: {
     round: "局", shoe: "牌靴", lastRound: "最后一局",
+    lastRoundWhy: { player: "最后一局：玩家请求新牌靴", dealer: "最后一局：荷官结束牌靴",
+      upstream: "最后一局：游戏服务器结束牌靴" },
     shoeEnd: { cut_card: "牌靴结束：切牌已出", dealer: "牌靴提前结束：荷官结束牌靴",
       upstream: "牌靴提前结束：游戏服务器结束牌靴", player: "牌靴提前结束：玩家请求新牌靴" },
     shoeState: (d, l, pct) => `牌靴：已发 ${d} 张 / 剩余 ${l} 张（${pct}%）`,
@@ -521,9 +527,11 @@ function render(s) {
   } else {
     $("shoe-state").textContent = t("noShoe");
   }
-  // LAST ROUND once the cut card is out; once the shoe is closed, why it closed.
+  // LAST ROUND once the cut card is out (or the shoe's end was asked for: who asked); once
+  // the shoe is closed, why it closed.
   const ended = s.shoe_end ? t("shoeEnd")[s.shoe_end] : "";
-  $("last-round").textContent = ended || t("lastRound");
+  const why = shoe && shoe.last_round ? t("lastRoundWhy")[shoe.last_round_why] : "";
+  $("last-round").textContent = ended || why || t("lastRound");
   $("last-round").hidden = !ended && !(shoe && shoe.last_round);
   // Where the cut card was, once it is out: the shoe's penetration.
   const pen = shoe && shoe.penetration != null ? Math.round(100 * shoe.penetration) : null;
@@ -736,7 +744,6 @@ function labels() {
   $("banker").querySelector(".letter").textContent = t("B");
   $("player").querySelector(".name").textContent = t("player");
   $("banker").querySelector(".name").textContent = t("banker");
-  $("last-round").textContent = t("lastRound");
   $("mute").textContent = muted ? t("muted") : t("mute");
   for (const b of document.querySelectorAll("#vip button.vipcmd")) b.textContent = t(b.dataset.action);
   $("vip-pin-label").textContent = t("vipPin");
