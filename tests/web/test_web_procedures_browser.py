@@ -169,3 +169,50 @@ def test_the_procedure_controls_on_a_live_table(tmp_path: Path, page: Any, lang:
                       ("dealer (web 127.0.0.1)", "card_dropped", None),
                       ("dealer (web 127.0.0.1)", "dispute", None),
                       ("bob (web 127.0.0.1)", "equipment", None)]
+
+
+def test_number_keys_in_the_picker_choose_and_never_type_into_the_note(
+        tmp_path: Path, page: Any) -> None:
+    """Key 6 (OTHER) with no note asks for one and leaves the note alone: the following keys
+    still choose (1: card dropped), and the pause published has no note (issue 30, item 12).
+    The note takes keys only once the dealer opens it."""
+    with PtyScanner(tmp_path / "scanner") as pty:
+        config = webkit.live_config(tmp_path, pty.path)
+        base = webkit.url_of(config)
+        with webkit.running(config) as proc:
+            webkit.wait_reading(proc, pty.path)
+            page.goto(base)
+            wait_text(page, "#instruction", "NEW SHOE")
+            page_not_paused(page)
+            sent = commands_sent(page)
+            page.keyboard.press("p")
+            page.wait_for_selector("#picker", state="visible")
+            page.keyboard.press("6")
+            wait_text(page, "#picker-message", WORDS["en"]["need"])
+            assert page.input_value("#picker-note") == ""
+            assert page.evaluate("document.activeElement.id") != "picker-note"
+            page.wait_for_timeout(300)
+            assert sent == []  # OTHER without a note: nothing posted
+            page.keyboard.press("1")
+            page.keyboard.press("Enter")
+            paused = phase(base, "paused")
+            assert paused["prompt"]["reason"] == "held by the dealer: card dropped"
+            assert len(sent) == 1
+            resume_on_the_page(page, base, "no_shoe")
+            # Opened by the dealer (clicked), the note takes the keys, 6 among them.
+            page.keyboard.press("p")
+            page.wait_for_selector("#picker", state="visible")
+            page.click("#picker-note")
+            page.keyboard.type("6 lights out")
+            assert page.input_value("#picker-note") == "6 lights out"
+            page.keyboard.press("Enter")  # in the note: OTHER with it
+            assert phase(base, "paused")["prompt"]["reason"] == (
+                "held by the dealer: other (6 lights out)")
+    exported = tmp_path / "exported.jsonl"
+    done = subprocess.run([STATION, "journal", "export", str(tmp_path / "journal.sqlite3"),
+                           "--out", str(exported)], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    raised = [(m["code"], m.get("note")) for m in map(orjson.loads, replay(exported)[2])
+              if m["kind"] == "pause" and "raised_by" in m]
+    assert raised == [("card_dropped", None), ("other", "6 lights out")]

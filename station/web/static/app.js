@@ -458,9 +458,10 @@ function openPicker(on) {
 function choosePause(code) {
   const note = $("picker-note").value.trim();
   if (code === "other" && !note) {  // refused here: the station would refuse it too
+    // Said, never focused for the dealer: the note takes keys only once the dealer opens it
+    // (a click, a tab), else the next number key would be typed into it, not choose.
     setText($("picker-message"), t("needNote"));
     fit($("picker-message"), 2.6, 1.4);
-    $("picker-note").focus();
     return;
   }
   const body = { actor: "dealer", reason: code };
@@ -885,8 +886,9 @@ document.addEventListener("keydown", (ev) => {
   if (key === "m") { $("mute").click(); return; }
   if (state.paused) return;
   if (pickerOpenUntil) {
-    const n = Number(key);
-    if (Number.isInteger(n) && n >= 1 && n <= PAUSE_CODES.length) choosePause(PAUSE_CODES[n - 1]);
+    // Keys choose; they never type (choosePause never moves the focus into the note).
+    const n = /^[1-9]$/.test(key) ? Number(key) : 0;
+    if (n >= 1 && n <= PAUSE_CODES.length) choosePause(PAUSE_CODES[n - 1]);
     else if (key === "escape") openPicker(false);
     if (PEDAL(key)) ev.preventDefault();
     return;
