@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 from transitions import MachineError
 
 from drivers.events import (
@@ -44,7 +45,15 @@ from station.table.dealers import DealerDesk
 from station.table.integrity import CARD_STATES, ShoeIntegrity, iso
 from station.table.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.table.modes import TableModes, upstream_id
-from station.table.outputs import Announced, Notice, Output, Prompt, Published, Refused
+from station.table.outputs import (
+    Announced,
+    Notice,
+    Output,
+    Prompt,
+    Published,
+    Refused,
+    RefusedOutside,
+)
 from station.table.pauses import NoiseWatch, noise_reason
 from station.table.procedures import (
     PACK_SHOWN,
@@ -91,6 +100,27 @@ SUPERVISOR_CHOICES: dict[Phase | None, str] = {
 # PIN on the page): journaled with its whole story in its actor, so the station records it.
 REFUSED_OUTSIDE = "command_refused"
 
+
+
+def refused_parts(action: str, reason: str, figure: int | None) -> str:
+    """The parts of a refusal made before the station, as a ``command_refused`` Command's
+    ``code`` carries them into the journal: JSON, sorted keys."""
+    return orjson.dumps({"action": action, "figure": figure, "reason": reason},
+                        option=orjson.OPT_SORT_KEYS).decode()
+
+
+def refused_outside(ev: Command) -> Notice:
+    """The notice of a ``command_refused`` Command: its line, and its parts when it has them
+    (a journal written before they were carried has only the line)."""
+    if ev.code is None:
+        return Notice(ev.actor)
+    try:
+        parts = orjson.loads(ev.code)
+        figure = parts.get("figure")
+        return RefusedOutside(ev.actor, str(parts["action"]), str(parts["reason"]),
+                              figure if isinstance(figure, int) else None)
+    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
+        return Notice(ev.actor)  # parts it cannot read: the line says it all the same
 
 
 def _guard(rules: TableRules, paytable: Paytable | None) -> BetGuard | None:
@@ -365,8 +395,9 @@ class Station:
             return
         if ev.action == REFUSED_OUTSIDE:
             # Refused and answered before the station (station.live.daemon, station.web): the
-            # actor says who sent what and why it was refused.
-            self._out.append(Notice(ev.actor))
+            # actor says who sent what and why it was refused; ``code``, when given, holds the
+            # refusal's parts (refused_parts), for a page to word it in its language.
+            self._out.append(refused_outside(ev))
             return
         if ev.action == ARCHIVED_ACTION:
             self._archived(ev)

@@ -9,6 +9,7 @@ the penetration in the header once the cut card is out. Both languages, one stat
 # ruff: noqa: RUF001 - the Chinese wording uses full-width punctuation
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -29,11 +30,13 @@ WORDS = {
            "burn": "BURN", "need": "OTHER needs a note", "already": "paused already",
            "dropped": "Held by the dealer: card dropped", "other": "Held by the dealer: other",
            "exposed": "Held by the dealer: card exposed",
-           "dispute": "Held by the dealer: dispute", "cut": "cut card at 15%"},
+           "dispute": "Held by the dealer: dispute", "cut": "cut card at 15%",
+           "refusal": "CONFIRM SHUFFLE refused: wrong PIN, 4 tries left"},
     "zh": {"check": "洗牌确认", "packs": "牌包：A1, B2", "wrong": "密码错误",
            "burn": "烧牌", "need": "须填写说明", "already": "已暂停",
            "dropped": "荷官暂停：掉牌", "other": "荷官暂停：其他",
-           "exposed": "荷官暂停：露牌", "dispute": "荷官暂停：争议", "cut": "切牌位置 15%"},
+           "exposed": "荷官暂停：露牌", "dispute": "荷官暂停：争议", "cut": "切牌位置 15%",
+           "refusal": "确认洗牌被拒绝：密码错误，还可尝试 4 次"},
 }
 
 
@@ -86,6 +89,13 @@ def test_the_procedure_controls_on_a_live_table(tmp_path: Path, page: Any, lang:
             page.click("#confirm-shuffle")
             wait_text(page, "#shuffle-message", w["wrong"])
             assert table_facts(state(base)) == before  # nothing changed
+            # The message line says it too, in the page's language and plain words: the
+            # button's name, never the command's code or the journal's line.
+            wait_text(page, "#message", w["refusal"])
+            said = page.inner_text("#message")
+            assert said == w["refusal"], said
+            if lang == "zh":
+                assert not re.findall(r"[A-Za-z]", said), said
             page.fill("#shuffle-pin", webkit.PIN)
             page.click("#confirm-shuffle")
             phase(base, "burn_indicator")

@@ -672,7 +672,8 @@ function renderNotices(s) {
   if (seq === noticeSeq) return;
   const fresh = Math.min(seq - noticeSeq, s.notices.length);
   noticeSeq = seq;
-  const list = lang === "zh" && s.notices_zh ? s.notices_zh : s.notices;
+  // The station's words for the page (a refused PIN in plain words, in the page's language).
+  const list = s.notices_page || (lang === "zh" && s.notices_zh ? s.notices_zh : s.notices);
   const text = list.slice(-fresh).join(lang === "zh" ? "；" : "; ");
   const good = s.notices.slice(-fresh).every((n) => !/refused|lost|not due/.test(n));
   showNotice(text, good);
