@@ -173,28 +173,55 @@ function fit(el, maxVh, minVh, widthOnly = false) {
   }
 }
 
-// The header band: one line; its type shrinks (to 2% of the height at least) to fit.
-function fitBar() {
-  const bar = $("bar");
+// The instruction and its reason share the band: the instruction as large as it fits (never
+// under MIN_INSTRUCTION_VH), the reason under it on as many lines as the band leaves it. A
+// long reason (a VIP reveal's: the round, who opens the cards, when the system does) is kept
+// at DETAIL_READ_VH at least by giving up some of the instruction's size, never its minimum.
+const VIP_WHY_MAX_VH = 2.2;
+const VIP_WHY_MIN_VH = 1.6;
+const DETAIL_MAX_VH = 4.6;
+const DETAIL_READ_VH = 3;
+const DETAIL_MIN_VH = 2.4;
+function fitTexts() {
+  const ins = $("instruction");
+  const detail = $("detail");
   const vh = window.innerHeight / 100;
-  let size = 3.2 * vh;
-  bar.style.fontSize = `${size}px`;
-  const over = () => bar.scrollWidth > bar.clientWidth ||
-    $("mute").getBoundingClientRect().right > bar.getBoundingClientRect().right;
-  while (size > 2 * vh && over()) {
-    size *= 0.94;
-    bar.style.fontSize = `${size}px`;
+  let max = MAX_INSTRUCTION_VH;
+  for (;;) {
+    fit(ins, max, MIN_INSTRUCTION_VH);
+    fit(detail, DETAIL_MAX_VH, DETAIL_MIN_VH);
+    const insVh = parseFloat(ins.style.fontSize) / vh;
+    if (parseFloat(detail.style.fontSize) / vh >= DETAIL_READ_VH - 0.01 ||
+        insVh <= MIN_INSTRUCTION_VH + 0.01) return;
+    max = Math.max(MIN_INSTRUCTION_VH, insVh * 0.92);
   }
 }
 
+// The header band. What it says shrinks (from BAR_MAX_VH to BAR_ONE_LINE_VH of the height)
+// to fit the width the clock and the sound button leave it; when it has more to say than
+// that line holds, it takes two lines, fitted to the band (BAR_MIN_VH at the least). The
+// clock and the sound button never shrink or move.
+const BAR_MAX_VH = 3.2;
+const BAR_ONE_LINE_VH = 2.4;
+const BAR_MIN_VH = 1.4;
+function fitBar() {
+  const info = $("bar-info");
+  info.classList.remove("two");
+  fit(info, BAR_MAX_VH, BAR_ONE_LINE_VH, true);
+  if (info.scrollWidth > info.clientWidth + 1) {
+    info.classList.add("two");
+    fit(info, BAR_ONE_LINE_VH * 1.1, BAR_MIN_VH);
+  }
+  fit($("mute"), 2.2, 1.4, true);
+}
+
 function fitAll() {
-  fit($("instruction"), MAX_INSTRUCTION_VH, MIN_INSTRUCTION_VH);
-  fit($("detail"), 4.6, 2.4);
+  fitTexts();
   fit($("pause-reason"), 5, 2.4);
   fit($("pause-todo"), 3.8, 2);
   fit($("pause-choice"), 3, 1.8);
   fit($("last-result"), 3.4, 1.6);
-  fit($("message"), 3.4, 1.6);
+  fit($("message"), 3.4, 1.4);
   fit($("alerts"), 3.4, 1.6);
   fit($("betting-how"), 3, 1.6);
   fit($("pause-message"), 2.6, 1.4);
@@ -205,10 +232,12 @@ function fitAll() {
   fit($("shuffle-packs"), 2.2, 1.2);
   fit($("confirm-shuffle"), 2.6, 1.4);
   fit($("shuffle-message"), 2.2, 1.2);
+  fit($("dealer-when"), 1.8, 1.0);  // the sign-in rule: whole, on the lines its box has
   // Button labels: one line, whole, in their fixed boxes (a longer language shrinks them).
   for (const b of document.querySelectorAll("#controls button.cmd")) fit(b, 3.4, 1.8);
   for (const b of document.querySelectorAll("#vip .vipcmd")) fit(b, 2.2, 1.2);
-  for (const w of document.querySelectorAll("#vip .why")) fit(w, 1.4, 1.0);
+  // Why a VIP request is greyed out: up to two lines under its button, as large as they fit.
+  for (const w of document.querySelectorAll("#vip .why")) fit(w, VIP_WHY_MAX_VH, VIP_WHY_MIN_VH);
   fitBar();
 }
 window.addEventListener("resize", fitAll);
@@ -420,8 +449,7 @@ function tick() {
   const timing = !box.hidden || !by.hidden || !nsBox.hidden;
   if (timing !== document.body.classList.contains("timing")) {
     document.body.classList.toggle("timing", timing);
-    fit($("instruction"), MAX_INSTRUCTION_VH, MIN_INSTRUCTION_VH);
-    fit($("detail"), 4.6, 2.4);
+    fitTexts();
     if (!box.hidden) fit(box, 11, 4, true);
   }
   if (voidArmedUntil && Date.now() > voidArmedUntil) disarmVoid();
@@ -483,7 +511,7 @@ function showNotice(text, good) {
   setText($("message"), text);
   $("message").classList.toggle("good", !!good);
   noticeUntil = Date.now() + NOTICE_MS;
-  fit($("message"), 3.4, 1.6);
+  fit($("message"), 3.4, 1.4);
 }
 
 function render(s) {
