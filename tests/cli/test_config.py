@@ -6,6 +6,9 @@ from typing import Any
 import pytest
 
 from station.errors import ConfigError
+from station.kinds.cut_cards.modem_pin import ModemPinSettings
+from station.kinds.readers.camera import CameraSettings
+from station.kinds.readers.serial import SerialSettings
 from station.live.config import load_config, parse_config
 from tests.conftest import REPO
 
@@ -114,9 +117,11 @@ def test_a_serial_reader_needs_a_port_and_a_usable_code_format(tmp_path: Path) -
     with pytest.raises(ConfigError, match=r"reader\.cut_code: .*also matches the card format"):
         parse_config(tmp_path / "s.yaml", {"reader": {"type": "serial", "port": "/dev/x",
                                                       "cut_code": "AS"}})
-    r = parse_config(tmp_path / "s.yaml", {"reader": {"type": "serial", "port": "/dev/x",
-                                                      "framing": "stx_etx", "baud": 115200}}).reader
-    assert (r.type, r.port, r.framing, r.baud) == ("serial", "/dev/x", "stx_etx", 115200)
+    reader = parse_config(tmp_path / "s.yaml", {"reader": {"type": "serial", "port": "/dev/x",
+                                                           "framing": "stx_etx",
+                                                           "baud": 115200}}).reader
+    r = reader.kind_as(SerialSettings)
+    assert (reader.type, r.port, r.framing, r.baud) == ("serial", "/dev/x", "stx_etx", 115200)
 
 
 def test_a_modem_pin_cut_card_sensor_needs_its_port(tmp_path: Path) -> None:
@@ -125,20 +130,23 @@ def test_a_modem_pin_cut_card_sensor_needs_its_port(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"cut_card\.pin: 'rts' is not one of"):
         parse_config(tmp_path / "s.yaml", {"cut_card": {"type": "modem_pin", "port": "/dev/x",
                                                         "pin": "rts"}})
-    c = parse_config(tmp_path / "s.yaml", {"cut_card": {"type": "modem_pin", "port": "/dev/x",
-                                                        "pin": "dsr", "debounce_ms": 5}}).cut_card
-    assert (c.type, c.port, c.pin, c.debounce_ms) == ("modem_pin", "/dev/x", "dsr", 5)
+    cut = parse_config(tmp_path / "s.yaml", {"cut_card": {"type": "modem_pin", "port": "/dev/x",
+                                                          "pin": "dsr",
+                                                          "debounce_ms": 5}}).cut_card
+    c = cut.kind_as(ModemPinSettings)
+    assert (cut.type, c.port, c.pin, c.debounce_ms) == ("modem_pin", "/dev/x", "dsr", 5)
 
 
 def test_camera_reader_keys() -> None:
     cfg = parse_config(Path("s.yaml"), {"reader": {
         "type": "camera", "source": "/dev/v4l/by-id/usb-cam-video-index0", "decoder": "pyzbar",
         "roi": [400, 200, 480, 240], "agree_frames": 3}, "recording": {"raw": True}})
-    r = cfg.reader
-    assert (r.type, r.source, r.decoder, r.roi, r.agree_frames) == (
+    r = cfg.reader.kind_as(CameraSettings)
+    assert (cfg.reader.type, r.source, r.decoder, r.roi, r.agree_frames) == (
         "camera", "/dev/v4l/by-id/usb-cam-video-index0", "pyzbar", (400, 200, 480, 240), 3)
     assert cfg.recording_raw
-    index = parse_config(Path("s.yaml"), {"reader": {"type": "camera", "source": 1}}).reader
+    index = parse_config(Path("s.yaml"), {"reader": {"type": "camera", "source": 1}}
+                         ).reader.kind_as(CameraSettings)
     assert (index.source, index.decoder, index.roi, index.agree_frames) == (1, "zxing", None, 2)
     assert not parse_config(Path("s.yaml"), {}).recording_raw
 
