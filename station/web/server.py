@@ -30,6 +30,7 @@ from station.table.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION
 from station.table.procedures import pause_problem
 from station.table.station import REFUSED_OUTSIDE
 from station.web.backlog import Backlog, Dropped
+from station.web.devicenames import page_names
 from station.web.display import WebControl
 from station.web.hub import Hub
 from station.web.modeview import REVEAL, VIP_ACTIONS
@@ -97,6 +98,22 @@ def connection_cap() -> int:
     if soft == resource.RLIM_INFINITY:
         return MAX_CONNECTIONS
     return max(16, min(MAX_CONNECTIONS, soft - RESERVE_FDS))
+
+
+# index.html's slot for the device names, filled by page_html.
+DEVICE_SLOT = b'<script id="device-names" type="application/json">{}</script>'
+
+
+def page_html() -> bytes:
+    """The page with the device names inlined (station.web.devicenames), so its script keeps
+    no copy of them and needs no second request before it can name a lost device."""
+    body = (STATIC / "index.html").read_bytes()
+    if body.count(DEVICE_SLOT) != 1:
+        raise ConfigError(f"{STATIC / 'index.html'}: no single {DEVICE_SLOT.decode()} for the "
+                          "device names; reinstall the station")
+    # "<" escaped so no name can close the script element early.
+    names = orjson.dumps(page_names()).replace(b"<", b"\\u003c")
+    return body.replace(DEVICE_SLOT, DEVICE_SLOT.replace(b"{}", names))
 
 
 def _ignore(notices: list[str], refused: str | None, view: dict[str, Any]) -> None:
@@ -226,7 +243,8 @@ class WebServer:
 
     # --- pages ------------------------------------------------------------------------------
     async def page(self, request: web.Request) -> web.StreamResponse:
-        return self._file("index.html")
+        return web.Response(body=page_html(), content_type="text/html",
+                            headers={"Cache-Control": "no-store"})
 
     async def static(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]

@@ -30,6 +30,7 @@ from drivers.simulated import Fault, Pace, SimulatedDealer, random_shoes
 from station.table.simulation import simulate
 from station.table.station import RESTART, Station
 from station.table.tablerules import TableRules
+from station.web.devicenames import DEVICES, device, page_names
 from station.web.display import WebDisplay
 from station.web.hub import Hub
 from station.web.modeview import ALERTS
@@ -389,3 +390,25 @@ def test_the_stations_notices_show_once_for_a_few_seconds(page_on_a_table: Any) 
         page.evaluate("() => { noticeSeq = null; }")
         page.evaluate("v => render(v)", views[-1])
         assert page.inner_text("#message") == ""
+
+
+def test_a_lost_device_reads_as_the_one_declaration_names_it(page_on_a_table: Any) -> None:
+    """The device strip names a lost device from station.web.devicenames (inlined by the
+    server; app.js keeps no copy): its id in capitals in English, its Chinese name in
+    Chinese, a site's own device by its id."""
+    t = Table()
+    t.new_shoe()
+    for name in (*DEVICES, "cam-2"):
+        t.lost(name)
+    page = page_on_a_table
+    for lang in ("en", "zh"):
+        view = views_of(t.events, t.station.rules, lang)[-1]
+        lost = [d["name"] for d in view["devices"] if not d["ok"]]
+        assert set(lost) == {*DEVICES, "cam-2"}
+        page.evaluate("v => render(v)", view)
+        shown = page.locator("#devices .dev.bad").evaluate_all(
+            "es => es.map(e => [e.dataset.device, e.textContent])")
+        said = {n: f"{device(n, True)}断开" if lang == "zh" else f"{n.upper()} LOST"
+                for n in lost}
+        assert shown == [[n, said[n]] for n in lost], lang
+    assert page.evaluate("DEVICE_NAMES") == page_names()

@@ -108,8 +108,9 @@ const LABELS = {
     cutAt: (pct) => `切牌位置 ${pct}%`,
   },
 };
-const DEVICE_ZH = { scanner: "读牌器", "sim-shoe": "读牌器", camera: "摄像头",
-  "cut-sensor": "切牌感应器" };
+// The devices' names per language: the station's one declaration (station.web.devicenames),
+// inlined by the server into the page (#device-names); none are kept here.
+const DEVICE_NAMES = JSON.parse(document.getElementById("device-names").textContent);
 const KEYS = { n: "new_shoe", o: "open_betting", c: "close_betting", r: "reveal" };
 const DEALER_ACTIONS = { new_shoe: 1, open_betting: 1, close_betting: 1, reveal: 1 };
 
@@ -632,7 +633,7 @@ function renderHands(s) {
 // Devices and upstream: a small strip that turns red only when something is wrong.
 function renderStatus(s) {
   const bad = s.devices.filter((d) => !d.ok);
-  const name = (n) => (lang === "zh" ? DEVICE_ZH[n] || n : n);
+  const name = (n) => (lang === "zh" ? (DEVICE_NAMES[n] || {}).zh || n : n);
   const devs = $("devices");
   if (bad.length === 0) {
     const el = document.createElement("span");
