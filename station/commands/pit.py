@@ -31,6 +31,9 @@ def register(sub: Any) -> None:
     p.add_argument("--check", action="store_true",
                    help="check the config, the tables' keys, the pit's key and the PINs file, "
                    "then exit (0: all good) without connecting or listening")
+    p.add_argument("--credentials", type=Path, default=None, metavar="DIR",
+                   help="with --check: the folder of the unit's credentials (pit-key.pem, "
+                   "mqtt-credentials), as its LoadCredential= would give them")
     p.set_defaults(func=run)
     inner = p.add_subparsers(dest="pit_command", metavar="{pin,report}")
     pin = inner.add_parser("pin", help="set or remove a pit boss's PIN",
@@ -68,7 +71,10 @@ def run(args: argparse.Namespace) -> int:
     from station.services.pit.run import check, serve  # noqa: PLC0415
 
     if args.check:
-        return check(_config(args))
+        return check(_config(args), args.credentials)
+    if args.credentials is not None:
+        raise ConfigError("--credentials goes with --check; the unit itself gets its "
+                          "credentials from systemd")
     return serve(_config(args))
 
 

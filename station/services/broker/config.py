@@ -4,9 +4,10 @@ keys are. One parser for all of them, so the keys, checks, defaults and words ar
 (docs/configuration.md, "broker and tables").
 
 ``broker:`` takes the keys of a station's ``upstream:`` that say how to reach the broker and
-is read and checked by the station's own code for them (station.kinds.outlets.mqtt and
-``UpstreamSettings.problems``). Each error is a ``ConfigError`` naming the file, the key and
-the fix; unknown keys are refused with the nearest known one (station.settings.configsection).
+is read and checked by the station's own code for them (station.kinds.outlets.mqtt's
+``parse_link``, into the link's settings ``station.upstream.mqttlink.MqttLink``). Each error
+is a ``ConfigError`` naming the file, the key and the fix; unknown keys are refused with the
+nearest known one (station.settings.configsection).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, Final
 
 from station.kinds.outlets import mqtt as mqtt_outlet
 from station.settings.configsection import Section
-from station.settings.upstream import TlsSettings, UpstreamSettings, effective_port
+from station.upstream.mqttlink import MqttLink, TlsSettings, effective_port
 
 BROKER_KEYS: Final = ("host", "port", "prefix", "client_id", "credentials_file", "tls",
                       "keepalive_s", "session_expiry_s", "reconnect_max_s")
@@ -66,10 +67,7 @@ def parse_broker(sec: Section, *, session_expiry_s: int) -> BrokerSettings:
     default a service chooses: how long the broker keeps queueing for it while it is away
     (the pit 3600 s: an hour of a floor is enough to rebuild the tiles; the archive a day:
     every record matters)."""
-    up = mqtt_outlet.parse(sec, UpstreamSettings(type="mqtt", session_expiry_s=session_expiry_s),
-                           True)
-    for key, problem in up.problems(types=("mqtt",)):
-        sec.fail(sec.key(key), problem)
+    up = mqtt_outlet.parse_link(sec, MqttLink(session_expiry_s=session_expiry_s))
     return BrokerSettings(host=up.host, port=up.port, prefix=up.prefix, client_id=up.client_id,
                           credentials_file=up.credentials_file, tls=up.tls,
                           keepalive_s=up.keepalive_s, session_expiry_s=up.session_expiry_s,

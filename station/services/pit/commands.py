@@ -9,10 +9,11 @@ import secrets
 from collections.abc import Mapping
 from typing import Any, Final
 
+from station.table.actions import PIT_ACTIONS
 from station.table.procedures import NOTE_MAX, pause_problem
 from station.wire.commands import MAX_REASON
 
-ACTIONS: Final = ("resume", "void", "confirm_shuffle", "close_shoe", "pause")
+ACTIONS: Final = PIT_ACTIONS  # station.table.actions: the one list, those marked pit
 BODY_KEYS: Final = frozenset({"name", "pin", "reason", "note"})
 DEALER_KEYS: Final = frozenset({"name", "pin", "dealer", "note"})
 ACK_KEYS: Final = frozenset({"name", "pin"})

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from station.services.pit.alerts import KINDS
 from station.services.pit.stats import DEALER, reason_of, who_raised
 from station.table.procedures import HELD_BY_DEALER, PAUSE_WORDS
 from station.web.plain import reasons_plain
@@ -48,26 +49,9 @@ NOTE: Final = {
     "clock": ("clock not synchronised (acknowledged)", "时钟未同步（已确认）"),
 }
 
-# The alert kinds: the pit's own and the station's (docs/upstream.md, ``alert``).
-ALERT_KIND: Final = {
-    "pause": ("Paused", "暂停"),
-    "repeated_shoe": ("Repeated shoe", "重复牌靴"),
-    "new_shoe_late": ("New shoe late", "新牌靴逾时"),
-    "dealer_requested": ("Another dealer asked for", "请求更换荷官"),
-    "cut_card_position": ("Cut card out of place", "切牌位置异常"),
-    "bet_positive": ("Bet over its return limit", "投注回报超限"),
-    "clock_unsynchronised": ("Clock not synchronised", "时钟未同步"),
-    "clock_jump": ("Clock jumped", "时钟跳变"),
-    "install_modified": ("Install modified", "安装文件被改动"),
-    "config_changed": ("Config changed", "配置已更改"),
-    "rewritten_history": ("Rewritten history", "日志历史被改写"),
-    "offline": ("Station offline", "工作站离线"),
-    "bad_signature": ("Bad signature", "签名无效"),
-    "gap": ("Messages missing", "消息缺失"),
-    "unknown_table": ("Unknown table", "未知牌桌"),
-    "schema": ("Invalid message", "消息格式无效"),
-    "shuffle_check_waiting": ("Shuffle check waiting", "洗牌待确认"),
-}
+# The alert kinds' words: each kind's own (station.services.pit.alerts.KINDS, declared with
+# its urgency in station.wire.alerts and the pit's PIT_ALERTS), as (English, Chinese).
+ALERT_KIND: Final = {name: (kind.words["en"], kind.words["zh"]) for name, kind in KINDS.items()}
 OTHER_ALERT: Final = ("Alert", "警报")
 
 _Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
