@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -79,14 +80,20 @@ def run(args: argparse.Namespace) -> int:
 
 def run_pin(args: argparse.Namespace) -> int:
     from station.commands.pin import change_pin  # noqa: PLC0415
+    from station.services.broker.config import KEYS_FIX  # noqa: PLC0415
     from station.services.pit.config import load_pit_config  # noqa: PLC0415
 
-    config = load_pit_config(_config(args, "pin_config"))
+    # A PIN needs no table's key: set before the fleet (or keygen) has made tables.keys_dir.
+    config = load_pit_config(_config(args, "pin_config"), keys_must_exist=False)
     path = config.pit.pins_file
     if path is None:
         raise ConfigError(f"{config.path}: pit.pins_file is not set; name a file next to the "
                           "config, e.g. pit.pins")
-    return change_pin(path, args.action, args.name, "station pit pin", "pit boss")
+    code = change_pin(path, args.action, args.name, "station pit pin", "pit boss")
+    if code == 0 and not config.keys_dir.is_dir():
+        print(f"station pit pin: note: tables.keys_dir {config.keys_dir} does not exist yet; "
+              f"`station pit` needs it: {KEYS_FIX}", file=sys.stderr)
+    return code
 
 
 def run_report(args: argparse.Namespace) -> int:

@@ -74,13 +74,15 @@ def parse_broker(sec: Section, *, session_expiry_s: int) -> BrokerSettings:
                           reconnect_max_s=up.reconnect_max_s)
 
 
-def parse_tables(sec: Section) -> TablesSettings:
-    """``tables:``: ``keys_dir``, relative to the config's folder, an existing folder."""
+def parse_tables(sec: Section, *, keys_must_exist: bool = True) -> TablesSettings:
+    """``tables:``: ``keys_dir``, relative to the config's folder, an existing folder (unless
+    ``keys_must_exist`` is False: a command that reads no table's key, such as ``station pit
+    pin``, works before the tables' keys are there)."""
     keys = sec.path_("keys_dir", None, KEYS_FIX)
     if keys is None:
         sec.fail(sec.key("keys_dir"), f"required: {KEYS_FIX}")
     folder = sec.path.parent / keys
-    if not folder.is_dir():
+    if keys_must_exist and not folder.is_dir():
         sec.fail(sec.key("keys_dir"), f"{folder}: not a folder; make it: {KEYS_FIX}")
     return TablesSettings(folder)
 
@@ -93,7 +95,8 @@ class ServiceSections:
 
 
 def parse_service_config(path: Path, data: Any, own: str, own_keys: tuple[str, ...], *,
-                         session_expiry_s: int) -> ServiceSections:
+                         session_expiry_s: int, keys_must_exist: bool = True
+                         ) -> ServiceSections:
     """A service's config file: ``broker:``, ``tables:`` and the service's own section
     ``own``, each required (a missing one is named with the shipped example,
     ``config/<own>.yaml``), nothing else. ``session_expiry_s``: see ``parse_broker``."""
@@ -103,4 +106,5 @@ def parse_service_config(path: Path, data: Any, own: str, own_keys: tuple[str, .
             top.fail(name, f"missing section: see config/{own}.yaml for what {name}: holds")
     return ServiceSections(
         parse_broker(top.sub("broker", BROKER_KEYS), session_expiry_s=session_expiry_s),
-        parse_tables(top.sub("tables", TABLES_KEYS)), top.sub(own, own_keys))
+        parse_tables(top.sub("tables", TABLES_KEYS), keys_must_exist=keys_must_exist),
+        top.sub(own, own_keys))
