@@ -28,7 +28,7 @@ from station.errors import ConfigError
 from station.table import dealers
 from station.table.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
 from station.table.procedures import pause_problem
-from station.table.station import REFUSED_OUTSIDE
+from station.table.station import REFUSED_OUTSIDE, refused_parts
 from station.web.backlog import Backlog, Dropped
 from station.web.devicenames import page_names
 from station.web.display import WebControl
@@ -417,14 +417,17 @@ class WebServer:
                            retry_after_s=retry_after_s(wait_s))
         if action in PIN_ACTIONS:
             assert isinstance(pin, str)
-            verdict, detail = await asyncio.to_thread(self.pins.check, pin)
+            verdict, detail, figure = await asyncio.to_thread(self.pins.check_counted, pin)
             if verdict != Verdict.OK:
                 # Every refused override is journaled, with who tried and why: the first
-                # few of a source in full, the rest counted (docs/display.md).
+                # few of a source in full, the rest counted (docs/display.md). Its parts go
+                # with it, so the page words it in its language (station.web.plain).
                 why = {Verdict.LOCKED: "locked out", Verdict.NONE: "no PINs"}.get(verdict,
                                                                                    "wrong PIN")
+                reason = {Verdict.LOCKED: "locked_out", Verdict.NONE: "no_pins"}.get(
+                    verdict, "wrong_pin")
                 await self._refused(source, f"{who}: {action} refused ({detail})",
-                                    f"{action} {why}")
+                                    f"{action} {why}", refused_parts(action, reason, figure))
                 status = {Verdict.LOCKED: 429, Verdict.NONE: 403}.get(verdict, 403)
                 fix = {Verdict.LOCKED: "wait, then enter the right PIN",
                        Verdict.NONE: "add a PIN with `station pin set NAME` and set "
@@ -448,12 +451,12 @@ class WebServer:
         return answer({"ok": True, "action": action, "by": who, "notices": notices,
                        "state": view})
 
-    async def _refused(self, source: str, line: str, why: str) -> None:
-        """A refusal the server made: journaled as ``line`` while the source is within
-        JOURNAL_FULL per interval (and answered once it is), else counted under ``why`` for
-        the source's summary."""
+    async def _refused(self, source: str, line: str, why: str, parts: str) -> None:
+        """A refusal the server made: journaled as ``line`` with its ``parts``
+        (``refused_parts``) while the source is within JOURNAL_FULL per interval (and
+        answered once it is), else counted under ``why`` for the source's summary."""
         if self.tally.note(source, why, time.monotonic()):
-            await self._apply(Command(REFUSED_OUTSIDE, line[:300], time.time()))
+            await self._apply(Command(REFUSED_OUTSIDE, line[:300], time.time(), code=parts))
 
     async def _apply(self, event: Command
                      ) -> tuple[list[str], str | None, dict[str, Any]] | None:

@@ -354,7 +354,7 @@ def test_a_commands_answer_reads_in_both_languages() -> None:
                                     "stale: sent 40.0 s ago; commands older than 30 s are "
                                     "refused"))
     assert stale["say"]["zh"]["detail"] == "已过期"  # the station's sentence is not known
-    applied = views.command_json(Sent("pit-3", "t1", "resume", "ann", "applied", "resume"))
+    applied = views.command_json(Sent("pit-3", "t1", "resume", "ann", "applied", "resumed"))
     assert applied["say"]["zh"]["detail"] == "已恢复"
     sent = views.command_json(Sent("pit-4", "t1", "resume", "ann", "sent", None))
     assert sent["say"]["zh"]["detail"] == "" and sent["state"] == "sent"

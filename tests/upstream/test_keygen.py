@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from station.kinds.outlets.mqtt import MqttSettings
+from station.kinds.registry import settings_of
 from station.live.config import load_config
 from station.wire.signing import load_public_key, load_signer, verify
 from tests.conftest import REPO
@@ -89,10 +91,12 @@ def test_the_config_lines_keygen_prints_work_as_printed(tmp_path: Path, folder: 
     assert settings.signing_key_file.resolve() == private.resolve()
     load_signer(settings.signing_key_file)  # the station would take it (mode, format)
     (conf / "station.yaml").write_text(commands_block)
-    settings = load_config(conf / "station.yaml").upstream
-    assert {n: p.resolve() for n, p in settings.command_keys.items()} == {
+    # The keys of the mqtt outlet (the one that takes commands), though the block names none.
+    mqtt = settings_of(load_config(conf / "station.yaml"), "upstream", "mqtt")
+    assert isinstance(mqtt, MqttSettings)
+    assert {n: p.resolve() for n, p in mqtt.command_keys.items()} == {
         "pit": public.resolve()}
-    load_public_key(settings.command_keys["pit"])
+    load_public_key(mqtt.command_keys["pit"])
 
 
 def test_keygen_says_which_key_goes_where(tmp_path: Path) -> None:

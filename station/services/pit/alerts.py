@@ -5,7 +5,9 @@ Kinds (``KINDS``: the station's, declared in ``station.wire.alerts``, and the pi
 ``PIT_ALERTS``, each with its urgency and words): ``pause`` (the table paused; cleared by its
 resume or void), the station's own ``alert`` names, ``config_changed`` (the table started
 with another config or paytable), ``offline`` (the last will or a clean stop; cleared when
-the table is back), and the stream's problems:
+the table is back), ``shuffle_check_waiting`` (the table waits in its shuffle check for a
+supervisor's confirmation; cleared when its status says another phase), and the stream's
+problems:
 ``bad_signature``, ``gap``, ``unknown_table``, ``schema``, ``rewritten_history`` (a status's
 journal head contradicts an earlier one). ``URGENCY`` ranks them for the alert list. A
 problem that repeats while its alert is open and not yet acknowledged is counted in that
@@ -24,6 +26,7 @@ from station.wire.alerts import STATION_ALERTS, AlertKind, kinds_by_name
 
 # The pit's own kinds, in the shape of the station's (station.wire.alerts): what it raises from
 # a table's messages and from what is wrong with the table's stream.
+SHUFFLE_WAITING: Final = "shuffle_check_waiting"
 _STREAM: Final = "station.services.pit.model (the client library's findings)"
 PIT_ALERTS: Final[tuple[AlertKind, ...]] = (
     AlertKind("pause", "station.services.pit.model (a pause, or a status naming one)", 0,
@@ -36,6 +39,9 @@ PIT_ALERTS: Final[tuple[AlertKind, ...]] = (
     AlertKind("schema", _STREAM, 1, {"en": "Invalid message", "zh": "消息格式无效"}),
     AlertKind("rewritten_history", _STREAM, 1,
               {"en": "Rewritten history", "zh": "日志历史被改写"}),
+    # A table in its shuffle check, which only a supervisor's confirmation ends.
+    AlertKind(SHUFFLE_WAITING, "station.services.pit.model (a status in the shuffle check)", 0,
+              {"en": "Shuffle check waiting", "zh": "洗牌待确认"}),
     AlertKind("config_changed", "station.services.pit.model (a config_changed message)", 3,
               {"en": "Config changed", "zh": "配置已更改"}),
 )

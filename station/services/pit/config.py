@@ -33,13 +33,17 @@ PIT_KEYS: Final = ("name", "host", "port", "signing_key_file", "pins_file", "jou
                    "language", "answer_timeout_s")
 
 
-def load_pit_config(path: Path) -> PitConfig:
-    return parse_pit_config(path, load_yaml(path, "pit config"))
+def load_pit_config(path: Path, *, keys_must_exist: bool = True) -> PitConfig:
+    """``keys_must_exist=False`` for what reads no table's key (``station pit pin``): the
+    PINs can be set before the fleet has written the tables' keys."""
+    return parse_pit_config(path, load_yaml(path, "pit config"),
+                            keys_must_exist=keys_must_exist)
 
 
-def parse_pit_config(path: Path, data: Any) -> PitConfig:
+def parse_pit_config(path: Path, data: Any, *, keys_must_exist: bool = True) -> PitConfig:
     sections = parse_service_config(path, data, "pit", PIT_KEYS,
-                                    session_expiry_s=SESSION_EXPIRY_S)
+                                    session_expiry_s=SESSION_EXPIRY_S,
+                                    keys_must_exist=keys_must_exist)
     return PitConfig(path, sections.broker, sections.tables.keys_dir, _pit(sections.own))
 
 

@@ -249,6 +249,19 @@ class PitService:
         self.journal.ack(alert.id, boss, at)
         self.poke()
 
+    def ack_kind(self, kind: str, boss: str) -> list[Alert]:
+        """Every open alert of ``kind`` on every table acknowledged by ``boss`` (the clock on
+        20 tables is one acknowledgement, not 20), journaled one row per alert; the alerts
+        acknowledged, oldest first (none: nothing was open)."""
+        at = now_iso()
+        done = [a for a in self.model.alerts if a.kind == kind and a.open]
+        for alert in done:
+            self.model.ack(alert, boss, at)
+        if done:
+            self.journal.acks([a.id for a in done], boss, at)
+            self.poke()
+        return done
+
     def dealer_change(self, table: str, boss: str, dealer: str | None,
                       note: str | None) -> dict[str, Any]:
         at = now_iso()

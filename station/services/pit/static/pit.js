@@ -30,6 +30,9 @@ const LABELS = {
       `P${r.player_total} B${r.banker_total}`,
     ago: "ago", raisedBy: (w) => `raised by ${w}`, ackedBy: (w) => `acknowledged by ${w}`,
     cleared: "cleared at the table", ack: "ACKNOWLEDGE", ackTitle: "Acknowledge the alert",
+    ackAll: (n) => `ACKNOWLEDGE ALL ${n}`, ackAllTitle: "Acknowledge every open alert of a kind",
+    ackAllWhat: (kind, n) => `${kind}: ${n} open alerts, on every table`,
+    ackedN: (n) => `acknowledged ${n} alert${n === 1 ? "" : "s"}`,
     name: "Your name", pin: "PIN or badge", send: "SEND", cancel: "CLOSE",
     reason: "Reason (required)", code: "Why", note: "Note", dealerId: "New dealer's id",
     needName: "Give your name and PIN", needReason: "A void needs a reason",
@@ -43,6 +46,7 @@ const LABELS = {
     offlineActions: "The table is offline: commands cannot reach it and are not sent. " +
       "A dealer change is noted in the pit's journal only.",
     status: { 401: "wrong name or PIN", 423: "PINs locked: wait and try again",
+      409: "nothing to do: acknowledged already",
       404: "unknown table or alert", 400: "not a valid request", 0: "the pit does not answer" },
     back: "FLOOR", notPaused: "Not paused", paused: "PAUSED", since: (t) => `for ${t}`,
     noCards: "no card of a round in play", player: "PLAYER", banker: "BANKER",
@@ -77,6 +81,9 @@ const LABELS = {
       `闲${r.player_total} 庄${r.banker_total}`,
     ago: "前", raisedBy: (w) => `发起：${w}`, ackedBy: (w) => `已确认：${w}`,
     cleared: "牌桌已解除", ack: "确认", ackTitle: "确认警报",
+    ackAll: (n) => `全部确认（${n} 条）`, ackAllTitle: "确认同类全部未处理警报",
+    ackAllWhat: (kind, n) => `${kind}：所有牌桌共 ${n} 条未处理警报`,
+    ackedN: (n) => `已确认 ${n} 条警报`,
     name: "姓名", pin: "密码或工牌", send: "发送", cancel: "关闭",
     reason: "原因（必填）", code: "原因", note: "说明", dealerId: "新荷官编号",
     needName: "请填写姓名和密码", needReason: "作废须填写原因",
@@ -89,6 +96,7 @@ const LABELS = {
     offlineSince: (d, t) => `离线 ${d}（自 ${t}）`,
     offlineActions: "牌桌离线：指令无法送达，不会发送。更换荷官只记入巡场日志。",
     status: { 401: "姓名或密码错误", 423: "密码已锁定：请稍后再试",
+      409: "无需处理：已被确认",
       404: "未知牌桌或警报", 400: "请求无效", 0: "巡场服务无响应" },
     back: "返回总览", notPaused: "未暂停", paused: "暂停", since: (t) => `${t}`,
     noCards: "当前无进行中的牌局", player: "闲家", banker: "庄家",
@@ -374,8 +382,12 @@ function renderTile(tile) {
     tile.online === null ? " unknown" : "");
   setText(p.count, tile.open_alerts ? `${tile.open_alerts}` : "");
   p.count.hidden = !tile.open_alerts;
-  // The badge says offline already: the needs line says the rest.
-  setText(p.needs, (s.needs || []).filter((_, i) => !off || tile.needs[i] !== "offline").join(" · "));
+  // The needs (but offline: the badge says it), then what still stands though acknowledged
+  // (a note, in the tile's own colour).
+  const needs = (s.needs || []).filter((_, i) => !off || tile.needs[i] !== "offline");
+  p.needs.textContent = "";
+  if (needs.length) p.needs.append(el("span", "need", needs.join(" · ")));
+  for (const n of s.notes || []) p.needs.append(el("span", "note", n));
   const pause = s.pause;
   const phase = pause ? (pause.reason || s.phase) : (s.phase || L.unknown);
   // An offline table's phase is what it said last, not what it is doing.
@@ -470,15 +482,21 @@ function renderAlerts(alerts, list) {
   // pit boss scrolled down stays where it is.
   const items = document.createDocumentFragment();
   let open = 0;
+  // The open alerts of each kind over the whole floor: a kind open more than once is
+  // acknowledged with one name and PIN (ACKNOWLEDGE ALL), on the floor's list.
+  const ofKind = {};
+  for (const a of alerts) {
+    if (a.acked_by === null && a.cleared_at === null) ofKind[a.kind] = (ofKind[a.kind] || 0) + 1;
+  }
   alerts.forEach((a, i) => {
     const isOpen = a.acked_by === null && a.cleared_at === null;
     open += isOpen ? 1 : 0;
-    if (i < ALERTS_SHOWN) items.append(alertEl(a, isOpen));
+    if (i < ALERTS_SHOWN) items.append(alertEl(a, isOpen, page === "floor" ? ofKind[a.kind] : 0));
   });
   list.replaceChildren(items);
   if (page === "floor") setText($("alerts-title"), L.alerts(open));
 }
-function alertEl(a, isOpen) {
+function alertEl(a, isOpen, sameKind) {
   const s = say(a);
   const li = el("li", "alert" + (isOpen ? "" : " done"));
   li.dataset.id = a.id;
@@ -498,6 +516,16 @@ function alertEl(a, isOpen) {
       openAsk({ kind: "ack", title: L.ackTitle, what: `${a.table}: ${s.kind || a.kind}`, id: a.id });
     });
     ack.append(b);
+  }
+  if (isOpen && sameKind > 1) {
+    const all = el("button", "ack-all", L.ackAll(sameKind));
+    all.type = "button";
+    all.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      openAsk({ kind: "ack_kind", title: L.ackAllTitle, what: L.ackAllWhat(s.kind || a.kind, sameKind),
+        alertKind: a.kind });
+    });
+    ack.append(all);
   }
   li.append(ack);
   return li;
@@ -525,7 +553,8 @@ function renderTable(body) {
   setText($("table-id"), body.table);
   const off = body.online === false;
   const onlineBox = $("online");
-  const needs = (s.needs || []).filter((_, i) => !off || body.needs[i] !== "offline");
+  const needs = [...(s.needs || []).filter((_, i) => !off || body.needs[i] !== "offline"),
+    ...(s.notes || [])];
   const onlineKey = `${off}|${body.offline_since}|${lang}|${needs.join(" · ")}`;
   if (onlineBox.dataset.key !== onlineKey) {
     onlineBox.dataset.key = onlineKey;
@@ -668,6 +697,9 @@ $("ask-form").addEventListener("submit", async (ev) => {
   const kind = asking.kind;
   if (kind === "ack") {
     url = `/api/alerts/${asking.id}/ack`;
+  } else if (kind === "ack_kind") {
+    url = "/api/alerts/ack";
+    body.kind = asking.alertKind;
   } else if (kind === "dealer_change") {
     url = `/api/tables/${encodeURIComponent(tableId)}/dealer-change`;
     if ($("ask-dealer").value.trim()) body.dealer = $("ask-dealer").value.trim();
@@ -704,6 +736,8 @@ $("ask-form").addEventListener("submit", async (ev) => {
   let state = "applied";
   if (kind === "ack") {
     answer(L.acked, "applied");
+  } else if (kind === "ack_kind") {
+    answer(L.ackedN(said.acknowledged || 0), "applied");
   } else if (kind === "dealer_change") {
     answer(L.noted, "applied");
   } else {
