@@ -47,14 +47,15 @@ class PitFloor:
 
 
 def pit_config(folder: PitFolder, broker_port: int, keys: Path, *, name: str,
-               prefix: str, language: str = "en") -> Path:
+               prefix: str, language: str = "en", extra: str = "") -> Path:
+    """The pit's config; ``extra`` goes into its ``pit:`` section (``, key: value``)."""
     path = folder.dir / "pit.yaml"
     path.write_text(
         f"broker: {{host: 127.0.0.1, port: {broker_port}, prefix: {prefix}, keepalive_s: 5}}\n"
         f"tables: {{keys_dir: {keys}}}\n"
         f"pit: {{name: {name}, host: 127.0.0.1, port: {folder.port}, language: {language}, "
         f"signing_key_file: pit.pem, pins_file: pit.pins, "
-        f"journal: {folder.dir / 'var' / 'pit.sqlite3'}}}\n", encoding="utf-8")
+        f"journal: {folder.dir / 'var' / 'pit.sqlite3'}{extra}}}\n", encoding="utf-8")
     return path
 
 
@@ -172,7 +173,7 @@ class Floors:
                     return False
             return True
 
-        wait_until(caught_up, 60, f"{floor.name} showing every table")
+        wait_until(caught_up, 180, f"{floor.name} showing every table")
 
     def close(self) -> None:
         for f in self.floors.values():

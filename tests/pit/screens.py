@@ -2,7 +2,7 @@
 1366x768 and 1280x800, in English and Chinese, all calm and then with trouble (two tables
 paused by the station, one offline, one whose stream carried a forged message, one paused by
 a pit boss, one waiting in its shuffle check, four with an unsynchronised clock), the page of
-the table the pit boss paused, and a table
+the table the pit boss paused and of the offline one, and a table
 far into its shoe, and the statistics page of the current shift, from the real pit over a
 real Mosquitto (tests/pit/pitfloor.py). Look at them before committing them.
 
@@ -66,6 +66,9 @@ def main() -> int:
                 for name, size in SIZES.items():
                     shot(browser, f20, f"/tables/t1?lang={lang}", size,
                          args.out / f"table-paused-{lang}-{name}.png")
+                    # t3 is offline (its last will): since when, its actions disabled.
+                    shot(browser, f20, f"/tables/t3?lang={lang}", size,
+                         args.out / f"table-offline-{lang}-{name}.png")
                     shot(browser, f20, f"/tables/{boss}?lang={lang}", size,
                          args.out / f"table-pit-boss-{lang}-{name}.png")
                 # The shift's statistics (the pit's default period: the last 8 hours).

@@ -13,7 +13,7 @@ from tests.conftest import REPO
 DOC = (REPO / "docs" / "pit.md").read_text(encoding="utf-8")
 TILE = {"table", "online", "phase", "shoe", "round", "dealer", "mode", "last_result",
         "penetration", "cut_card_out", "lag_s", "clock", "pause", "open_alerts", "needs",
-        "notes", "last_seen"}
+        "notes", "last_seen", "offline_since"}
 ALERT = {"id", "table", "kind", "detail", "by", "raised_at", "acked_by", "acked_at",
          "cleared_at"}
 
@@ -41,7 +41,8 @@ def test_the_examples_have_the_contract_fields() -> None:
     alerts = next(x for x in examples if "alerts" in x)
     assert set(alerts["alerts"][0]) == ALERT
     command = next(x for x in examples if "command" in x)
-    assert set(command["command"]) == {"id", "table", "action", "by", "state", "detail"}
+    assert set(command["command"]) == {"id", "table", "action", "by", "state", "detail",
+                                        "after_s"}
     signed = next(x for x in examples if "sig" in x)
     assert set(signed) == {"v", "id", "table", "action", "ts", "actor", "sig"}
 

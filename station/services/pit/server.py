@@ -323,6 +323,12 @@ class PitServer:
         boss = await self._signed_in(request, body, f"{action} {table}")
         if isinstance(boss, web.Response):
             return boss
+        if self.service.model.state(table).online is False:
+            # Its station is gone (its last will): say so now rather than leave a command
+            # on the broker that nobody reads (docs/pit.md, JSON API).
+            off = self.service.not_sent(table, action, boss, body.get("reason"),
+                                        body.get("note"))
+            return answer({"command": views.command_json(off)})
         act = self.service.send(table, action, boss, body.get("reason"), body.get("note"))
         if act is None:
             return problem(503, "the pit is not connected to the broker: nothing was sent",

@@ -140,11 +140,37 @@ class CommandRecord(Protocol):
     def detail(self) -> str | None: ...
 
 
+# The pit's own answers for a command no table answered (docs/pit.md, JSON API): not sent
+# because the table is offline, and no answer within ``pit.answer_timeout_s``.
+NOT_SENT: Final = "not_sent"
+UNANSWERED: Final = "unanswered"
+OFFLINE_DETAIL: Final = "table offline, not sent"
+_NO_ANSWER: Final = re.compile(r"no answer after (\d+(?:\.\d+)?) s")
+
+
+def no_answer_detail(seconds: float) -> str:
+    """The detail of a command the table did not answer within ``seconds``."""
+    return f"no answer after {seconds:g} s"
+
+
+def _pit_detail(state: str, detail: str | None, lang: str) -> str | None:
+    """The words of the pit's own answers (the station's are words.command_detail's)."""
+    if state == NOT_SENT and detail == OFFLINE_DETAIL:
+        return "牌桌离线，未发送" if lang == "zh" else OFFLINE_DETAIL  # noqa: RUF001 - Chinese punctuation
+    m = _NO_ANSWER.fullmatch(detail or "")
+    if state == UNANSWERED and m is not None:
+        return f"{m[1]} 秒内无应答" if lang == "zh" else m[0]
+    return None
+
+
 def command_json(c: CommandRecord) -> dict[str, Any]:
-    """A command as ``POST .../commands/{action}`` answers it, with its answer's words."""
+    """A command as ``POST .../commands/{action}`` answers it, with its answer's words;
+    ``after_s`` is how long the pit waited for an answer that did not come (else None)."""
+    m = _NO_ANSWER.fullmatch(c.detail or "") if c.state == UNANSWERED else None
     return {"id": c.id, "table": c.table, "action": c.action, "by": c.by, "state": c.state,
-            "detail": c.detail,
-            "say": {lang: {"detail": words.command_detail(c.detail, lang)}
+            "detail": c.detail, "after_s": float(m[1]) if m else None,
+            "say": {lang: {"detail": _pit_detail(c.state, c.detail, lang)
+                           or words.command_detail(c.detail, lang)}
                     for lang in words.LANGUAGES}}
 
 
@@ -218,19 +244,34 @@ def _pause_say(p: Pause | None, lang: str) -> dict[str, str] | None:
             "raised_by": words.actor(p.raised_by, lang)}
 
 
+def offline_since(state: TableState, alerts: Sequence[AlertRecord], seen: Seen) -> str | None:
+    """When the pit heard the table go offline (ISO, the pit's clock): its offline alert's
+    ``raised_at``, acknowledged or not, until the table is back; else, with no such alert,
+    the newest message's arrival. A last will carries the time its station connected, not
+    the time it died, so the message's own ``ts`` would say too much."""
+    if state.online is not False:
+        return None
+    raised = [a.raised_at for a in alerts if a.kind == "offline" and a.cleared_at is None]
+    return min(raised) if raised else seen.last_seen
+
+
 def tile(state: TableState, alerts: Sequence[AlertRecord], seen: Seen = Seen()) -> dict[str, Any]:
-    """One table's TILE. ``alerts`` are this table's."""
+    """One table's TILE. ``alerts`` are this table's. While the table is offline its phase,
+    round, pause and results are the last it said (the page marks them last known) and it
+    has no lag (``lag_s`` null: no message is arriving late, none is arriving)."""
     last = state.results[-1] if state.results else None
     last_json = result_json(last) if last is not None else None
     needs = needs_of(state, alerts)
+    offline = state.online is False
     notes = notes_of(state, alerts)
     return {
         "table": state.table, "online": state.online, "phase": state.phase,
         "shoe": state.shoe, "round": state.round, "dealer": state.dealer, "mode": state.mode,
         "last_result": last_json,
         "penetration": state.penetration if state.cut_card_out else None,
-        "cut_card_out": state.cut_card_out, "lag_s": seen.lag_s, "clock": state.clock,
-        "pause": pause_json(state.pause),
+        "cut_card_out": state.cut_card_out, "lag_s": None if offline else seen.lag_s,
+        "clock": state.clock, "pause": pause_json(state.pause),
+        "offline_since": offline_since(state, alerts, seen),
         "open_alerts": sum(is_open(a) for a in alerts),
         "needs": needs, "notes": notes, "last_seen": seen.last_seen,
         "say": {lang: {"phase": words.phase(state.phase, lang),
