@@ -40,10 +40,10 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion  # noqa: E40
 
 from drivers.events import CardRead  # noqa: E402
 from station.journal import Journal  # noqa: E402
-from station.settings.upstream import UpstreamSettings  # noqa: E402
 from station.table.tablerules import TableRules  # noqa: E402
 from station.upstream.mirror import JournalMirror, mark_path, write_mark  # noqa: E402
 from station.upstream.mqtt import MqttPublisher  # noqa: E402
+from station.upstream.mqttlink import MqttLink  # noqa: E402
 from station.wire import messages as m  # noqa: E402
 from station.wire.signing import Signer, public_pem  # noqa: E402
 from tests.archive.archivekit import head_of, start_archive, write_archive_config  # noqa: E402
@@ -87,7 +87,7 @@ def latency_block(broker: Broker, journal: Journal, signer: Signer, *, cards: in
     if mirror:
         write_mark(mark_path(journal.path), journal.journal_id, journal.last_seq + 1)
         feed = JournalMirror(journal.path, table=TABLE, signer=signer)
-    pub = MqttPublisher(box, UpstreamSettings(type="mqtt", host="127.0.0.1", port=broker.port),
+    pub = MqttPublisher(box, MqttLink(host="127.0.0.1", port=broker.port),
                         table=TABLE, signer=signer, mirror=feed)
     pub.start()
     out: list[float] = []

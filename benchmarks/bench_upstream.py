@@ -32,8 +32,8 @@ sys.path.insert(0, str(REPO))  # the broker fixture and the in-memory outbox liv
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
 
-from station.settings.upstream import UpstreamSettings  # noqa: E402
 from station.upstream.mqtt import MqttPublisher  # noqa: E402
+from station.upstream.mqttlink import MqttLink  # noqa: E402
 from station.wire import messages as m  # noqa: E402
 from station.wire.signing import Signer  # noqa: E402
 from tests.upstream.broker import Broker, Subscriber, wait_until  # noqa: E402
@@ -56,7 +56,7 @@ def pct(values: list[float], q: float) -> float:
 def card_latency(broker: Broker, signer: Signer, cards: int) -> list[float]:
     outbox = MemoryOutbox()
     sub = Subscriber(broker.port, f"baccarat/{TABLE}/#", client_id="game-server-lat")
-    pub = MqttPublisher(outbox, UpstreamSettings(type="mqtt", host="127.0.0.1",
+    pub = MqttPublisher(outbox, MqttLink(host="127.0.0.1",
                                                  port=broker.port), table=TABLE, signer=signer)
     pub.start()
     out: list[float] = []
@@ -125,7 +125,7 @@ def drain(broker: Broker, signer: Signer, rows: list[tuple[str, bytes]], copies:
         for topic, payload in rows:
             outbox.append(topic, payload)
     sub = Subscriber(broker.port, f"baccarat/{TABLE}/#", client_id=f"game-server-{name}")
-    pub = MqttPublisher(outbox, UpstreamSettings(type="mqtt", host="127.0.0.1",
+    pub = MqttPublisher(outbox, MqttLink(host="127.0.0.1",
                                                  port=broker.port), table=TABLE, signer=signer)
     total = outbox.backlog()
     pub.start()

@@ -57,7 +57,8 @@ class Command:
     the journal; an upstream command's actor ends with its id in brackets (``... [id]``).
     ``note``: what the sender wrote about it, when anything (an upstream command's
     ``reason``); a void carries it onto the void record as ``void_note``. ``code``: the reason
-    code of a dealer's ``pause`` (docs/rules.md), None for every other command.
+    code of a dealer's ``pause`` (docs/rules.md); on a ``command_refused`` from the page, the
+    refusal's parts (``station.table.station.refused_parts``); None for every other command.
     """
 
     action: str

@@ -150,6 +150,41 @@ def modes(tmp: Path, lang: str, browser: Any) -> None:
                 webkit.stop(proc, config)
 
 
+def vip_asked(tmp: Path, lang: str, browser: Any) -> None:
+    """The header with most to say (issue 30): a VIP table whose player asked, mid-deal, for
+    a new shoe and for another dealer, the system's reveal waiting; at the three sizes."""
+    zh = lang == "zh"
+    with PtyScanner(tmp / "scanner-asked") as pty:
+        config = webkit.live_config(tmp, pty.path, language=lang)
+        cfg = yaml.safe_load(config.read_text())
+        cfg["table"] = {**cfg.get("table", {}), "mode": "vip", "new_shoe_after": 0,
+                        "open_cards_s": 3600}
+        config.write_text(yaml.safe_dump(cfg))
+        proc = webkit.start(config)
+        base = webkit.url_of(config)
+        try:
+            pages = []
+            for width, height in [*SIZES, (1366, 768)]:
+                page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+                page.goto(base)
+                pages.append(page)
+            wait(base, "the scanner", lambda s: all(d["ok"] for d in s["devices"]))
+            webkit.command(base, "sign-in", dealer="D050")
+            webkit.command(base, "new-shoe")
+            pty.send(["3H", "KD", "QD", "JD"])
+            wait(base, "the burn", lambda s: s["phase"] == "between_rounds")
+            webkit.command(base, "open-betting")
+            webkit.command(base, "close-betting")
+            pty.send(["4S", "5S", "AD", "TS"])
+            wait(base, "the reveal", lambda s: s["phase"] == "reveal")
+            for action in ("request-dealer", "request-new-shoe"):
+                webkit.command(base, action, actor="supervisor", pin=webkit.PIN)
+            shoot(pages, lang, "vip-asked", "#last-round",
+                  "玩家请求新牌靴" if zh else "PLAYER ASKED")
+        finally:
+            webkit.stop(proc, config)
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     with webkit.browser() as browser:
@@ -158,6 +193,8 @@ def main() -> int:
                 one_language(Path(tmp), lang, browser)
             with tempfile.TemporaryDirectory() as tmp:
                 modes(Path(tmp), lang, browser)
+            with tempfile.TemporaryDirectory() as tmp:
+                vip_asked(Path(tmp), lang, browser)
     return 0
 
 

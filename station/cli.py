@@ -57,7 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except StationError as exc:
-        print(f"station {args.command}: error: {exc}", file=sys.stderr)
+        # At syslog priority err under systemd: `journalctl -p err` shows why the unit failed.
+        from station.live.service.logs import ERR, say  # noqa: PLC0415
+
+        say(f"station {args.command}: error: {exc}", ERR)
         return EXIT_USAGE
     except BrokenPipeError:
         # `station simulate --out - | head` closes our stdout early: not an error of ours.

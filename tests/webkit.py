@@ -207,7 +207,8 @@ def wait_state(base: str, check: Any, timeout_s: float = 30, what: str = "") -> 
 def table_facts(s: dict[str, Any]) -> dict[str, Any]:
     """The state without what a refused request may add (its notice, and the count of
     notices the page reads to show each new one once)."""
-    return {k: v for k, v in s.items() if k not in ("notices", "notices_zh", "notice_seq")}
+    return {k: v for k, v in s.items()
+            if k not in ("notices", "notices_zh", "notices_page", "notice_seq")}
 
 
 def command(base: str, action: str, **body: Any) -> tuple[int, dict[str, Any]]:

@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import tempfile
 from pathlib import Path
 from typing import Any
-
-from station.errors import StationError
 
 EXIT_PROBLEM = 1  # the config is valid, but something it names is not usable
 
@@ -30,29 +25,11 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.credentials is not None:
-        folder: Path = args.credentials
-        if not folder.is_dir():
-            raise StationError(f"--credentials {folder}: not a folder; name the folder the "
-                               "unit's LoadCredential= files are in")
-        with tempfile.TemporaryDirectory(prefix="station-credentials-") as tmp:
-            # What systemd would set: each credential the unit loads, under its own ID.
-            for cred, source in unit_credentials().items():
-                if (folder / source).is_file():
-                    (Path(tmp) / cred).symlink_to((folder / source).absolute())
-            os.environ["CREDENTIALS_DIRECTORY"] = tmp
-            return _check(args.config)
-    return _check(args.config)
+    from station.live.service.credentials import credentials_from  # noqa: PLC0415
 
-
-def unit_credentials() -> dict[str, str]:
-    """The shipped unit's ``LoadCredential=ID:FILE`` lines (commented ones too), as ID to
-    file name."""
-    from station.live.service.install import SERVICES, SHIPPED  # noqa: PLC0415
-
-    text = (SHIPPED / "systemd" / SERVICES["station"].unit).read_text(encoding="utf-8")
-    return {m[1]: Path(m[2]).name
-            for m in re.finditer(r"^#?LoadCredential=([\w.-]+):(\S+)$", text, re.M)}
+    # What systemd would set: each credential the unit loads, under its own ID.
+    with credentials_from(args.credentials, "station"):
+        return _check(args.config)
 
 
 def _check(path: Path) -> int:

@@ -72,9 +72,14 @@ def _base(args: argparse.Namespace) -> str:
         if not url.startswith("http://"):
             raise SystemExit(_usage(f"--url {url[:60]!r}: give http://HOST:PORT"))
         return url.rstrip("/")
+    from station.kinds.displays.web import WebSettings  # noqa: PLC0415
+    from station.kinds.registry import settings_of  # noqa: PLC0415
     from station.live.config import default_config_path, load_config  # noqa: PLC0415
 
-    d = load_config(args.config or default_config_path()).display
+    # The web display's address, whichever display the config chose (its keys are read all
+    # the same; the defaults when it names none).
+    web = settings_of(load_config(args.config or default_config_path()), "display", "web")
+    d = web if isinstance(web, WebSettings) else WebSettings()
     host = f"[{d.host}]" if ":" in d.host else d.host
     if host in ("0.0.0.0", "[::]"):  # listening everywhere: this machine answers on loopback
         host = "127.0.0.1"

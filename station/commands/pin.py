@@ -38,10 +38,15 @@ def _read_pin() -> str:
 
 def run(args: argparse.Namespace) -> int:
     from station.errors import ConfigError  # noqa: PLC0415
+    from station.kinds.displays.web import WebSettings  # noqa: PLC0415
+    from station.kinds.registry import settings_of  # noqa: PLC0415
     from station.live.config import default_config_path, load_config  # noqa: PLC0415
 
     config = load_config(args.config or default_config_path())
-    path = config.display.credentials_file
+    # The web display's PIN file, whichever display the config chose (its keys are read all
+    # the same).
+    web = settings_of(config, "display", "web")
+    path = web.credentials_file if isinstance(web, WebSettings) else None
     if path is None:
         raise ConfigError(f"{config.path}: display.credentials_file is not set; name a file "
                           "next to the config, e.g. supervisors.pins")

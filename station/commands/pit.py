@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,9 @@ def register(sub: Any) -> None:
     p.add_argument("--check", action="store_true",
                    help="check the config, the tables' keys, the pit's key and the PINs file, "
                    "then exit (0: all good) without connecting or listening")
+    p.add_argument("--credentials", type=Path, default=None, metavar="DIR",
+                   help="with --check: the folder of the unit's credentials (pit-key.pem, "
+                   "mqtt-credentials), as its LoadCredential= would give them")
     p.set_defaults(func=run)
     inner = p.add_subparsers(dest="pit_command", metavar="{pin,report}")
     pin = inner.add_parser("pin", help="set or remove a pit boss's PIN",
@@ -67,20 +71,29 @@ def run(args: argparse.Namespace) -> int:
     from station.services.pit.run import check, serve  # noqa: PLC0415
 
     if args.check:
-        return check(_config(args))
+        return check(_config(args), args.credentials)
+    if args.credentials is not None:
+        raise ConfigError("--credentials goes with --check; the unit itself gets its "
+                          "credentials from systemd")
     return serve(_config(args))
 
 
 def run_pin(args: argparse.Namespace) -> int:
     from station.commands.pin import change_pin  # noqa: PLC0415
+    from station.services.broker.config import KEYS_FIX  # noqa: PLC0415
     from station.services.pit.config import load_pit_config  # noqa: PLC0415
 
-    config = load_pit_config(_config(args, "pin_config"))
+    # A PIN needs no table's key: set before the fleet (or keygen) has made tables.keys_dir.
+    config = load_pit_config(_config(args, "pin_config"), keys_must_exist=False)
     path = config.pit.pins_file
     if path is None:
         raise ConfigError(f"{config.path}: pit.pins_file is not set; name a file next to the "
                           "config, e.g. pit.pins")
-    return change_pin(path, args.action, args.name, "station pit pin", "pit boss")
+    code = change_pin(path, args.action, args.name, "station pit pin", "pit boss")
+    if code == 0 and not config.keys_dir.is_dir():
+        print(f"station pit pin: note: tables.keys_dir {config.keys_dir} does not exist yet; "
+              f"`station pit` needs it: {KEYS_FIX}", file=sys.stderr)
+    return code
 
 
 def run_report(args: argparse.Namespace) -> int:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -48,15 +47,14 @@ def run(args: argparse.Namespace) -> int:
             install_stop_handlers(daemon, service)
             what = (f"{built.recovered_events} events recovered from the journal"
                     if built.recovered_events else "a new journal")
-            print(f"station: table {config.rules.table} from {path}; {what}; results -> "
-                  f"{config.results_path}; upstream -> {config.upstream.type}; Ctrl-C stops",
-                  file=sys.stderr, flush=True)
+            logs.say(f"station: table {config.rules.table} from {path}; {what}; results -> "
+                     f"{config.results_path}; upstream -> {config.upstream.type}; "
+                     f"{logs.how_to_stop()}")
             daemon.run()  # READY=1 comes from the loop, once the drivers are started
             service.stopping(f"stopping: {daemon.stop_reason}")
         finally:
             built.close()
     finally:
         service.close()
-    print(f"station: stopped after {daemon.events_applied} events ({daemon.stop_reason})",
-          file=sys.stderr)
+    logs.say(f"station: stopped after {daemon.events_applied} events ({daemon.stop_reason})")
     return daemon.exit_code

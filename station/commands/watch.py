@@ -52,16 +52,20 @@ def run(args: argparse.Namespace) -> int:
 
     from station.client import Floor, schema_validator  # noqa: PLC0415
     from station.client.words import line  # noqa: PLC0415
-    from station.settings.upstream import UpstreamSettings  # noqa: PLC0415
+    from station.upstream.mqttlink import MqttLink  # noqa: PLC0415
     from station.wire.signing import load_public_key  # noqa: PLC0415
 
-    settings = UpstreamSettings(type="mqtt")
+    settings = MqttLink()
     table = args.table
     if args.config is not None:
+        from station.kinds.outlets.mqtt import MqttSettings  # noqa: PLC0415
+        from station.kinds.registry import settings_of  # noqa: PLC0415
         from station.live.config import load_config  # noqa: PLC0415
 
         config = load_config(args.config)
-        settings = replace(config.upstream, type="mqtt")
+        # The config's broker keys, whichever outlet it chose (they are read all the same).
+        own = settings_of(config, "upstream", "mqtt")
+        settings = own.link if isinstance(own, MqttSettings) else settings
         table = table or config.rules.table
     if not table:
         raise ConfigError("no table: name it with --table, or give its station config with -c")

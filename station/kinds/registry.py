@@ -9,16 +9,18 @@ kinds; a kind is one ``Kind`` line below, pointing at the functions of its own m
 reads a section through ``parse_section`` without knowing its inside, and a test checks
 docs/configuration.md against these entries.
 
-Adding a kind: write its module (and its driver under ``drivers/``), add one line to its
-family's ``kinds`` below. A test or a site plugin may add one for a while with
-``registered``.
+Adding a kind: write its module (its settings type, parser, builder, probe; and its driver
+under ``drivers/``), add one line to its family's ``kinds`` below. The section's value holds
+what the family's kinds share and the chosen kind's own settings (``config.reader.kind``,
+read typed with ``kind_as``): no shared settings type changes. A test or a site plugin may
+add one for a while with ``registered``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from station.kinds import cut_cards, displays, outlets, readers
@@ -28,16 +30,22 @@ from station.kinds.keys import Key
 from station.kinds.outlets import file, mqtt
 from station.kinds.probes import Finding
 from station.kinds.readers import camera, serial, simulated
-from station.settings.configmodel import CutCardSettings, DisplaySettings, ReaderSettings
+from station.settings.configmodel import (
+    CutCardConfig,
+    DisplayConfig,
+    ReaderConfig,
+    StationConfig,
+    UpstreamConfig,
+)
 from station.settings.configsection import Section
-from station.settings.upstream import UpstreamSettings
 
-# What a kind's functions take. Parse: (section, the settings so far, whether this kind is
-# the chosen one) -> the settings with its keys. Probe: (StationConfig) -> findings.
+# What a kind's functions take. Parse: (section, whether this kind is the chosen one) -> the
+# kind's own settings, of the type its module declares (None: not chosen, and its keys are
+# not all given). Probe: (StationConfig) -> findings.
 # Describe: (StationConfig, its device) -> words for a technician. Build: per family,
 # (StationConfig, readers.DeviceHooks), (StationConfig), (outlets.OutletContext) or
 # (displays.DisplayContext).
-Parse = Callable[[Section, Any, bool], Any]
+Parse = Callable[[Section, bool], Any]
 Probe = Callable[[Any], Iterator[Finding]]
 Describe = Callable[[Any, Any], str]
 Build = Callable[..., Any]
@@ -55,11 +63,12 @@ RAW_VIDEO = "raw_video"  # recording.raw keeps the device's frames as a video
 @dataclass(frozen=True, slots=True)
 class Kind:
     """One kind of one family. ``keys``: the keys of the section it reads; ``parse``:
-    validates them (every registered kind's keys are validated whichever is chosen, as a
-    typo in a key of another kind is a typo all the same; ``chosen`` is for what only the
-    chosen kind requires); ``build``: its device, outlet or display (None: it has none);
-    ``probe``: what ``check-config`` opens and says (None: nothing to open); ``describe``:
-    what ``monitor`` shows of its device."""
+    validates them into the kind's own settings type, declared in its module (every
+    registered kind's keys are validated whichever is chosen, as a typo in a key of another
+    kind is a typo all the same; ``chosen`` is for what only the chosen kind requires; the
+    chosen kind's settings are the section's ``kind``); ``build``: its device, outlet or
+    display (None: it has none); ``probe``: what ``check-config`` opens and says (None:
+    nothing to open); ``describe``: what ``monitor`` shows of its device."""
 
     name: str
     summary: str
@@ -73,12 +82,14 @@ class Kind:
 
 @dataclass(slots=True)
 class Family:
-    """A section whose ``type`` chooses a kind. ``settings``: the section's value with its
-    defaults; ``common``: the keys every kind of it shares, ``type`` first (``parse_common``
-    reads them); ``finish``: a check over the whole section with the chosen kind's traits."""
+    """A section whose ``type`` chooses a kind. ``settings``: the section's value (a type of
+    ``station.settings.configmodel`` holding only what every kind shares, and the chosen
+    kind's own settings); ``common``: the keys every kind of it shares, ``type`` first
+    (``parse_common`` reads them); ``finish``: a check over the whole section with the
+    chosen kind's traits."""
 
     section: str
-    settings: Callable[[], Any]
+    settings: Callable[..., Any]  # called with type=the chosen kind's name
     common: tuple[Key, ...]
     kinds: dict[str, Kind]
     parse_common: Callable[[Section, Any, str], Any] | None = None
@@ -96,7 +107,7 @@ class Family:
 
 
 FAMILIES: dict[str, Family] = {
-    "reader": Family("reader", ReaderSettings, readers.COMMON, {
+    "reader": Family("reader", ReaderConfig, readers.COMMON, {
         "simulated": Kind("simulated", "the simulated dealer deals; no device",
                           build=simulated.build, probe=simulated.probe),
         "serial": Kind("serial", "a barcode scanner on a serial line", serial.KEYS,
@@ -106,7 +117,7 @@ FAMILIES: dict[str, Family] = {
                        camera.KEYS, camera.parse, camera.build, camera.probe, camera.describe,
                        frozenset({LIVE, CODES, RAW_VIDEO})),
     }, readers.parse_common, readers.finish),
-    "cut_card": Family("cut_card", CutCardSettings, cut_cards.COMMON, {
+    "cut_card": Family("cut_card", CutCardConfig, cut_cards.COMMON, {
         "reader_code": Kind("reader_code", "the card reader reads the cut card "
                             "(reader.cut_code); the simulated shoe deals it",
                             probe=passive.probe),
@@ -115,14 +126,14 @@ FAMILIES: dict[str, Family] = {
                           modem_pin.describe),
         "none": Kind("none", "no sensor", probe=passive.probe),
     }),
-    "upstream": Family("upstream", UpstreamSettings, outlets.COMMON, {
+    "upstream": Family("upstream", UpstreamConfig, outlets.COMMON, {
         "file": Kind("file", "JSON Lines in a file, or on stdout", file.KEYS, file.parse,
                      file.build, file.probe),
         "mqtt": Kind("mqtt", "an MQTT 5 broker; commands from the game server too",
                      mqtt.KEYS, mqtt.parse, mqtt.build, mqtt.probe,
                      traits=frozenset({SIGNED})),
-    }, outlets.parse_common, outlets.finish),
-    "display": Family("display", DisplaySettings, displays.COMMON, {
+    }, outlets.parse_common),
+    "display": Family("display", DisplayConfig, displays.COMMON, {
         "console": Kind("console", "the dealer's prompts as timestamped lines on stdout "
                          "(stderr when results go to stdout)", build=console.build),
         "web": Kind("web", "the dealer's page and the local control API", web.KEYS,
@@ -137,20 +148,36 @@ def kind(family: str, name: str) -> Kind:
     return FAMILIES[family].kinds[name]
 
 
+def settings_of(config: StationConfig, family: str, name: str) -> Any:
+    """The settings of kind ``name`` in ``config``'s ``family`` section, whether or not the
+    section chose it: every kind's keys are checked at load, so a tool may read another
+    kind's (``station watch`` the broker of a table whose outlet is a file, ``station pin``
+    the web display's PIN file). None: the kind has no keys, or not all it needs."""
+    section = getattr(config, family)
+    if section.type == name:
+        return section.kind
+    entry = kind(family, name)
+    data = config.source.get(FAMILIES[family].section) or {}
+    # Read again from the YAML as loaded; its keys were refused or taken at load already.
+    return None if entry.parse is None else entry.parse(
+        Section(config.path, FAMILIES[family].section, data, tuple(data)), False)
+
+
 def parse_section(family: str, parent: Section) -> Any:
     """The ``family`` section of ``parent``, read: unknown keys refused, the type one of the
-    registered kinds, each kind's keys validated by the kind."""
+    registered kinds, each kind's keys validated by the kind; the chosen kind's settings
+    kept as the section's ``kind``."""
     fam = FAMILIES[family]
     sec = parent.sub(fam.section, fam.allowed())
     chosen = sec.choice("type", fam.default, tuple(fam.kinds))
-    settings = fam.settings()
-    if "type" in {f.name for f in fields(settings)}:
-        settings = replace(settings, type=chosen)
+    settings = fam.settings(type=chosen)
     if fam.parse_common is not None:
         settings = fam.parse_common(sec, settings, chosen)
     for entry in fam.kinds.values():
         if entry.parse is not None:
-            settings = entry.parse(sec, settings, entry.name == chosen)
+            own = entry.parse(sec, entry.name == chosen)
+            if entry.name == chosen:
+                settings = replace(settings, kind=own)
     if fam.finish is not None:
         fam.finish(sec, settings, fam.kinds[chosen].traits)
     return settings

@@ -6,7 +6,8 @@ operations engineer at a table that will not open until it is right. Units are i
 
 The sections of the pluggable kinds (``reader``, ``cut_card``, ``upstream``, ``display``) are
 read by their kinds (``station.kinds.registry.parse_section``): this module does not know
-their inside.
+their inside. Each is the keys its family shares and the chosen kind's own settings, a type
+its module declares (``config.reader.kind``, read typed with ``config.reader.kind_as``).
 """
 
 from __future__ import annotations
@@ -39,11 +40,12 @@ from station.game.limits import (
 from station.kinds.cut_cards.modem_pin import CUT_CARD_PINS
 from station.kinds.registry import FAMILIES, parse_section
 from station.settings.configmodel import (
-    CutCardSettings,
-    DisplaySettings,
-    ReaderSettings,
+    CutCardConfig,
+    DisplayConfig,
+    ReaderConfig,
     SimulationConfig,
     StationConfig,
+    UpstreamConfig,
 )
 from station.settings.configsection import Section
 from station.settings.paytable import Paytable, load_paytable
@@ -57,11 +59,12 @@ from station.table.tablerules import CUT_POLICIES, MODE_KEYS, TableRules
 __all__ = [
     "CUT_CARD_PINS",
     "SECTIONS",
-    "CutCardSettings",
-    "DisplaySettings",
-    "ReaderSettings",
+    "CutCardConfig",
+    "DisplayConfig",
+    "ReaderConfig",
     "SimulationConfig",
     "StationConfig",
+    "UpstreamConfig",
     "default_config_path",
     "load_config",
     "load_faults",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from station.kinds.readers import DeviceHooks, RawBytes, RawPayload
-from station.kinds.registry import LIVE, kind
+from station.kinds.registry import LIVE, kind, settings_of
 from station.settings.configmodel import StationConfig
 
 if TYPE_CHECKING:
@@ -27,10 +27,13 @@ def _type(config: StationConfig, family: str) -> str:
 
 def camera_reader(config: StationConfig, source: str | int | None = None,
                   start_ts: float | None = None) -> CameraReader:
-    """The camera of ``config``, or ``source`` in its place (``replay --video``)."""
+    """The camera of ``config``, or ``source`` in its place (``replay --video``: the camera
+    keys of the config are read whichever reader it chose, as at load)."""
     from station.kinds.readers import camera  # noqa: PLC0415
 
-    return camera.build(config, DeviceHooks(source=source, start_ts=start_ts))
+    own = settings_of(config, "reader", "camera")
+    assert isinstance(own, camera.CameraSettings)  # the camera always has settings
+    return camera.open_camera(config, own, DeviceHooks(source=source, start_ts=start_ts))
 
 
 def describe(config: StationConfig, family: str, device: EventSource) -> str:

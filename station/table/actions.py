@@ -1,13 +1,15 @@
 """Every command the station takes, named once: what each becomes, and who may send it.
 
 Pure. The station applies them (``station.table.station``), the dealer's page and the local API
-offer them (``station.web.view``, ``station.web.server``), and the upstream verifier accepts
-the wire names (``station.wire.commands``); each reads these tables rather than keeping
-its own copy.
+offer them (``station.web.view``, ``station.web.server``), the upstream verifier accepts
+the wire names (``station.wire.commands``) and the pit sends those marked ``pit``
+(``station.services.pit.commands``); each reads these tables rather than keeping its own
+copy, and schemas/command.json's enum is held to ``UPSTREAM`` by a test.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 # The page's and the API's commands that are one machine trigger each: action -> trigger.
@@ -32,14 +34,34 @@ CONFIRM_ACTION: Final = "confirm_shuffle"
 # journal of this station's verified up to a record. Upstream only; no dealer's or page's.
 ARCHIVED_ACTION: Final = "archived"
 
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamAction:
+    """A command upstream may send: its name on the wire (schemas/command.json), the
+    station's own action it becomes, and whether the pit's pages send it (``pit``: the pit
+    offers exactly these, station.services.pit.commands)."""
+
+    wire: str
+    action: str
+    pit: bool = False
+
+
 # The actions a command from upstream may name (docs/upstream.md), in the order its refusal
-# lists them, mapped to the station's own: ``close_shoe`` is END SHOE; every other keeps its
-# name. A refusal answers upstream with the name the command used (``WIRE_NAMES``).
-UPSTREAM_ACTIONS: Final[dict[str, str]] = {
-    "open_betting": "open_betting", "close_betting": "close_betting", "resume": "resume",
-    "void": "void", "close_shoe": END_SHOE,
-    **{action: action for action in MODE_ACTIONS},
-    PAUSE_ACTION: PAUSE_ACTION, CONFIRM_ACTION: CONFIRM_ACTION,
-    ARCHIVED_ACTION: ARCHIVED_ACTION,
-}
-WIRE_NAMES: Final[dict[str, str]] = {ours: wire for wire, ours in UPSTREAM_ACTIONS.items()}
+# lists them: ``close_shoe`` is END SHOE; every other keeps its name. A refusal answers
+# upstream with the name the command used (``WIRE_NAMES``).
+UPSTREAM: Final[tuple[UpstreamAction, ...]] = (
+    UpstreamAction("open_betting", "open_betting"),
+    UpstreamAction("close_betting", "close_betting"),
+    UpstreamAction("resume", "resume", pit=True),
+    UpstreamAction("void", "void", pit=True),
+    UpstreamAction("close_shoe", END_SHOE, pit=True),
+    *(UpstreamAction(action, action) for action in MODE_ACTIONS),
+    UpstreamAction(PAUSE_ACTION, PAUSE_ACTION, pit=True),
+    UpstreamAction(CONFIRM_ACTION, CONFIRM_ACTION, pit=True),
+    UpstreamAction(ARCHIVED_ACTION, ARCHIVED_ACTION),
+)
+UPSTREAM_ACTIONS: Final[dict[str, str]] = {u.wire: u.action for u in UPSTREAM}
+WIRE_NAMES: Final[dict[str, str]] = {u.action: u.wire for u in UPSTREAM}
+# What the pit's pages may send (docs/pit.md), in the order above.
+PIT_ACTIONS: Final = tuple(u.wire for u in UPSTREAM if u.pit)

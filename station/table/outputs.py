@@ -40,6 +40,19 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
+class RefusedOutside(Notice):
+    """A command refused before the station (a wrong supervisor PIN on the page): ``text`` is
+    the line journaled and logged, and its parts, so a page words it in its own language
+    without reading the line back: ``action`` (``resume``, ``confirm_shuffle``, ...),
+    ``reason`` (``wrong_pin``, ``locked_out``, ``no_pins``) and ``figure`` (the tries left
+    after a wrong PIN, the seconds locked out; None for none)."""
+
+    action: str = ""
+    reason: str = ""
+    figure: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Refused(Notice):
     """A command the station did not take, and why: a notice (``text``, the line shown) that
     also says which command (``action``, ``actor``), the reason word (``reason``: ``not_now``

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 from transitions import MachineError
 
 from drivers.events import (
@@ -51,6 +52,7 @@ from station.table.outputs import (
     Prompt,
     Published,
     Refused,
+    RefusedOutside,
     duration_words,
 )
 from station.table.pauses import NoiseWatch, noise_reason
@@ -69,6 +71,9 @@ _RESCAN = "show the card face up and scan it again"
 _CHECK_DEVICE = "check its cable and power"
 _CUT_OUT = "CUT CARD OUT: this round is the last"
 _END_ASKED = "END SHOE asked for: this round is the last"  # END SHOE or close_shoe, mid-round
+# A VIP player's new shoe asked for mid-round (seed 003 更换牌靴): the shoe ends after this
+# round with no cut card out, so the instruction says who ended it, never the cut card.
+_PLAYER_ASKED = "NEW SHOE asked for by the player: this round is the last"
 _CHECK_TABLE = "check the cards on the table against those shown"
 _CHECK_NOISE = "check the reader's cable and its port settings"
 RESTART = "restart"  # the Command a daemon journals after rebuilding the station on start
@@ -96,6 +101,27 @@ SUPERVISOR_CHOICES: dict[Phase | None, str] = {
 # PIN on the page): journaled with its whole story in its actor, so the station records it.
 REFUSED_OUTSIDE = "command_refused"
 
+
+
+def refused_parts(action: str, reason: str, figure: int | None) -> str:
+    """The parts of a refusal made before the station, as a ``command_refused`` Command's
+    ``code`` carries them into the journal: JSON, sorted keys."""
+    return orjson.dumps({"action": action, "figure": figure, "reason": reason},
+                        option=orjson.OPT_SORT_KEYS).decode()
+
+
+def refused_outside(ev: Command) -> Notice:
+    """The notice of a ``command_refused`` Command: its line, and its parts when it has them
+    (a journal written before they were carried has only the line)."""
+    if ev.code is None:
+        return Notice(ev.actor)
+    try:
+        parts = orjson.loads(ev.code)
+        figure = parts.get("figure")
+        return RefusedOutside(ev.actor, str(parts["action"]), str(parts["reason"]),
+                              figure if isinstance(figure, int) else None)
+    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
+        return Notice(ev.actor)  # parts it cannot read: the line says it all the same
 
 
 def _guard(rules: TableRules, paytable: Paytable | None) -> BetGuard | None:
@@ -257,7 +283,8 @@ class Station:
         # a tenth of the per-card budget, so it is rebuilt only when one of them changed.
         key = (d.state, d.burn_left, d.round_no, d.last_round, tuple(d.pause_reasons),
                tuple(d.pause_actions), id(d.last_result), len(d.to_reveal),
-               self.modes.new_shoe_late, d.skipped, d.end_requested_by)
+               self.modes.new_shoe_late, self.modes.new_shoe_requested, d.skipped,
+               d.end_requested_by)
         if key != self._prompt_key:
             self._prompt_key = key
             prompt = self._prompt()
@@ -380,8 +407,9 @@ class Station:
             return
         if ev.action == REFUSED_OUTSIDE:
             # Refused and answered before the station (station.live.daemon, station.web): the
-            # actor says who sent what and why it was refused.
-            self._out.append(Notice(ev.actor))
+            # actor says who sent what and why it was refused; ``code``, when given, holds the
+            # refusal's parts (refused_parts), for a page to word it in its language.
+            self._out.append(refused_outside(ev))
             return
         if ev.action == ARCHIVED_ACTION:
             self._archived(ev)
@@ -739,8 +767,10 @@ class Station:
                 return Prompt(name, f"ROUND {nxt}: WAIT - {who}{last}", self._result_detail())
             return Prompt(name, f"ROUND {nxt}: OPEN BETTING{last}", self._result_detail())
         # The round is the last because the cut card is out, or because the shoe's end was
-        # asked for (then the shoe closes after it whatever the cut card does).
-        last_words = _END_ASKED if d.end_requested_by else _CUT_OUT
+        # asked for, by the VIP player or END SHOE (then the shoe closes after it whatever the
+        # cut card does): the same order as the view's shoe_end.
+        last_words = (_PLAYER_ASKED if self.modes.new_shoe_requested
+                      else _END_ASKED if d.end_requested_by else _CUT_OUT)
         round_tag = f"ROUND {d.round_no}" + (f" - {last_words}" if d.last_round else "")
         if phase is Phase.BETTING_OPEN:
             # Says how betting ends, so the dealer is never left waiting for nothing.

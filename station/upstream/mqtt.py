@@ -45,8 +45,8 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from station.errors import ConfigError, StationError
 from station.journal.outbox import Outbox, OutboxRow
-from station.settings.upstream import UpstreamSettings
 from station.upstream.mirror import PART_BYTES, JournalMirror, MirrorItem
+from station.upstream.mqttlink import MqttLink
 from station.upstream.mqttsetup import apply_tls, credentials_file, read_credentials
 from station.upstream.outage import Backoff, Outage
 from station.wire.chain import header_hash
@@ -111,7 +111,7 @@ class MqttPublisher:
     def __init__(
         self,
         outbox: Outbox,
-        settings: UpstreamSettings,
+        settings: MqttLink,
         *,
         table: str,
         signer: Signer,

@@ -12,7 +12,7 @@ from pathlib import Path
 import paho.mqtt.client as paho
 
 from station.errors import ConfigError
-from station.settings.upstream import TlsSettings
+from station.upstream.mqttlink import TlsSettings
 
 CREDENTIAL_NAME = "mqtt-credentials"  # systemd: LoadCredential=mqtt-credentials:FILE
 

@@ -1,5 +1,7 @@
-"""The station's devices named in plain words for the dealer's page, in English and Chinese.
-Pure; shared by the plain reasons (station.web.plain) and the notices (station.web.words)."""
+"""The station's devices named in plain words for the dealer's page, in English and Chinese,
+declared once. Pure; shared by the plain reasons (station.web.plain), the notices
+(station.web.words) and the page's script, which gets them from the server
+(``page_names``, inlined into index.html by station.web.server) instead of a copy of its own."""
 
 
 from __future__ import annotations
@@ -18,3 +20,8 @@ DEVICES = {
 def device(name: str, zh: bool) -> str:
     en, cn = DEVICES.get(name, (name, name))
     return cn if zh else en
+
+
+def page_names() -> dict[str, dict[str, str]]:
+    """Every device's name per language, for the page's script (its device strip)."""
+    return {name: {"en": en, "zh": zh} for name, (en, zh) in DEVICES.items()}

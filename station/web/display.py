@@ -19,7 +19,7 @@ import orjson
 
 from drivers.base import EventSource
 from drivers.events import InputEvent
-from station.table.outputs import Output, Prompt, Published, Refused
+from station.table.outputs import Notice, Output, Prompt, Published, Refused
 from station.table.station import Station
 from station.web.hub import Hub
 from station.web.view import ShoeHistory, Surroundings, build_view, notices_of
@@ -46,7 +46,9 @@ class WebDisplay:
         self.history = ShoeHistory()
         self.history.add(Published(r) for r in rounds)
         self.prompt: Prompt = station.prompt
-        self.notices: deque[str] = deque(maxlen=5)
+        # The notices themselves, not only their lines: a refusal made before the station
+        # carries its parts, which the page words in its language (view.notice_words).
+        self.notices: deque[Notice] = deque(maxlen=5)
         self.last_outputs: list[Output] = []
         self.view: dict[str, Any] = {}
         # Every prompt with its number, the last few in each view: a page that was handed
@@ -73,7 +75,7 @@ class WebDisplay:
                 self.recent.append((self.prompt_seq, o.text, o.detail))
         if not self.recent:
             self.recent.append((0, self.prompt.text, self.prompt.detail))
-        news = notices_of(outputs)
+        news = [o for o in outputs if isinstance(o, Notice)]
         self.notices.extend(news)
         self.notice_seq += len(news)
         shoe = self.station.dealing.shoe

@@ -188,8 +188,20 @@ class PinChecker:
 
     def check(self, pin: str) -> tuple[str, str]:
         """(verdict, the supervisor's name or why not). Blocks while another check runs."""
-        with self._one_at_a_time:
-            return self._check(pin)
+        verdict, detail, _ = self.check_counted(pin)
+        return verdict, detail
+
+    def check_counted(self, pin: str) -> tuple[str, str, int | None]:
+        """``check`` with its figure: the tries left after a wrong PIN, the seconds locked
+        for a lockout (None otherwise), so a page can word the refusal from its parts."""
+        with self._one_at_a_time:  # the figure of this check, before the next one runs
+            verdict, detail = self._check(pin)
+            with self._lock:
+                if verdict == Verdict.WRONG:
+                    return verdict, detail, self.max_failures - self.failures
+                if verdict == Verdict.LOCKED:
+                    return verdict, detail, max(0, round(self.locked_until - time.monotonic()))
+            return verdict, detail, None
 
     def _check(self, pin: str) -> tuple[str, str]:
         now = time.monotonic()

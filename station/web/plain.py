@@ -25,7 +25,7 @@ from station.web.words import NOT_DUE, apply_rules, segments
 
 JOURNAL = "journal"
 
-__all__ = ["DEVICES", "UNKNOWN", "device", "known", "reasons_plain"]
+__all__ = ["DEVICES", "UNKNOWN", "device", "known", "reasons_plain", "refused_plain"]
 
 _Plain = Callable[[re.Match[str], bool, Collection[str] | None], str]
 
@@ -190,3 +190,32 @@ def reasons_plain(text: str, *, zh: bool = False,
         if not out or out[-1] != said or said != unknown:
             out.append(said)
     return out
+
+
+# A supervisor's command refused before the station (a PIN on the page: docs/display.md), as
+# the message line says it: the button's own name, the reason in plain words, no command
+# code. Worded from the refusal's parts (station.table.outputs.RefusedOutside).
+_ACTIONS_EN = {"resume": "RESUME", "void": "VOID", "confirm_shuffle": "CONFIRM SHUFFLE",
+               "skip": "SKIP ROUND", "request_new_shoe": "NEW SHOE REQUEST",
+               "request_dealer": "ANOTHER DEALER"}
+_ACTIONS_ZH = {"resume": "恢复", "void": "作废", "confirm_shuffle": "确认洗牌",
+               "skip": "飞牌", "request_new_shoe": "请求新牌靴", "request_dealer": "更换荷官"}
+
+
+def refused_plain(action: str, reason: str, figure: int | None, *, zh: bool = False) -> str:
+    """``CONFIRM SHUFFLE refused: wrong PIN, 4 tries left`` (in Chinese too); a lockout with
+    its seconds, no PIN set. An action or reason it does not know is said without its code:
+    "a supervisor's command"."""
+    if zh:
+        what = _ACTIONS_ZH.get(action, "主管操作")
+        why = {"wrong_pin": "密码错误" + ("" if figure is None else f"，还可尝试 {figure} 次"),
+               "locked_out": "密码已锁定" + ("" if figure is None else f" {figure} 秒"),
+               "no_pins": "本工作站尚未设置主管密码"}.get(reason, "主管密码未通过")
+        return f"{what}被拒绝：{why}"
+    what = _ACTIONS_EN.get(action, "A supervisor's command")
+    why = {"wrong_pin": "wrong PIN" + ("" if figure is None else
+                                        f", {figure} {'try' if figure == 1 else 'tries'} left"),
+           "locked_out": "PINs locked" + ("" if figure is None else f" for {figure} s"),
+           "no_pins": "no supervisor PIN is set on this station"}.get(reason,
+                                                                      "the PIN was not taken")
+    return f"{what} refused: {why}"

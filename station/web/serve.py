@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, Protocol
 
 from drivers.base import EventSource
@@ -33,11 +34,13 @@ class Loop(Protocol):
 
 def web_display(config: StationConfig, daemon: Loop, devices: list[str],
                 closers: list[Callable[[], None]],
-                rounds: Iterable[dict[str, Any]] = ()) -> WebDisplay:
-    """The display, listening before the loop starts (a taken port is a config error, exit
-    2). Its server is stopped by ``closers`` after the loop, so pages then go offline.
-    ``rounds``: the shoe's rounds published before a restart, for its results and roads."""
-    settings = config.display
+                rounds: Iterable[dict[str, Any]] = (), *, host: str, port: int,
+                language: str, sound: bool, credentials_file: Path | None) -> WebDisplay:
+    """The display, listening on ``host``:``port`` before the loop starts (a taken port is a
+    config error, exit 2). Its server is stopped by ``closers`` after the loop, so pages then
+    go offline. ``rounds``: the shoe's rounds published before a restart, for its results and
+    roads. The keyword arguments are the web display kind's settings
+    (station.kinds.displays.web), which read them from ``display:``."""
     outlet = daemon.outlet
     connected: Callable[[], bool | None] | None = None
     if outlet is not None:
@@ -45,12 +48,11 @@ def web_display(config: StationConfig, daemon: Loop, devices: list[str],
         def connected() -> bool | None:
             return outlet.connected
     hub = Hub()
-    around = Surroundings(config.rules.table, settings.language, settings.sound,
+    around = Surroundings(config.rules.table, language, sound,
                           config.upstream.type, None, tuple(devices))
     display = WebDisplay(daemon.station, hub, around, connected, rounds)
     control = WebControl(daemon.post, display)
-    server = WebServer(hub, control, PinChecker(settings.credentials_file), settings.host,
-                       settings.port)
+    server = WebServer(hub, control, PinChecker(credentials_file), host, port)
     server.start()
     closers.append(server.stop)
     return display

@@ -28,8 +28,9 @@ from station.errors import ConfigError
 from station.table import dealers
 from station.table.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
 from station.table.procedures import pause_problem
-from station.table.station import REFUSED_OUTSIDE
+from station.table.station import REFUSED_OUTSIDE, refused_parts
 from station.web.backlog import Backlog, Dropped
+from station.web.devicenames import page_names
 from station.web.display import WebControl
 from station.web.hub import Hub
 from station.web.modeview import REVEAL, VIP_ACTIONS
@@ -97,6 +98,22 @@ def connection_cap() -> int:
     if soft == resource.RLIM_INFINITY:
         return MAX_CONNECTIONS
     return max(16, min(MAX_CONNECTIONS, soft - RESERVE_FDS))
+
+
+# index.html's slot for the device names, filled by page_html.
+DEVICE_SLOT = b'<script id="device-names" type="application/json">{}</script>'
+
+
+def page_html() -> bytes:
+    """The page with the device names inlined (station.web.devicenames), so its script keeps
+    no copy of them and needs no second request before it can name a lost device."""
+    body = (STATIC / "index.html").read_bytes()
+    if body.count(DEVICE_SLOT) != 1:
+        raise ConfigError(f"{STATIC / 'index.html'}: no single {DEVICE_SLOT.decode()} for the "
+                          "device names; reinstall the station")
+    # "<" escaped so no name can close the script element early.
+    names = orjson.dumps(page_names()).replace(b"<", b"\\u003c")
+    return body.replace(DEVICE_SLOT, DEVICE_SLOT.replace(b"{}", names))
 
 
 def _ignore(notices: list[str], refused: str | None, view: dict[str, Any]) -> None:
@@ -226,7 +243,8 @@ class WebServer:
 
     # --- pages ------------------------------------------------------------------------------
     async def page(self, request: web.Request) -> web.StreamResponse:
-        return self._file("index.html")
+        return web.Response(body=page_html(), content_type="text/html",
+                            headers={"Cache-Control": "no-store"})
 
     async def static(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
@@ -399,14 +417,17 @@ class WebServer:
                            retry_after_s=retry_after_s(wait_s))
         if action in PIN_ACTIONS:
             assert isinstance(pin, str)
-            verdict, detail = await asyncio.to_thread(self.pins.check, pin)
+            verdict, detail, figure = await asyncio.to_thread(self.pins.check_counted, pin)
             if verdict != Verdict.OK:
                 # Every refused override is journaled, with who tried and why: the first
-                # few of a source in full, the rest counted (docs/display.md).
+                # few of a source in full, the rest counted (docs/display.md). Its parts go
+                # with it, so the page words it in its language (station.web.plain).
                 why = {Verdict.LOCKED: "locked out", Verdict.NONE: "no PINs"}.get(verdict,
                                                                                    "wrong PIN")
+                reason = {Verdict.LOCKED: "locked_out", Verdict.NONE: "no_pins"}.get(
+                    verdict, "wrong_pin")
                 await self._refused(source, f"{who}: {action} refused ({detail})",
-                                    f"{action} {why}")
+                                    f"{action} {why}", refused_parts(action, reason, figure))
                 status = {Verdict.LOCKED: 429, Verdict.NONE: 403}.get(verdict, 403)
                 fix = {Verdict.LOCKED: "wait, then enter the right PIN",
                        Verdict.NONE: "add a PIN with `station pin set NAME` and set "
@@ -430,12 +451,12 @@ class WebServer:
         return answer({"ok": True, "action": action, "by": who, "notices": notices,
                        "state": view})
 
-    async def _refused(self, source: str, line: str, why: str) -> None:
-        """A refusal the server made: journaled as ``line`` while the source is within
-        JOURNAL_FULL per interval (and answered once it is), else counted under ``why`` for
-        the source's summary."""
+    async def _refused(self, source: str, line: str, why: str, parts: str) -> None:
+        """A refusal the server made: journaled as ``line`` with its ``parts``
+        (``refused_parts``) while the source is within JOURNAL_FULL per interval (and
+        answered once it is), else counted under ``why`` for the source's summary."""
         if self.tally.note(source, why, time.monotonic()):
-            await self._apply(Command(REFUSED_OUTSIDE, line[:300], time.time()))
+            await self._apply(Command(REFUSED_OUTSIDE, line[:300], time.time(), code=parts))
 
     async def _apply(self, event: Command
                      ) -> tuple[list[str], str | None, dict[str, Any]] | None:

@@ -20,11 +20,11 @@ from station.game.roads.svg import render_svg
 from station.table import dealers
 from station.table.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
 from station.table.machine import TRANSITIONS, Phase
-from station.table.outputs import Notice, Output, Prompt, Published
+from station.table.outputs import Notice, Output, Prompt, Published, RefusedOutside
 from station.table.procedures import penetration
 from station.table.station import Station
 from station.web.modeview import mode_actions, mode_view
-from station.web.plain import reasons_plain
+from station.web.plain import reasons_plain, refused_plain
 from station.web.words import (
     action_zh,
     dealer_zh,
@@ -201,7 +201,7 @@ class Surroundings:
 
 
 def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
-               notices: Iterable[str], around: Surroundings) -> dict[str, Any]:
+               notices: Iterable[Notice | str], around: Surroundings) -> dict[str, Any]:
     """The whole view of the table now. ``prompt`` is the last one let out (the station's own,
     or the daemon's journal-outage pause)."""
     d = station.dealing
@@ -211,7 +211,8 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
     lost = station.lost_devices
     names = sorted({*around.devices, *lost})
     shown_p, shown_b = d.visible("player"), d.visible("banker")
-    shown_notices = list(notices)[-LAST_NOTICES:]
+    latest = [n if isinstance(n, Notice) else Notice(n) for n in notices][-LAST_NOTICES:]
+    shown_notices = [n.text for n in latest]
     paused = phase is Phase.PAUSED or prompt.paused
     checking = phase is Phase.SHUFFLE_CHECK or (phase is Phase.PAUSED
                                                 and d.paused_from is Phase.SHUFFLE_CHECK)
@@ -255,6 +256,9 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
             "left": shoe.remaining,
             "cut_card_out": d.cut_seen,
             "last_round": d.last_round,
+            # Why this round is the last (the same words as shoe_end): a VIP player's new shoe
+            # ends it with no cut card out, and the page must not say the cut card did.
+            "last_round_why": shoe_end(station) if d.last_round else None,
             # Where the cut card was (cards out of the shoe when it came out) and the shoe's
             # penetration, once it is out (docs/rules.md).
             "cut_card_at": cut_at,
@@ -278,11 +282,23 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         **mode_view(station, around.language),
     }
     live_timers(view)
+    # The message line's words, in the page's language: a refusal made before the station
+    # (a wrong PIN) from its parts, the rest as the station said it (in Chinese: translated).
+    view["notices_page"] = [notice_words(n, around.language == "zh") for n in latest]
     if around.language == "zh":
         # The refusals and what the modes did, for the page's message line.
         view["notices_zh"] = [notice_zh(n) for n in shown_notices]
         view["refused_now_zh"] = {a: notice_zh(why) for a, why in refused_now.items()}
     return view
+
+
+def notice_words(notice: Notice, zh: bool) -> str:
+    """One notice as the page's message line says it: a refusal made before the station in
+    plain words from its parts (station.web.plain), never its raw command code; any other
+    in the station's words (translated on a Chinese page)."""
+    if isinstance(notice, RefusedOutside):
+        return refused_plain(notice.action, notice.reason, notice.figure, zh=zh)
+    return notice_zh(notice.text) if zh else notice.text
 
 
 def live_timers(view: dict[str, Any]) -> None:
@@ -300,9 +316,10 @@ def live_timers(view: dict[str, Any]) -> None:
 
 
 def shoe_end(station: Station) -> str | None:
-    """Why the shoe closed, for the page: ``player`` (a VIP player asked for a new shoe),
-    ``dealer`` or ``upstream`` (END SHOE, the pit's close_shoe), ``cut_card``; None if the
-    station does not know (no one asked and no cut card was seen)."""
+    """Why the shoe ends (closed, or after the round in play): ``player`` (a VIP player asked
+    for a new shoe), ``dealer`` or ``upstream`` (END SHOE, the pit's close_shoe),
+    ``cut_card``; None if the station does not know (no one asked and no cut card was
+    seen). The station's instruction gives the same reason first (``Station._prompt``)."""
     d = station.dealing
     if station.modes.new_shoe_requested:
         return "player"

@@ -38,7 +38,10 @@ def _duration_zh(minutes: str | None, rest: str | None, seconds: str | None) -> 
 _CUT_OUT_ZH = "切牌已出：本局为最后一局"
 _END_ASKED_EN = "END SHOE asked for: this round is the last"
 _END_ASKED_ZH = "已请求结束牌靴：本局为最后一局"
-_LAST_ZH = {_CUT_OUT_EN: _CUT_OUT_ZH, _END_ASKED_EN: _END_ASKED_ZH}
+_PLAYER_ASKED_EN = "NEW SHOE asked for by the player: this round is the last"
+_PLAYER_ASKED_ZH = "玩家已请求新牌靴：本局为最后一局"
+_LAST_ZH = {_CUT_OUT_EN: _CUT_OUT_ZH, _END_ASKED_EN: _END_ASKED_ZH,
+            _PLAYER_ASKED_EN: _PLAYER_ASKED_ZH}
 _FACE_DOWN_ZH = "（牌面朝下）"
 
 
@@ -50,7 +53,8 @@ def _round_tag(text: str) -> str:
     """``ROUND 3``, ``ROUND 3 - CUT CARD OUT: ...`` and/or ``... - SKIPPED by the player: ...``
     as the station words it."""
     m = re.fullmatch(r"ROUND (\d+)(?: - (" + re.escape(_CUT_OUT_EN) + "|"
-                     + re.escape(_END_ASKED_EN) + r"))?( - " + re.escape(_SKIPPED_EN) + r")?",
+                     + re.escape(_END_ASKED_EN) + "|" + re.escape(_PLAYER_ASKED_EN)
+                     + r"))?( - " + re.escape(_SKIPPED_EN) + r")?",
                      text)
     if m is None:
         return text
@@ -121,6 +125,7 @@ _DETAIL: list[_Rule] = [
     (re.compile(r"(\S\S\S?) shown"), lambda m: f"亮牌 {m[1]}"),
     (re.compile(re.escape(_CUT_OUT_EN)), lambda m: _CUT_OUT_ZH),
     (re.compile(re.escape(_END_ASKED_EN)), lambda m: _END_ASKED_ZH),
+    (re.compile(re.escape(_PLAYER_ASKED_EN)), lambda m: _PLAYER_ASKED_ZH),
     (re.compile(r"supervisor: resume continues the round, void refunds it"),
      lambda m: "主管：恢复则继续本局，作废则退还本局投注"),
     (re.compile(r"supervisor: resume continues the burn, void abandons the shoe"),

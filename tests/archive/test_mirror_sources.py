@@ -13,9 +13,9 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from station.journal import Journal
-from station.settings.upstream import UpstreamSettings
 from station.upstream.mirror import JournalMirror, mark_path, read_mark, write_mark
 from station.upstream.mqtt import MqttPublisher
+from station.upstream.mqttlink import MqttLink
 from station.wire.signing import Signer
 from tests.journal.journalkit import RULES, append_events
 from tests.upstream.broker import Broker, wait_until
@@ -91,7 +91,7 @@ def test_a_mirror_that_cannot_read_holds_up_none_of_the_game_servers_messages(
     for n in range(5):
         outbox.append("events", SIGNER.sign({"v": 1, "kind": "card", "n": n}))
     mirror = JournalMirror(tmp_path / "gone.sqlite3", table="t7", signer=SIGNER)
-    pub = MqttPublisher(outbox, UpstreamSettings(type="mqtt", host="127.0.0.1",
+    pub = MqttPublisher(outbox, MqttLink(host="127.0.0.1",
                                                  port=broker.port), table="t7",
                         signer=SIGNER, mirror=mirror)
     pub.start()

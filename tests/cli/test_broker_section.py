@@ -19,7 +19,7 @@ from station.services.archive.config import load_archive_config
 from station.services.broker.client import service_client
 from station.services.broker.config import BROKER_KEYS, BrokerSettings
 from station.services.pit.config import load_pit_config
-from station.settings.upstream import TlsSettings
+from station.upstream.mqttlink import TlsSettings
 from station.upstream.mqttsetup import CREDENTIAL_NAME
 from station.wire.signing import private_pem
 

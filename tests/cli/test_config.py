@@ -6,6 +6,13 @@ from typing import Any
 import pytest
 
 from station.errors import ConfigError
+from station.kinds.cut_cards.modem_pin import ModemPinSettings
+from station.kinds.displays.web import WebSettings
+from station.kinds.outlets.file import FileSettings
+from station.kinds.outlets.mqtt import MqttSettings
+from station.kinds.readers.camera import CameraSettings
+from station.kinds.readers.serial import SerialSettings
+from station.kinds.registry import settings_of
 from station.live.config import load_config, parse_config
 from tests.conftest import REPO
 
@@ -114,9 +121,11 @@ def test_a_serial_reader_needs_a_port_and_a_usable_code_format(tmp_path: Path) -
     with pytest.raises(ConfigError, match=r"reader\.cut_code: .*also matches the card format"):
         parse_config(tmp_path / "s.yaml", {"reader": {"type": "serial", "port": "/dev/x",
                                                       "cut_code": "AS"}})
-    r = parse_config(tmp_path / "s.yaml", {"reader": {"type": "serial", "port": "/dev/x",
-                                                      "framing": "stx_etx", "baud": 115200}}).reader
-    assert (r.type, r.port, r.framing, r.baud) == ("serial", "/dev/x", "stx_etx", 115200)
+    reader = parse_config(tmp_path / "s.yaml", {"reader": {"type": "serial", "port": "/dev/x",
+                                                           "framing": "stx_etx",
+                                                           "baud": 115200}}).reader
+    r = reader.kind_as(SerialSettings)
+    assert (reader.type, r.port, r.framing, r.baud) == ("serial", "/dev/x", "stx_etx", 115200)
 
 
 def test_a_modem_pin_cut_card_sensor_needs_its_port(tmp_path: Path) -> None:
@@ -125,20 +134,23 @@ def test_a_modem_pin_cut_card_sensor_needs_its_port(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"cut_card\.pin: 'rts' is not one of"):
         parse_config(tmp_path / "s.yaml", {"cut_card": {"type": "modem_pin", "port": "/dev/x",
                                                         "pin": "rts"}})
-    c = parse_config(tmp_path / "s.yaml", {"cut_card": {"type": "modem_pin", "port": "/dev/x",
-                                                        "pin": "dsr", "debounce_ms": 5}}).cut_card
-    assert (c.type, c.port, c.pin, c.debounce_ms) == ("modem_pin", "/dev/x", "dsr", 5)
+    cut = parse_config(tmp_path / "s.yaml", {"cut_card": {"type": "modem_pin", "port": "/dev/x",
+                                                          "pin": "dsr",
+                                                          "debounce_ms": 5}}).cut_card
+    c = cut.kind_as(ModemPinSettings)
+    assert (cut.type, c.port, c.pin, c.debounce_ms) == ("modem_pin", "/dev/x", "dsr", 5)
 
 
 def test_camera_reader_keys() -> None:
     cfg = parse_config(Path("s.yaml"), {"reader": {
         "type": "camera", "source": "/dev/v4l/by-id/usb-cam-video-index0", "decoder": "pyzbar",
         "roi": [400, 200, 480, 240], "agree_frames": 3}, "recording": {"raw": True}})
-    r = cfg.reader
-    assert (r.type, r.source, r.decoder, r.roi, r.agree_frames) == (
+    r = cfg.reader.kind_as(CameraSettings)
+    assert (cfg.reader.type, r.source, r.decoder, r.roi, r.agree_frames) == (
         "camera", "/dev/v4l/by-id/usb-cam-video-index0", "pyzbar", (400, 200, 480, 240), 3)
     assert cfg.recording_raw
-    index = parse_config(Path("s.yaml"), {"reader": {"type": "camera", "source": 1}}).reader
+    index = parse_config(Path("s.yaml"), {"reader": {"type": "camera", "source": 1}}
+                         ).reader.kind_as(CameraSettings)
     assert (index.source, index.decoder, index.roi, index.agree_frames) == (1, "zxing", None, 2)
     assert not parse_config(Path("s.yaml"), {}).recording_raw
 
@@ -179,3 +191,41 @@ def test_recording_raw_must_be_true_or_false_and_needs_a_recording() -> None:
     with pytest.raises(ConfigError, match=r"recording\.raw: raw traffic is kept beside the "
                        "recording, and recording.dir is null"):
         parse_config(Path("s.yaml"), {"recording": {"raw": True, "dir": None}})
+
+
+def test_a_kind_the_config_did_not_choose_is_read_for_the_tools() -> None:
+    """Every kind's keys are read at load whichever is chosen; a section keeps the chosen
+    kind's settings, and ``settings_of`` reads another's (``station watch``: the broker of a
+    table with a file outlet; ``station pin``/``ctl``: the web display's file and port)."""
+    cfg = parse_config(Path("/x/s.yaml"), {
+        "upstream": {"type": "file", "host": "broker.lan", "prefix": "floor"},
+        "display": {"type": "console", "port": 9002, "credentials_file": "sup.pins"},
+        "reader": {"decoder": "pyzbar"}})
+    assert cfg.upstream.kind == FileSettings()
+    mqtt = settings_of(cfg, "upstream", "mqtt")
+    assert isinstance(mqtt, MqttSettings)
+    assert (mqtt.link.host, mqtt.link.prefix) == ("broker.lan", "floor")
+    assert cfg.display.kind is None
+    assert settings_of(cfg, "display", "web") == WebSettings(
+        port=9002, credentials_file=Path("/x/sup.pins"))
+    assert settings_of(cfg, "reader", "camera") == CameraSettings(None, "pyzbar")
+    assert settings_of(cfg, "reader", "serial") is None  # no port: nothing to open
+    assert settings_of(cfg, "upstream", "file") is cfg.upstream.kind
+
+
+@pytest.mark.parametrize(("upstream", "message"), [
+    ({"type": "mqtt", "client_id": "x" * 65}, "upstream.client_id: must be 1-64 characters"),
+    ({"type": "mqtt", "prefix": "a/+/b"}, "upstream.prefix: 'a/+/b': use letters"),
+    ({"type": "mqtt", "tls": {"cert_file": "c.pem"}},
+     "upstream.tls: cert_file and key_file go together"),
+    ({"type": "mqtt", "keepalive_s": 1}, "upstream.keepalive_s: must be at least 5, got 1"),
+    ({"type": "mqtt", "command_window_s": 0}, "upstream.command_window_s: must be more than 0"),
+    ({"type": "mqtt", "command_keys": {"bad name": "k.pem"}},
+     "upstream.command_keys.bad name: a key's name is 1-64 letters"),
+    # The mqtt keys of a table whose outlet is a file are checked all the same: a typo is one.
+    ({"type": "file", "prefix": "a//b"}, "upstream.prefix: 'a//b': use letters"),
+])
+def test_the_outlets_values_are_checked_at_load(upstream: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config(Path("s.yaml"), {"upstream": upstream})
+    assert str(err.value).startswith(f"s.yaml: {message}"), str(err.value)

@@ -3,13 +3,17 @@
 The kinds below are defined here, in the test, and registered for the test only
 (``station.kinds.registry.registered``): a reader that reads codes from a text file, one a
 line (key ``codes_path``), an outlet that keeps the messages in memory (key ``limit``), and a
-display with the dealer's buttons that keeps the prompts. Nothing else in the station is
-touched: config loading validates their keys with the station's words, ``check-config``
-runs their probes, and the assembly builds them and runs a table with them.
+display with the dealer's buttons that keeps the prompts. Each declares its own settings
+type here, beside its code, as a kind's module does. Nothing else in the station is touched,
+no shared settings type among them: config loading validates their keys with the station's
+words, ``check-config`` runs their probes, and the assembly builds them and runs a table
+with them. And no shared settings type holds a field named like a kind's key.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import threading
 import time
 from collections.abc import Iterator
@@ -33,9 +37,9 @@ from station.kinds.registry import BUTTONS, FAMILIES, LIVE, Kind, registered
 from station.live.assembly import build_daemon
 from station.live.config import StationConfig, load_config, parse_config
 from station.live.service.check import check
-from station.settings.configmodel import ReaderSettings
+from station.settings import configmodel
+from station.settings import upstream as upstream_settings
 from station.settings.configsection import Section
-from station.settings.upstream import UpstreamSettings
 from station.table.outputs import Output
 from station.upstream.filesink import FileSink
 from station.upstream.mqtt import MqttPublisher
@@ -49,14 +53,13 @@ class CodesFileSettings:
     path: Path
 
 
-def parse_codes_file(sec: Section, settings: ReaderSettings, chosen: bool) -> ReaderSettings:
+def parse_codes_file(sec: Section, chosen: bool) -> CodesFileSettings | None:
     value = sec.path_("codes_path", None, "a text file of codes, one a line")
     if value is None:
         if chosen:
             sec.fail(sec.key("codes_path"), "a codes_file reader needs its file")
-        return settings
-    own = CodesFileSettings(sec.path.parent / value)
-    return replace(settings, own={**settings.own, "codes_file": own})
+        return None
+    return CodesFileSettings(sec.path.parent / value)
 
 
 class CodesFileReader(EventSource):
@@ -77,9 +80,7 @@ class CodesFileReader(EventSource):
 
 
 def codes_file_settings(config: StationConfig) -> CodesFileSettings:
-    own = config.reader.own["codes_file"]
-    assert isinstance(own, CodesFileSettings)
-    return own
+    return config.reader.kind_as(CodesFileSettings)
 
 
 def build_codes_file(config: StationConfig, hooks: DeviceHooks) -> CodesFileReader:
@@ -138,17 +139,23 @@ def outlets_conform(file: FileSink, mqtt: MqttPublisher, memory: MemoryOutlet) -
     return [file, mqtt, memory]
 
 
-def parse_memory(sec: Section, settings: UpstreamSettings, chosen: bool) -> UpstreamSettings:
-    limit = sec.int_("limit", 100, 1, "how many messages to keep, e.g. 100", 10_000)
-    return replace(settings, own={**settings.own, "memory": limit})
+@dataclass(frozen=True, slots=True)
+class MemorySettings:
+    limit: int = 100
+
+
+def parse_memory(sec: Section, chosen: bool) -> MemorySettings:
+    return MemorySettings(sec.int_("limit", 100, 1, "how many messages to keep, e.g. 100",
+                                   10_000) or 100)
 
 
 def build_memory(ctx: OutletContext) -> MemoryOutlet:
-    return MemoryOutlet(ctx.box, int(ctx.config.upstream.own["memory"]))
+    return MemoryOutlet(ctx.box, ctx.config.upstream.kind_as(MemorySettings).limit)
 
 
 def probe_memory(config: StationConfig) -> Iterator[Finding]:
-    yield Finding(True, "upstream", f"memory, {config.upstream.own['memory']} messages kept")
+    limit = config.upstream.kind_as(MemorySettings).limit
+    yield Finding(True, "upstream", f"memory, {limit} messages kept")
 
 
 MEMORY = Kind("memory", "the messages kept in memory", (
@@ -205,7 +212,7 @@ def test_the_extra_kinds_load_with_their_own_keys(tmp_path: Path, extra_kinds: N
     config = load_config(write_config(tmp_path))
     assert config.reader.type == "codes_file"
     assert codes_file_settings(config).path == tmp_path / "codes.txt"
-    assert (config.upstream.type, config.upstream.own["memory"]) == ("memory", 50)
+    assert (config.upstream.type, config.upstream.kind) == ("memory", MemorySettings(50))
     assert config.display.type == "keeper"
 
 
@@ -293,3 +300,67 @@ def test_a_reader_kind_without_a_device_is_built_and_needs_no_buttons(tmp_path: 
             assert [type(s) for s in built.daemon.sources] == [CodesFileReader]
         finally:
             built.close()
+
+
+# --- the seam: a kind's settings are its own -------------------------------------------------
+
+# The modules of the settings every kind shares: a new kind adds nothing to them.
+SHARED_SETTINGS = (configmodel, upstream_settings)
+# StationConfig's own fields named like a kind's key: the config file's path, and the YAML
+# as loaded (``source``), not a camera's source.
+NOT_A_KIND_KEY = {("StationConfig", "path"), ("StationConfig", "source")}
+
+
+def kind_keys() -> dict[str, str]:
+    """Every registered kind's own key, with the kind that reads it."""
+    return {key.name: f"{family}.type {entry.name}" for family, fam in FAMILIES.items()
+            for entry in fam.kinds.values() for key in entry.keys}
+
+
+def shared_fields() -> dict[str, str]:
+    """Every field of every settings type of the shared modules, with its class."""
+    found: dict[str, str] = {}
+    for module in SHARED_SETTINGS:
+        for name, cls in inspect.getmembers(module, dataclasses.is_dataclass):
+            if cls.__module__ != module.__name__:
+                continue  # imported (a table rule, a paytable): not this module's
+            for f in dataclasses.fields(cls):
+                if (name, f.name) not in NOT_A_KIND_KEY:
+                    found[f.name] = f"{module.__name__}.{name}"
+    return found
+
+
+def test_no_shared_settings_type_holds_a_kinds_key(extra_kinds: None) -> None:
+    """A kind's key is a field of the kind's own type, never of a type every kind shares
+    (the built-in kinds and the ones this test registers alike)."""
+    keys, fields = kind_keys(), shared_fields()
+    assert {"port", "source", "host", "path", "language", "codes_path", "limit"} <= set(keys)
+    clash = {name: (keys[name], fields[name]) for name in set(keys) & set(fields)}
+    assert clash == {}, f"a kind's key in a shared settings type: {clash}"
+
+
+def test_each_family_value_holds_only_what_its_kinds_share() -> None:
+    """A section's value is its family's common keys, ``kind`` (the chosen kind's own
+    settings), and what the config puts in from another section (the reader's
+    ``badge_prefix``, from ``dealers:``); ``dedupe_ms`` is a table rule."""
+    from_elsewhere = {"reader": {"badge_prefix"}}
+    for family, fam in FAMILIES.items():
+        names = {f.name for f in dataclasses.fields(fam.settings())}
+        common = {k.name for k in fam.common} - {"dedupe_ms"}
+        assert names == common | {"kind"} | from_elsewhere.get(family, set()), family
+
+
+def test_a_new_kinds_settings_are_its_own_type(tmp_path: Path, extra_kinds: None) -> None:
+    """The registered kinds' settings come back as the types declared in this test, and the
+    shared settings modules do not name them: one module and one registry line."""
+    config = load_config(write_config(tmp_path))
+    assert config.reader.kind == CodesFileSettings(tmp_path / "codes.txt")
+    assert config.upstream.kind == MemorySettings(50)
+    assert config.display.kind is None  # a kind without keys has no settings
+    with pytest.raises(TypeError, match="codes_file kind's settings are CodesFileSettings, "
+                       "not MemorySettings"):
+        config.reader.kind_as(MemorySettings)
+    for module in SHARED_SETTINGS:
+        text = inspect.getsource(module)
+        for word in ("codes_file", "codes_path", "CodesFile", "Memory", "limit"):
+            assert word not in text, (module.__name__, word)

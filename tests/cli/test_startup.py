@@ -140,3 +140,22 @@ def test_setup_leaves_every_module_compiled() -> None:
         if not fresh or head[:4] != importlib.util.MAGIC_NUMBER:
             stale.append(str(source.relative_to(REPO)))
     assert not stale
+
+
+def test_simulate_loads_no_sqlite_and_no_journal_store() -> None:
+    """``simulate`` writes no journal: the outlets' kinds import the outbox protocol from the
+    journal layer, and that must not load the store, SQLite or the verifier with it (the
+    package's names are loaded when first asked for: station/journal/__init__.py)."""
+    modules = imported("simulate", "--shoes", "1", "--out", os.devnull)
+    assert "station.journal.outbox" in modules
+    assert not {"sqlite3", "station.journal.store", "station.journal.verify"} & modules
+
+
+def test_the_journal_package_names_resolve_lazily() -> None:
+    import station.journal as journal  # noqa: PLC0415
+
+    assert sorted(journal.__all__) == sorted(journal._WHERE)
+    for name in journal.__all__:
+        assert getattr(journal, name).__name__ == name
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        journal.nothing  # noqa: B018

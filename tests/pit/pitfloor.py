@@ -14,9 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.pit.pagekit import Publisher, Table, base_shoe, iso_now, plan, write_keys
-from tests.pit.pitkit import Pit, PitFolder
+from tests.pit.pagekit import Publisher, Table, base_shoe, iso_now, plan, retable, write_keys
+from tests.pit.pitkit import BOSS, Pit, PitFolder
 from tests.upstream.broker import Broker, wait_until
+
+# The station's words for an unsynchronised clock (its clock check's alert).
+UNSYNC = ("the system clock is not synchronised (the kernel's adjtimex says so): check the "
+          "time service")
 
 
 @dataclass
@@ -43,14 +47,15 @@ class PitFloor:
 
 
 def pit_config(folder: PitFolder, broker_port: int, keys: Path, *, name: str,
-               prefix: str, language: str = "en") -> Path:
+               prefix: str, language: str = "en", extra: str = "") -> Path:
+    """The pit's config; ``extra`` goes into its ``pit:`` section (``, key: value``)."""
     path = folder.dir / "pit.yaml"
     path.write_text(
         f"broker: {{host: 127.0.0.1, port: {broker_port}, prefix: {prefix}, keepalive_s: 5}}\n"
         f"tables: {{keys_dir: {keys}}}\n"
         f"pit: {{name: {name}, host: 127.0.0.1, port: {folder.port}, language: {language}, "
         f"signing_key_file: pit.pem, pins_file: pit.pins, "
-        f"journal: {folder.dir / 'var' / 'pit.sqlite3'}}}\n", encoding="utf-8")
+        f"journal: {folder.dir / 'var' / 'pit.sqlite3'}{extra}}}\n", encoding="utf-8")
     return path
 
 
@@ -112,10 +117,49 @@ class Floors:
         self.publisher.publish(items)
         self.wait_for(floor)
 
+    def pit_stops(self, floor: PitFloor, clocks: int = 4) -> tuple[str, str, list[str]]:
+        """After ``trouble``: the next table paused by a pit boss (the station's words say
+        "held by the dealer", its ``raised_by`` the pit's command), the one after waiting in
+        its shuffle check, and the ``clocks`` after that with an unsynchronised clock (the
+        station's alert and status). The three: the paused, the waiting, the clocks."""
+        first = self.paused + self.n_offline + 1
+        (boss, _), (waiting, _) = floor.tables[first], floor.tables[first + 1]
+        clocked = [t for t, _ in floor.tables[first + 2:first + 2 + clocks]]
+        at = iso_now()
+        items = boss.dealer_pause(self.shoe, at, "dispute",
+                                  by=f"upstream:{floor.name}/{BOSS} [{floor.name}-0123456789ab]")
+        items.append(waiting.extra("status", at, online=True, phase="shuffle_check",
+                                   paused=None, shoe=None, round=None))
+        for t in clocked:
+            last = self.shoe[t.sent - 1]
+            where = {"shoe": retable(last, t.id).get("shoe"), "round": last.get("round")}
+            items.append(t.extra("alert", at, alert="clock_unsynchronised", by="clock",
+                                 detail=UNSYNC, **where))
+            items.append(t.extra("status", at, online=True, phase="between_rounds",
+                                 paused=None, clock="unsynchronised", **where))
+        self.publisher.publish(items)
+
+        def shown() -> bool:
+            tiles = {t["table"]: t for t in floor.pit.get("/api/tables")["tables"]}
+            return "paused" in tiles[boss.id]["needs"] and \
+                "shuffle_check" in tiles[waiting.id]["needs"] and \
+                all(tiles[t.id]["clock"] == "unsynchronised" for t in clocked) and \
+                len(floor.pit.alerts(kind="clock_unsynchronised")) >= len(clocked)
+
+        wait_until(shown, 60, f"{floor.name} showing the pit boss's pause, the shuffle check "
+                   "and the clocks")
+        return boss.id, waiting.id, [t.id for t in clocked]
+
     def wait_for(self, floor: PitFloor) -> None:
         """Until the pit shows every table as far as it was sent."""
         def caught_up() -> bool:
-            tiles = {t["table"]: t for t in floor.pit.get("/api/tables")["tables"]}
+            try:
+                got = floor.pit.get("/api/tables")["tables"]
+            except OSError:
+                # A pit folding a floor's burst on a busy machine may answer late (its idle
+                # bound closes the connection): ask again, as a page would.
+                return False
+            tiles = {t["table"]: t for t in got}
             for t, _ in floor.tables:
                 tile = tiles.get(t.id)
                 last = self.shoe[t.sent - 1] if t.sent else None
@@ -129,7 +173,7 @@ class Floors:
                     return False
             return True
 
-        wait_until(caught_up, 60, f"{floor.name} showing every table")
+        wait_until(caught_up, 180, f"{floor.name} showing every table")
 
     def close(self) -> None:
         for f in self.floors.values():

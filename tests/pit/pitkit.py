@@ -81,6 +81,9 @@ class Pit:
         self.port = port
         self.base = f"http://127.0.0.1:{port}"
         self.err: list[str] = []
+        # How long a request may wait for its answer (a liveness bound, not a measure): the
+        # screenshots' script raises it on a machine shared with other work.
+        self.timeout_s = 30.0
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "station.cli", "pit", "-c", str(config)],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -108,7 +111,7 @@ class Pit:
         req = urllib.request.Request(self.base + path, data=data, method=method,
                                      headers={"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(req, timeout=30) as resp:
+            with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
                 return resp.status, json.loads(resp.read())
         except urllib.error.HTTPError as exc:
             return exc.code, json.loads(exc.read() or b"{}")

@@ -1,6 +1,8 @@
 """The pit pages' screenshots in docs/pit/: the floor and a table's page at 1920x1080,
 1366x768 and 1280x800, in English and Chinese, all calm and then with trouble (two tables
-paused by the station, one offline, one whose stream carried a forged message), and a table
+paused by the station, one offline, one whose stream carried a forged message, one paused by
+a pit boss, one waiting in its shuffle check, four with an unsynchronised clock), the page of
+the table the pit boss paused and of the offline one, and a table
 far into its shoe, and the statistics page of the current shift, from the real pit over a
 real Mosquitto (tests/pit/pitfloor.py). Look at them before committing them.
 
@@ -42,6 +44,8 @@ def main() -> int:
         floors = Floors(Path(tmp))
         try:
             f20, f60 = floors.floors[20], floors.floors[60]
+            for f in (f20, f60):
+                f.pit.timeout_s = 300.0  # a busy machine: late answers, not failures
             floors.calm(f20)
             floors.calm(f60)
             for lang in ("en", "zh"):
@@ -49,6 +53,10 @@ def main() -> int:
                      args.out / f"floor-calm-{lang}-1920x1080.png")
             floors.trouble(f20)
             floors.trouble(f60)
+            # A table paused by a pit boss, one waiting in its shuffle check, four with an
+            # unsynchronised clock (issue 30).
+            boss, _, _ = floors.pit_stops(f20)
+            floors.pit_stops(f60)
             for lang in ("en", "zh"):
                 shot(browser, f60, f"/?lang={lang}", SIZES["1920x1080"],
                      args.out / f"floor-60-{lang}-1920x1080.png")
@@ -58,6 +66,11 @@ def main() -> int:
                 for name, size in SIZES.items():
                     shot(browser, f20, f"/tables/t1?lang={lang}", size,
                          args.out / f"table-paused-{lang}-{name}.png")
+                    # t3 is offline (its last will): since when, its actions disabled.
+                    shot(browser, f20, f"/tables/t3?lang={lang}", size,
+                         args.out / f"table-offline-{lang}-{name}.png")
+                    shot(browser, f20, f"/tables/{boss}?lang={lang}", size,
+                         args.out / f"table-pit-boss-{lang}-{name}.png")
                 # The shift's statistics (the pit's default period: the last 8 hours).
                 for name, size in SIZES.items():
                     shot(browser, f20, f"/stats?lang={lang}", size,

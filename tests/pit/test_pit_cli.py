@@ -51,3 +51,26 @@ def test_refusals_exit_2_with_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2 and "-c PIT.yaml" in done.stderr
     done = station("pit", "-c", str(tmp_path / "none.yaml"))
     assert done.returncode == 2 and "none.yaml" in done.stderr
+
+
+def test_a_pin_is_set_before_the_tables_keys_exist_and_says_what_the_pit_needs(
+        tmp_path: Path) -> None:
+    """`station pit pin set` reads no table's key: it works before the fleet (or keygen) has
+    made tables.keys_dir, and says that `station pit` will need it and how it is made."""
+    folder = PitFolder(tmp_path / "pit")
+    folder.pins.unlink()
+    keys = tmp_path / "fleet" / "keys"  # not there yet
+    config = folder.config(1883, keys)
+    done = station("pit", "pin", "set", "carol", "-c", str(config), stdin="2468\n")
+    assert done.returncode == 0, done.stderr
+    assert [e.name for e in pins.load(folder.pins)] == ["carol"]
+    assert f"tables.keys_dir {keys} does not exist yet" in done.stderr
+    assert "station fleet` writes DIR/keys" in done.stderr
+    assert "Traceback" not in done.stderr
+    # The service itself still refuses to start without it, naming the key and the fix.
+    done = station("pit", "--check", "-c", str(config))
+    assert done.returncode == 2 and "tables.keys_dir" in done.stderr
+    assert "station keygen DIR --name TABLE" in done.stderr
+    keys.mkdir(parents=True)
+    done = station("pit", "pin", "remove", "carol", "-c", str(config))
+    assert done.returncode == 0 and "does not exist" not in done.stderr

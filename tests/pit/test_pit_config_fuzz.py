@@ -29,7 +29,8 @@ VALID: dict[str, dict[str, Any]] = {
                "session_expiry_s": 3600, "reconnect_max_s": 30},
     "tables": {"keys_dir": "keys"},
     "pit": {"name": "pit", "host": "127.0.0.1", "port": 8090, "signing_key_file": "pit.pem",
-            "pins_file": "pit.pins", "journal": "var/pit.sqlite3", "language": "en"},
+            "pins_file": "pit.pins", "journal": "var/pit.sqlite3", "language": "en",
+            "answer_timeout_s": 10},
 }
 KEYS = {s: [*sorted(v), "colour"] for s, v in VALID.items()}
 
@@ -69,6 +70,10 @@ def test_the_valid_config_and_the_shipped_one_check(work: Path, repo: Path) -> N
     ({**VALID, "extra": 1}, "extra: unknown key"),
     ({**VALID, "pit": {**VALID["pit"], "language": "fr"}}, "pit.language: 'fr' is not one of"),
     ({**VALID, "pit": {**VALID["pit"], "name": "a b"}}, "pit.name:"),
+    ({**VALID, "pit": {**VALID["pit"], "answer_timeout_s": 0.5}}, "pit.answer_timeout_s: 0.5 s "
+     "is too short"),
+    ({**VALID, "pit": {**VALID["pit"], "answer_timeout_s": "soon"}}, "pit.answer_timeout_s: "
+     "expected a number of seconds"),
     ({**VALID, "broker": {**VALID["broker"], "prefix": "a/+"}}, "broker.prefix:"),
     ({**VALID, "broker": {**VALID["broker"], "port": 70000}}, "broker.port:"),
     ({**VALID, "tables": {}}, "tables.keys_dir: required"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import pytest
 from tests.pit.pagekit import iso_now
 from tests.pit.pitfloor import Floors, PitFloor, pit_config
 from tests.pit.pitkit import BOSS, BOSS_PIN, Pit, PitFolder
+from tests.upstream.broker import wait_until
 
 VIEWPORTS = [(1920, 1080), (1366, 768), (1280, 800)]
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
@@ -133,19 +135,66 @@ def test_a_page_asked_without_a_language_gets_the_pits(floors: Floors, chromium:
     page.context.close()
 
 
-@pytest.mark.parametrize("n", [20, 60])
-@pytest.mark.parametrize("size", VIEWPORTS)
-def test_tiles_keep_their_size_and_nothing_is_clipped(floors: Floors, chromium: Any,
-                                                      n: int, size: tuple[int, int]) -> None:
+RECTS = """() => [...document.querySelectorAll('#tiles .tile')].map((t) => {
+  const r = t.getBoundingClientRect();
+  return [t.dataset.table, r.left, r.top, r.right, r.bottom, t.offsetWidth, t.offsetHeight];
+})"""
+# The floors a pit boss reads at a glance on one screen (issue 30): 20 tables on a laptop's
+# screen, 60 on a 1920x1080 one.
+FITS = [(20, (1366, 768)), (20, (1280, 800)), (60, (1920, 1080))]
+
+
+def tiles_outside(page: Any) -> list[Any]:
+    w, h = page.evaluate("[innerWidth, innerHeight]")
+    return [r for r in page.evaluate(RECTS)
+            if r[1] < 0 or r[2] < 0 or r[3] > w + 0.5 or r[4] > h + 0.5]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("n", "size"), FITS)
+def test_the_floor_fits_one_screen_needing_first_and_nothing_is_clipped(
+        floors: Floors, chromium: Any, n: int, size: tuple[int, int], lang: str) -> None:
+    floor = floors.floors[n]
+    page = open_page(chromium, floor, f"/?lang={lang}", size)
+    floor_ready(page, n)
+    # Every tile on the screen: none outside the window, nothing to scroll to.
+    assert tiles_outside(page) == [], (lang, size)
+    assert page.evaluate("document.scrollingElement.scrollHeight <= innerHeight")
+    assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+    assert page.eval_on_selector("#tiles", "b => b.scrollHeight <= b.clientHeight")
+    # All of one size, shrunk with the floor; and no text cut.
+    assert len({(r[5], r[6]) for r in page.evaluate(RECTS)}) == 1
+    assert page.evaluate(CLIPPED) == [], (lang, size)
+    # Needing first, as the pit orders them.
+    order = page.eval_on_selector_all("#tiles .tile", "ts => ts.map(t => t.dataset.table)")
+    body = floor.pit.get("/api/tables")
+    assert order == [t["table"] for t in body["tables"]]
+    assert set(order[:4]) == {"t1", "t2", "t3", "t4"}
+    # How long the paused and the offline tables have been so, on their tiles.
+    paused, offline = ("暂停", "离线") if lang == "zh" else ("PAUSED", "OFFLINE")
+    for table, word in (("t1", paused), ("t2", paused), ("t3", offline)):
+        badge = page.inner_text(f'#tiles .tile[data-table="{table}"] .online')
+        assert re.fullmatch(rf"{word} \d\d:\d\d", badge), (table, badge)
+    page.context.close()
+
+
+@pytest.mark.parametrize(("n", "size"), [(20, (1920, 1080)), (60, (1366, 768)),
+                                         (60, (1280, 800))])
+def test_other_floors_clip_nothing(floors: Floors, chromium: Any, n: int,
+                                   size: tuple[int, int]) -> None:
     floor = floors.floors[n]
     for lang in ("en", "zh"):
         page = open_page(chromium, floor, f"/?lang={lang}", size)
         floor_ready(page, n)
-        boxes = page.evaluate(BOXES)
-        assert {(w, h) for _, w, h in boxes} == {(256, 190)}, boxes[:3]
+        boxes = page.evaluate(RECTS)
+        assert len({(r[5], r[6]) for r in boxes}) == 1, boxes[:3]
         assert page.evaluate(CLIPPED) == [], (lang, size)
-        # The page itself never scrolls sideways; the tiles scroll inside their region.
+        # The page itself never scrolls; 60 tiles on a small screen, at their smallest,
+        # scroll inside their region.
+        assert page.evaluate("document.scrollingElement.scrollHeight <= innerHeight")
         assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+        if n == 20:
+            assert tiles_outside(page) == []
         page.context.close()
 
 
@@ -314,6 +363,44 @@ def test_the_page_notices_a_silent_or_closed_stream_and_reconnects(
         t, _ = floor.tables[12]
         floors.publisher.publish(list(t.payloads(floors.shoe, t.sent + 12)))
         shows_round(page, t.id, floors.shoe[t.sent - 1]["round"])
+        page.context.close()
+    finally:
+        own.pit.close()
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "NO ANSWER after 2 s"),
+                                             ("zh", "2 秒内无应答")])
+def test_a_command_no_table_answers_says_so_after_the_pits_wait(
+        floors: Floors, chromium: Any, tmp_path: Path, lang: str, said: str) -> None:
+    # A pit of its own (pit.answer_timeout_s: 2) on the floor of 20, whose tables are the
+    # test's publisher: none of them ever answers a command.
+    floor = floors.floors[20]
+    folder = PitFolder(tmp_path / "own")
+    config = pit_config(folder, floors.broker.port, floor.keys, name="pit-wait",
+                        prefix=floor.prefix, extra=", answer_timeout_s: 2")
+    own = PitFloor("pit-wait", floor.prefix, Pit(config, folder.port), folder, config,
+                   floor.keys, floor.tables)
+    try:
+        wait_until(lambda: (own.pit.tile("t5") or {}).get("online") is True, 60,
+                   "t5 online on the pit of its own", 0.1)
+        page = open_page(chromium, own, f"/tables/t5?lang={lang}", (1366, 768))
+        page.click('#actions button[data-action="resume"]')
+        page.fill("#ask-name", BOSS)
+        page.fill("#ask-pin", BOSS_PIN)
+        page.click("#ask-send")
+        # The dialog, then the list of commands, turn from "sent" to "no answer".
+        page.wait_for_function(f"document.querySelector('#ask-answer').textContent === {said!r}",
+                               timeout=30000)
+        page.wait_for_function(f"document.querySelector('#answers').textContent.endsWith("
+                               f"{said!r})", timeout=30000)
+        command = own.pit.get("/api/tables/t5")["commands"][0]
+        assert (command["state"], command["detail"], command["after_s"]) == \
+            ("unanswered", "no answer after 2 s", 2.0)
+        with sqlite3.connect(f"file:{folder.journal}?mode=ro", uri=True) as db:
+            rows = list(db.execute("SELECT id, state, detail, answered_at FROM actions"))
+        assert [r[:3] for r in rows] == [(command["id"], "unanswered", "no answer after 2 s")]
+        assert rows[0][3] is not None
+        assert page.evaluate(CLIPPED) == []
         page.context.close()
     finally:
         own.pit.close()

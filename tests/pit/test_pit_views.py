@@ -354,10 +354,38 @@ def test_a_commands_answer_reads_in_both_languages() -> None:
                                     "stale: sent 40.0 s ago; commands older than 30 s are "
                                     "refused"))
     assert stale["say"]["zh"]["detail"] == "已过期"  # the station's sentence is not known
-    applied = views.command_json(Sent("pit-3", "t1", "resume", "ann", "applied", "resume"))
+    applied = views.command_json(Sent("pit-3", "t1", "resume", "ann", "applied", "resumed"))
     assert applied["say"]["zh"]["detail"] == "已恢复"
     sent = views.command_json(Sent("pit-4", "t1", "resume", "ann", "sent", None))
     assert sent["say"]["zh"]["detail"] == "" and sent["state"] == "sent"
+    assert sent["after_s"] is None
+    # The pit's own answers: not sent to an offline table, no answer within its wait.
+    off = views.command_json(Sent("pit-5", "t1", "resume", "ann", views.NOT_SENT,
+                                  views.OFFLINE_DETAIL))
+    assert off["state"] == "not_sent" and off["detail"] == "table offline, not sent"
+    assert off["say"]["zh"]["detail"] == "牌桌离线，未发送"
+    late = views.command_json(Sent("pit-6", "t1", "void", "ann", views.UNANSWERED,
+                                   views.no_answer_detail(10.0)))
+    assert late["detail"] == "no answer after 10 s" and late["after_s"] == 10.0
+    assert late["say"]["zh"]["detail"] == "10 秒内无应答"
+
+
+def test_an_offline_table_has_no_lag_and_says_since_when(stream: Stream) -> None:
+    state, _ = fold(stream, stream.payloads[:40])
+    seen = views.Seen("2026-01-01T00:20:00.000Z", 0.0)
+    assert views.tile(state, [], seen)["offline_since"] is None
+    state.online = False  # its last will came
+    gone = Alert(7, TABLE, "offline", "the table's station is offline", None,
+                 "2026-01-01T00:19:00.000Z", acked_by="ann")
+    back_once = Alert(3, TABLE, "offline", "the table's station is offline", None,
+                      "2026-01-01T00:01:00.000Z", cleared_at="2026-01-01T00:02:00.000Z")
+    t = views.tile(state, [gone, back_once], seen)
+    # Since the open offline alert (acknowledged or not); the cleared one is over.
+    assert t["offline_since"] == "2026-01-01T00:19:00.000Z"
+    assert t["lag_s"] is None and t["needs"][0] == "offline"
+    assert t["phase"] == state.phase  # the last known, which the page marks so
+    # No alert (say, not yet raised): the newest message's arrival.
+    assert views.tile(state, [], seen)["offline_since"] == seen.last_seen
 
 
 def test_the_table_log_takes_whatever_was_verified_without_raising() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
+from station.kinds.outlets.mqtt import MqttSettings
 from station.live.config import load_config
 from tests.daemon.test_daemon import config_dict
 from tests.service.test_install_check import station, write
@@ -26,7 +27,7 @@ def test_check_config_leaves_the_running_stations_connection_alone(
                        "signing_key_file": "keys/signing-key.pem"}
     path = write(tmp_path, cfg)
     config = load_config(path)
-    station_id = config.upstream.client_id_for(config.rules.table)
+    station_id = config.upstream.kind_as(MqttSettings).link.client_id_for(config.rules.table)
     # The running station, as the broker sees it: a session under the station's client id.
     connected = threading.Event()
     dropped: list[str] = []

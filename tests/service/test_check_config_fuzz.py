@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from station.errors import StationError
+from station.kinds.outlets.mqtt import MqttSettings
 from station.live.config import load_config
 from tests.conftest import REPO
 from tests.fuzz import harness
@@ -35,9 +36,11 @@ def reaches_out(path: Path) -> bool:
         config = load_config(path)
     except StationError:
         return False
-    if config.upstream.type == "mqtt" and config.upstream.host not in LOOPBACK:
+    up = config.upstream.kind
+    if isinstance(up, MqttSettings) and up.link.host not in LOOPBACK:
         return True
-    ports = (config.reader.port, config.cut_card.port)
+    # The chosen kinds' ports: check-config opens only theirs.
+    ports = (getattr(config.reader.kind, "port", None), getattr(config.cut_card.kind, "port", None))
     return any(p is not None and "://" in p and not p.startswith("loop://") for p in ports)
 
 

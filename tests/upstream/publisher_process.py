@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from station.settings.upstream import UpstreamSettings
 from station.upstream.mqtt import MqttPublisher
+from station.upstream.mqttlink import MqttLink
 from station.wire.signing import load_signer
 from tests.upstream.helpers import TABLE
 from tests.upstream.outboxes import MemoryOutbox
@@ -16,7 +16,7 @@ from tests.upstream.outboxes import MemoryOutbox
 
 def main() -> None:
     port, key_file = int(sys.argv[1]), Path(sys.argv[2])
-    settings = UpstreamSettings(type="mqtt", host="127.0.0.1", port=port)
+    settings = MqttLink(host="127.0.0.1", port=port)
     pub = MqttPublisher(MemoryOutbox(), settings, table=TABLE, signer=load_signer(key_file))
     pub.start()
     while not pub.connected:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from station.kinds.outlets.mqtt import MqttSettings
+from station.kinds.registry import settings_of
 from station.live.config import load_config
 from station.wire.signing import load_public_key, load_signer, verify
 from tests.conftest import REPO
@@ -89,10 +91,12 @@ def test_the_config_lines_keygen_prints_work_as_printed(tmp_path: Path, folder: 
     assert settings.signing_key_file.resolve() == private.resolve()
     load_signer(settings.signing_key_file)  # the station would take it (mode, format)
     (conf / "station.yaml").write_text(commands_block)
-    settings = load_config(conf / "station.yaml").upstream
-    assert {n: p.resolve() for n, p in settings.command_keys.items()} == {
+    # The keys of the mqtt outlet (the one that takes commands), though the block names none.
+    mqtt = settings_of(load_config(conf / "station.yaml"), "upstream", "mqtt")
+    assert isinstance(mqtt, MqttSettings)
+    assert {n: p.resolve() for n, p in mqtt.command_keys.items()} == {
         "pit": public.resolve()}
-    load_public_key(settings.command_keys["pit"])
+    load_public_key(mqtt.command_keys["pit"])
 
 
 def test_keygen_says_which_key_goes_where(tmp_path: Path) -> None:
@@ -122,7 +126,9 @@ def test_the_command_key_is_listed_under_the_signers_name_not_the_files(
     assert done.returncode == 0, done.stderr
     commands_block = _blocks(done.stdout)[1]
     (tmp_path / "station.yaml").write_text(commands_block)
-    keys = load_config(tmp_path / "station.yaml").upstream.command_keys
+    mqtt = settings_of(load_config(tmp_path / "station.yaml"), "upstream", "mqtt")
+    assert isinstance(mqtt, MqttSettings)
+    keys = mqtt.command_keys
     assert list(keys) == [sender]
     assert keys[sender].name == f"{args[1]}.pub.pem"  # the file keygen wrote
 

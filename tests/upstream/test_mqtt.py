@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from station.settings.upstream import UpstreamSettings
 from station.upstream.mqtt import MqttPublisher
+from station.upstream.mqttlink import MqttLink
 from station.wire import messages as m
 from station.wire.commands import Accepted, CommandPolicy, CommandVerifier, Refused
 from station.wire.signing import Signer, private_pem, verify
@@ -30,8 +30,8 @@ NO_JOURNAL = m.journal_head(bytes(32), 0, bytes(32))
 REPO = Path(__file__).resolve().parents[2]
 
 
-def settings_for(broker: Broker, **kw: object) -> UpstreamSettings:
-    return UpstreamSettings(type="mqtt", host="127.0.0.1", port=broker.port,
+def settings_for(broker: Broker, **kw: object) -> MqttLink:
+    return MqttLink(host="127.0.0.1", port=broker.port,
                             reconnect_max_s=2, **kw)  # type: ignore[arg-type]
 
 

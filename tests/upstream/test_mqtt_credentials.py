@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from station.settings.upstream import UpstreamSettings
 from station.upstream.mqtt import MqttPublisher
+from station.upstream.mqttlink import MqttLink
 from station.wire.signing import Signer
 from tests.upstream.broker import Broker, Subscriber, wait_until
 from tests.upstream.helpers import TABLE, deduped_seqs, produce
@@ -41,7 +41,7 @@ def credentials(tmp_path: Path, password: str) -> Path:
 
 def publisher(broker: Broker, outbox: MemoryOutbox, signer: Signer,
               creds: Path) -> MqttPublisher:
-    settings = UpstreamSettings(type="mqtt", host="127.0.0.1", port=broker.port,
+    settings = MqttLink(host="127.0.0.1", port=broker.port,
                                 reconnect_max_s=1, credentials_file=creds)
     return MqttPublisher(outbox, settings, table=TABLE, signer=signer, environ={})
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 import time
 
-from station.settings.upstream import UpstreamSettings
 from station.upstream.mqtt import MqttPublisher
+from station.upstream.mqttlink import MqttLink
 from station.wire.signing import Signer
 from tests.upstream.broker import Broker, Subscriber, wait_until
 from tests.upstream.helpers import TABLE, deduped_seqs, produce
@@ -49,7 +49,7 @@ def _run_fault(broker: Broker, signer: Signer, fault: str) -> None:
     sub = Subscriber(broker.port, f"baccarat/{TABLE}/#")
     broker.save()  # the subscriber's session survives even a SIGKILL
     outbox = MemoryOutbox()
-    settings = UpstreamSettings(type="mqtt", host="127.0.0.1", port=broker.port,
+    settings = MqttLink(host="127.0.0.1", port=broker.port,
                                 reconnect_max_s=1)
     pub = MqttPublisher(outbox, settings, table=TABLE, signer=signer)
     pub.start()

@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from station.settings.upstream import TlsSettings, UpstreamSettings
+from station.kinds.outlets.mqtt import MqttSettings
+from station.settings.configmodel import UpstreamConfig
+from station.upstream.mqttlink import MqttLink, TlsSettings
 from station.upstream.outage import Backoff, Outage
 
 
 def test_defaults_are_valid_and_file_is_the_default() -> None:
-    s = UpstreamSettings()
-    assert s.problems() == [] and s.type == "file"
-    assert s.effective_port == 1883 and UpstreamSettings(tls=TlsSettings()).effective_port == 8883
+    s = MqttLink()
+    assert MqttSettings().problems() == [] and UpstreamConfig().type == "file"
+    assert s.effective_port == 1883 and MqttLink(tls=TlsSettings()).effective_port == 8883
     assert s.client_id_for("table-1") == "station-table-1"
     assert s.base_topic("table-1") == "baccarat/table-1"
 
 
 @pytest.mark.parametrize(("values", "key"), [
-    ({"type": "http"}, "type"),
     ({"port": 70000}, "port"),
     ({"prefix": "a/+/b"}, "prefix"),
     ({"prefix": "a//b"}, "prefix"),
@@ -35,7 +37,11 @@ def test_defaults_are_valid_and_file_is_the_default() -> None:
     ({"host": ""}, "host"),
 ])
 def test_problems_name_the_key(values: dict[str, object], key: str) -> None:
-    problems = UpstreamSettings(**values).problems()  # type: ignore[arg-type]
+    # The broker's keys are the link's (the services read them too), the rest the outlet's;
+    # the outlet's type is the registry's to check (tests/cli/test_kinds_registry.py).
+    link = {k: v for k, v in values.items() if k in {f.name for f in fields(MqttLink)}}
+    own = {k: v for k, v in values.items() if k not in link}
+    problems = MqttSettings(MqttLink(**link), **own).problems()  # type: ignore[arg-type]
     assert [k for k, _ in problems] == [key]
 
 

@@ -12,13 +12,14 @@ import pytest
 import yaml
 
 from station.errors import ConfigError
-from station.live.config import DisplaySettings, parse_config
+from station.kinds.displays.web import WebSettings
+from station.live.config import DisplayConfig, parse_config
 from tests import webkit
 
 
 def test_defaults_keep_the_console() -> None:
     config = parse_config(Path("/x/station.yaml"), {})
-    assert config.display == DisplaySettings()
+    assert config.display == DisplayConfig()
     assert config.display.type == "console"
 
 
@@ -26,8 +27,8 @@ def test_every_key_is_read_and_the_pin_file_is_next_to_the_config() -> None:
     config = parse_config(Path("/x/station.yaml"), {"display": {
         "type": "web", "host": "::1", "port": 9001, "language": "zh",
         "credentials_file": "keys/sup.pins", "sound": False}})
-    assert config.display == DisplaySettings("web", "::1", 9001, "zh",
-                                             Path("/x/keys/sup.pins"), False)
+    assert config.display == DisplayConfig("web", WebSettings("::1", 9001, "zh",
+                                                              Path("/x/keys/sup.pins"), False))
 
 
 @pytest.mark.parametrize(("display", "message"), [

@@ -30,6 +30,7 @@ from drivers.simulated import Fault, Pace, SimulatedDealer, random_shoes
 from station.table.simulation import simulate
 from station.table.station import RESTART, Station
 from station.table.tablerules import TableRules
+from station.web.devicenames import DEVICES, device, page_names
 from station.web.display import WebDisplay
 from station.web.hub import Hub
 from station.web.modeview import ALERTS
@@ -211,6 +212,69 @@ def procedure_views(lang: str) -> list[dict[str, Any]]:
     return [{**v, "picker": True} for v in views]
 
 
+# What the page measures in the regions where text is longest (issue 30, item 9): every
+# element shown in the header, the message line, the instruction band and the panel, whole
+# inside the viewport, none with more to show than its box (scrollWidth > clientWidth).
+OVERFLOW = """() => {
+  const vw = innerWidth, vh = innerHeight, bad = [];
+  const shown = (e) => {
+    for (let x = e; x; x = x.parentElement) {
+      const cs = getComputedStyle(x);
+      if (x.hidden || cs.display === 'none' || cs.visibility === 'hidden') return false;
+    }
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const name = (e) => e.id ? '#' + e.id : e.tagName.toLowerCase() + '.' + e.className +
+    (e.dataset.action ? '[' + e.dataset.action + ']' : '') +
+    (e.dataset.why ? '[' + e.dataset.why + ']' : '');
+  for (const region of ['#bar', '#line', '#band', '#panel']) {
+    for (const e of document.querySelectorAll(region + ', ' + region + ' *')) {
+      if (!shown(e)) continue;
+      const r = e.getBoundingClientRect();
+      if (r.left < -0.5 || r.top < -0.5 || r.right > vw + 0.5 || r.bottom > vh + 0.5) {
+        bad.push('outside the viewport: ' + name(e));
+      }
+      if (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1) {
+        bad.push('over its box by ' + Math.max(e.scrollWidth - e.clientWidth,
+          e.scrollHeight - e.clientHeight) + ' px: ' + name(e) + ' ' +
+          JSON.stringify(e.textContent.slice(0, 60)) + " w" + (e.scrollWidth - e.clientWidth) +
+          " h" + (e.scrollHeight - e.clientHeight));
+      }
+    }
+  }
+  const rect = (id) => { const r = document.getElementById(id).getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom].map(Math.round); };
+  return { bad, clock: rect('clock'), mute: rect('mute') };
+}"""
+
+
+def longest_views(lang: str) -> list[dict[str, Any]]:
+    """The staged states where the page has most to say (issue 30, items 9 and 10): a VIP
+    table whose player asked for a new shoe and another dealer (the longest header: SHOE
+    ENDED EARLY: PLAYER ASKED, DEALER D050 (another dealer asked for)), a lost camera and the
+    game server's link down; the same mid-deal (LAST ROUND: PLAYER ASKED) and waiting on the
+    system's reveal; and the sign-in rule of a dealer who may not sign now."""
+    vip = Table(mode="vip", new_shoe_after=0, open_cards_s=60.0)
+    vip.cmd("sign_in", "dealer:D050 ann")
+    vip.new_shoe()
+    vip.round("2S", "3S", "4S", "5S")  # the hands face down: the player's reveal waits
+    revealing = views_of(vip.events, vip.station.rules, lang)[-1]
+    vip.cmd("request_dealer", "alice (web 127.0.0.1)")
+    vip.cmd("request_new_shoe", "alice (web 127.0.0.1)")
+    last = views_of(vip.events, vip.station.rules, lang)[-1]
+    vip.cmd("reveal")
+    vip.cmd("reveal")  # player 6, banker 8: the round, and the shoe, are over
+    closed = views_of(vip.events, vip.station.rules, lang)[-1]
+    assert revealing["phase"] == "reveal" and revealing["reveal"]["auto_at"] is not None
+    assert last["shoe"]["last_round_why"] == "player", last["shoe"]
+    assert closed["shoe_end"] == "player" and closed["dealer"]["change_requested"]
+    lost = [{"name": "scanner", "ok": True, "reason": ""},
+            {"name": "cam-2", "ok": False, "reason": "no frame"}]
+    return [{**v, "devices": lost, "upstream": {"type": "mqtt", "connected": False}}
+            for v in (revealing, last, closed)]
+
+
 def states(lang: str) -> list[dict[str, Any]]:
     """Distinct states: each phase and prompt wording (digits aside), each pause reason."""
     runs = [(TableRules(decks=1), simulated_events()), *mode_events()]
@@ -314,6 +378,36 @@ def test_nothing_moves_overlaps_or_leaves_the_screen(page_on_a_table: Any, lang:
     assert not problems, "\n".join(problems[:40]) + f"\n({len(problems)} in all)"
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_longest_texts_fit_their_boxes_at_every_size(page_on_a_table: Any,
+                                                          lang: str) -> None:
+    """Nothing in the header, the message line, the band or the panel is cut or leaves the
+    screen when it has most to say; the clock and the sound button are whole and where they
+    always are, in every state (issue 30, item 9)."""
+    page = page_on_a_table
+    views = longest_views(lang) + [v for v in states(lang) if v["mode"] == "vip"]
+    problems: list[str] = []
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        places: set[tuple[str, tuple[int, ...]]] = set()
+        for view in views:
+            page.evaluate("v => render(v)", view)
+            for opened in ("", "openVip(true)") if view["vip"] and not view["paused"] else ("",):
+                if opened:
+                    page.evaluate(f"() => {opened}")
+                got = page.evaluate(OVERFLOW)
+                where = (f"{width}x{height} {lang} {view['phase']} "
+                         f"{view['prompt']['text'][:40]!r}{' VIP open' if opened else ''}")
+                problems += [f"{where}: {b}" for b in got["bad"]]
+                places |= {("clock", tuple(got["clock"][1::2])), ("mute", tuple(got["mute"]))}
+                if opened:
+                    page.evaluate("() => openVip(false)")
+        # The sound button never moves; the clock keeps its line.
+        if len([p for p in places if p[0] == "mute"]) != 1:
+            problems.append(f"{width}x{height} {lang}: the sound button moved {places}")
+    assert not problems, "\n".join(problems[:40]) + f"\n({len(problems)} in all)"
+
+
 def test_the_minimum_is_the_documented_one() -> None:
     js = (webkit.ROOT / "station" / "web" / "static" / "app.js").read_text()
     doc = (webkit.ROOT / "docs" / "display.md").read_text()
@@ -365,6 +459,30 @@ def test_a_closed_shoe_says_why_it_closed(page_on_a_table: Any) -> None:
         assert page.inner_text("#last-round") == words
 
 
+def test_a_vip_new_shoe_asked_for_mid_deal_is_not_called_the_cut_card(
+        page_on_a_table: Any) -> None:
+    """The VIP player's new shoe makes the round in play the last with no cut card out: the
+    header and the instruction say the player asked (issue 30, item 8)."""
+    t = Table(mode="vip", new_shoe_after=0)
+    t.new_shoe()
+    t.round("2S")
+    t.cmd("request_new_shoe", "alice (web 127.0.0.1)")
+    page = page_on_a_table
+    for lang, header, detail in (
+            ("en", "LAST ROUND: PLAYER ASKED", "NEW SHOE asked for by the player"),
+            ("zh", "最后一局：玩家请求新牌靴", "玩家已请求新牌靴：本局为最后一局")):
+        view = views_of(t.events, t.station.rules, lang)[-1]
+        assert view["shoe"]["cut_card_out"] is False
+        page.evaluate("v => render(v)", view)
+        assert page.inner_text("#last-round") == header
+        assert detail in page.inner_text("#detail")
+        assert "CUT CARD" not in page.inner_text("#table") and "切牌已出" not in page.inner_text(
+            "#table")
+        page.evaluate("() => $('mute').click()")  # relabelling keeps why the shoe ends
+        assert page.inner_text("#last-round") == header
+        page.evaluate("() => $('mute').click()")
+
+
 def test_the_stations_notices_show_once_for_a_few_seconds(page_on_a_table: Any) -> None:
     """A refused badge (once shown nowhere) shows in the message line, in the page's
     language; it goes after a few seconds; a page that connects shows no old notice."""
@@ -389,3 +507,70 @@ def test_the_stations_notices_show_once_for_a_few_seconds(page_on_a_table: Any) 
         page.evaluate("() => { noticeSeq = null; }")
         page.evaluate("v => render(v)", views[-1])
         assert page.inner_text("#message") == ""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_last_result_the_vip_detail_and_why_are_read_at_their_sizes(
+        page_on_a_table: Any, lang: str) -> None:
+    """The last result at 3.4% of the height on one line where the message line has room; a
+    VIP reveal's reason at 3% at least, in English as in Chinese; the VIP requests' reasons at
+    1.6% at least (issue 30, item 10; docs/display.md)."""
+    page = page_on_a_table
+    vip = longest_views(lang)
+    played = Table()
+    played.new_shoe()
+    played.round("2S", "3S", "4S", "5S")  # a natural: the longest result
+    result = views_of(played.events, played.station.rules, lang)[-1]
+    result["notices"] = []
+    problems: list[str] = []
+    size = "(e) => parseFloat(getComputedStyle(document.querySelector(e)).fontSize)"
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        vh = height / 100
+        page.evaluate("() => { noticeSeq = null; $('message').textContent = ''; }")
+        page.evaluate("v => render(v)", result)
+        got = page.evaluate(f"() => [({size})('#last-result'),"
+                            " $('last-result').getBoundingClientRect().height,"
+                            " $('last-result').textContent]")
+        where = f"{width}x{height} {lang}"
+        if abs(got[0] - 3.4 * vh) > 0.5:
+            problems.append(f"{where}: last result at {got[0] / vh:.2f}% {got[2]!r}")
+        if got[1] > 1.3 * got[0]:
+            problems.append(f"{where}: last result wraps ({got[1]} px high) {got[2]!r}")
+        for view in vip[:2]:  # a VIP reveal, and the same the last of the shoe
+            page.evaluate("v => render(v)", view)
+            detail = page.evaluate(f"() => ({size})('#detail')")
+            if detail < 3 * vh - 0.5:
+                problems.append(f"{where} {view['prompt']['detail'][:40]!r}: detail at "
+                                f"{detail / vh:.2f}%")
+        page.evaluate("v => render(v)", vip[0])
+        page.evaluate("() => openVip(true)")
+        whys = page.evaluate("() => [...document.querySelectorAll('#vip .why')]"
+                             ".filter((w) => w.textContent)"
+                             ".map((w) => parseFloat(getComputedStyle(w).fontSize))")
+        page.evaluate("() => openVip(false)")
+        assert whys, "no VIP request greyed out in the staged view"
+        problems += [f"{where}: a VIP why at {w / vh:.2f}%" for w in whys if w < 1.6 * vh - 0.5]
+    assert not problems, "\n".join(problems)
+
+
+def test_a_lost_device_reads_as_the_one_declaration_names_it(page_on_a_table: Any) -> None:
+    """The device strip names a lost device from station.web.devicenames (inlined by the
+    server; app.js keeps no copy): its id in capitals in English, its Chinese name in
+    Chinese, a site's own device by its id."""
+    t = Table()
+    t.new_shoe()
+    for name in (*DEVICES, "cam-2"):
+        t.lost(name)
+    page = page_on_a_table
+    for lang in ("en", "zh"):
+        view = views_of(t.events, t.station.rules, lang)[-1]
+        lost = [d["name"] for d in view["devices"] if not d["ok"]]
+        assert set(lost) == {*DEVICES, "cam-2"}
+        page.evaluate("v => render(v)", view)
+        shown = page.locator("#devices .dev.bad").evaluate_all(
+            "es => es.map(e => [e.dataset.device, e.textContent])")
+        said = {n: f"{device(n, True)}断开" if lang == "zh" else f"{n.upper()} LOST"
+                for n in lost}
+        assert shown == [[n, said[n]] for n in lost], lang
+    assert page.evaluate("DEVICE_NAMES") == page_names()

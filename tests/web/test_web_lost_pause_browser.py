@@ -4,6 +4,7 @@ round to void) is shown disabled with the station's reason beside it, never offe
 to be refused, and the header keeps why the shoe ended. At 1920x1080, 1366x768 and
 1280x800, in English and Chinese."""
 
+# ruff: noqa: RUF001 - the Chinese wording uses full-width punctuation
 from __future__ import annotations
 
 from pathlib import Path

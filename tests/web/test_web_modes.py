@@ -35,6 +35,7 @@ from station.web import modeview
 from station.web.modeview import VIP_ACTIONS, mode_actions, vip_refusal
 from station.web.view import ShoeHistory, Surroundings, actions_for, build_view, notices_of
 from station.web.words import detail_zh, notice_zh, prompt_zh
+from tests.tablekit import Table
 
 AROUND = Surroundings("t1", "zh", True, "file", None, ("sim-shoe",))
 START = 1_800_000_000.0
@@ -364,3 +365,37 @@ def test_a_vip_request_that_is_not_one_is_a_programming_error() -> None:
     with pytest.raises(ValueError, match="not a VIP request"):
         vip_refusal(Station(TableRules(mode="vip")), "dance")
     assert modeview.ALERTS.keys() == {"dealer_requested", "new_shoe_late"}
+
+
+# --- why the shoe ends (issue 30, item 8) ---------------------------------------------------
+def test_a_vip_new_shoe_asked_for_mid_deal_says_the_player_asked_not_the_cut_card() -> None:
+    """A new shoe the VIP player asks for mid-deal makes the round the last with no cut card
+    out: the instruction, its Chinese and the view say the player asked for it."""
+    t = Table(mode="vip", new_shoe_after=0)
+    t.new_shoe()
+    t.round("2S")
+    t.cmd("request_new_shoe", "alice (web 127.0.0.1)")
+    assert t.station.modes.new_shoe_requested and t.station.dealing.last_round
+    prompt = t.station.prompt
+    assert prompt.detail == "ROUND 1 - NEW SHOE asked for by the player: this round is the last"
+    assert "CUT CARD" not in prompt.line()
+    assert detail_zh(prompt.detail) == "第1局 - 玩家已请求新牌靴：本局为最后一局"
+    view = build_view(t.station, prompt, ShoeHistory(), [], AROUND)
+    assert view["shoe"]["cut_card_out"] is False
+    assert view["shoe"]["last_round_why"] == "player"
+    assert view["prompt"]["zh"]["detail"] == "第1局 - 玩家已请求新牌靴：本局为最后一局"
+    # The cut card coming out as well changes nothing: the player ended the shoe first.
+    t.cut()
+    assert t.station.prompt.detail == prompt.detail
+    # On a table where only the cut card is out, the view says so.
+    c = Table()
+    c.new_shoe()
+    c.round("2S")
+    c.cut()
+    cut = build_view(c.station, c.station.prompt, ShoeHistory(), [], AROUND)
+    assert cut["shoe"]["last_round_why"] == "cut_card"
+    assert "CUT CARD OUT: this round is the last" in c.station.prompt.detail
+    fresh = Table()
+    fresh.new_shoe()
+    none = build_view(fresh.station, fresh.station.prompt, ShoeHistory(), [], AROUND)
+    assert none["shoe"]["last_round_why"] is None

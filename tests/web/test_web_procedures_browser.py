@@ -9,6 +9,7 @@ the penetration in the header once the cut card is out. Both languages, one stat
 # ruff: noqa: RUF001 - the Chinese wording uses full-width punctuation
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -29,11 +30,13 @@ WORDS = {
            "burn": "BURN", "need": "OTHER needs a note", "already": "paused already",
            "dropped": "Held by the dealer: card dropped", "other": "Held by the dealer: other",
            "exposed": "Held by the dealer: card exposed",
-           "dispute": "Held by the dealer: dispute", "cut": "cut card at 15%"},
+           "dispute": "Held by the dealer: dispute", "cut": "cut card at 15%",
+           "refusal": "CONFIRM SHUFFLE refused: wrong PIN, 4 tries left"},
     "zh": {"check": "洗牌确认", "packs": "牌包：A1, B2", "wrong": "密码错误",
            "burn": "烧牌", "need": "须填写说明", "already": "已暂停",
            "dropped": "荷官暂停：掉牌", "other": "荷官暂停：其他",
-           "exposed": "荷官暂停：露牌", "dispute": "荷官暂停：争议", "cut": "切牌位置 15%"},
+           "exposed": "荷官暂停：露牌", "dispute": "荷官暂停：争议", "cut": "切牌位置 15%",
+           "refusal": "确认洗牌被拒绝：密码错误，还可尝试 4 次"},
 }
 
 
@@ -86,6 +89,13 @@ def test_the_procedure_controls_on_a_live_table(tmp_path: Path, page: Any, lang:
             page.click("#confirm-shuffle")
             wait_text(page, "#shuffle-message", w["wrong"])
             assert table_facts(state(base)) == before  # nothing changed
+            # The message line says it too, in the page's language and plain words: the
+            # button's name, never the command's code or the journal's line.
+            wait_text(page, "#message", w["refusal"])
+            said = page.inner_text("#message")
+            assert said == w["refusal"], said
+            if lang == "zh":
+                assert not re.findall(r"[A-Za-z]", said), said
             page.fill("#shuffle-pin", webkit.PIN)
             page.click("#confirm-shuffle")
             phase(base, "burn_indicator")
@@ -169,3 +179,49 @@ def test_the_procedure_controls_on_a_live_table(tmp_path: Path, page: Any, lang:
                       ("dealer (web 127.0.0.1)", "card_dropped", None),
                       ("dealer (web 127.0.0.1)", "dispute", None),
                       ("bob (web 127.0.0.1)", "equipment", None)]
+
+
+def test_number_keys_in_the_picker_choose_and_never_type_into_the_note(
+        tmp_path: Path, page: Any) -> None:
+    """Key 6 (OTHER) with no note asks for one and leaves the note alone: the following keys
+    still choose (1: card dropped), and the pause published has no note (issue 30, item 12).
+    The note takes keys only once the dealer opens it."""
+    with PtyScanner(tmp_path / "scanner") as pty:
+        config = webkit.live_config(tmp_path, pty.path)
+        base = webkit.url_of(config)
+        with webkit.running(config) as proc:
+            webkit.wait_reading(proc, pty.path)
+            page.goto(base)
+            wait_text(page, "#instruction", "NEW SHOE")
+            page_not_paused(page)
+            sent = commands_sent(page)
+            page.keyboard.press("p")
+            page.wait_for_selector("#picker", state="visible")
+            page.keyboard.press("6")
+            wait_text(page, "#picker-message", WORDS["en"]["need"])
+            assert page.input_value("#picker-note") == ""
+            assert page.evaluate("document.activeElement.id") != "picker-note"
+            page.wait_for_timeout(300)
+            assert sent == []  # OTHER without a note: nothing posted
+            page.keyboard.press("1")  # a choice, never "61" in the note
+            paused = phase(base, "paused")
+            assert paused["prompt"]["reason"] == "held by the dealer: card dropped"
+            assert len(sent) == 1, sent
+            resume_on_the_page(page, base, "no_shoe")
+            # Opened by the dealer (clicked), the note takes the keys, 6 among them.
+            page.keyboard.press("p")
+            page.wait_for_selector("#picker", state="visible")
+            page.click("#picker-note")
+            page.keyboard.type("6 lights out")
+            assert page.input_value("#picker-note") == "6 lights out"
+            page.keyboard.press("Enter")  # in the note: OTHER with it
+            assert phase(base, "paused")["prompt"]["reason"] == (
+                "held by the dealer: other (6 lights out)")
+    exported = tmp_path / "exported.jsonl"
+    done = subprocess.run([STATION, "journal", "export", str(tmp_path / "journal.sqlite3"),
+                           "--out", str(exported)], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    raised = [(m["code"], m.get("note")) for m in map(orjson.loads, replay(exported)[2])
+              if m["kind"] == "pause" and "raised_by" in m]
+    assert raised == [("card_dropped", None), ("other", "6 lights out")]

@@ -10,11 +10,13 @@ from typing import Any
 import orjson
 import pytest
 
+from drivers.events import Command
 from drivers.simulated import Fault, Pace, SimulatedDealer, random_shoes
+from station.journal.codec import decode_event, encode_event
 from station.table.machine import Phase
-from station.table.outputs import Output, Prompt
+from station.table.outputs import Notice, Output, Prompt, RefusedOutside
 from station.table.simulation import simulate
-from station.table.station import Station
+from station.table.station import REFUSED_OUTSIDE, Station, refused_parts
 from station.table.tablerules import TableRules
 from station.web.view import (
     ShoeHistory,
@@ -234,3 +236,38 @@ def test_the_procedures_in_the_view() -> None:
     standard.round("6S", "7S", "8S", "9S")
     records = [o.record for o in standard.outputs if hasattr(o, "record")]
     assert records and not any("cut_card_at" in r for r in records)
+
+
+# --- a refusal made before the station, in the page's words (issue 30, item 11) -------------
+@pytest.mark.parametrize(("reason", "figure", "en", "zh"), [
+    ("wrong_pin", 4, "CONFIRM SHUFFLE refused: wrong PIN, 4 tries left",
+     "确认洗牌被拒绝：密码错误，还可尝试 4 次"),
+    ("wrong_pin", 1, "CONFIRM SHUFFLE refused: wrong PIN, 1 try left",
+     "确认洗牌被拒绝：密码错误，还可尝试 1 次"),
+    ("locked_out", 60, "CONFIRM SHUFFLE refused: PINs locked for 60 s",
+     "确认洗牌被拒绝：密码已锁定 60 秒"),
+    ("no_pins", None, "CONFIRM SHUFFLE refused: no supervisor PIN is set on this station",
+     "确认洗牌被拒绝：本工作站尚未设置主管密码"),
+])
+def test_a_refused_pin_is_worded_from_its_parts_through_the_journal(
+        reason: str, figure: int | None, en: str, zh: str) -> None:
+    """The server journals the refusal's parts with its line; the station, live or replayed
+    from the journal's bytes, hands them on, and the view words them: no command code, no
+    journal line, in the page's language."""
+    line = f"supervisor (web 127.0.0.1): confirm_shuffle refused (whatever the pins said {reason})"
+    ev = decode_event(encode_event(Command(REFUSED_OUTSIDE, line, 1_800_000_000.0,
+                                           code=refused_parts("confirm_shuffle", reason, figure))))
+    for lang, said in (("en", en), ("zh", zh)):
+        t = Table()
+        outputs = t.send(ev)
+        notices = [o for o in outputs if isinstance(o, Notice)]
+        assert [type(n) for n in notices] == [RefusedOutside]
+        view = build_view(t.station, t.station.prompt, ShoeHistory(), notices,
+                          Surroundings("t1", lang, True, "file", None, ()))
+        assert view["notices"] == [line]  # the journal's and the API's line, as it was
+        assert view["notices_page"] == [said]
+        assert "confirm_shuffle" not in said
+    # A journal written before the parts were carried: the line, as before.
+    old = Table()
+    old.send(Command(REFUSED_OUTSIDE, line, 1_800_000_000.0))
+    assert old.notices == [line]

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from station.kinds.keys import Key
 from station.kinds.probes import Finding, serial_port
-from station.settings.configmodel import CutCardSettings, StationConfig
+from station.settings.configmodel import StationConfig
 from station.settings.configsection import Section
 
 if TYPE_CHECKING:
@@ -29,29 +29,41 @@ KEYS = (
 )
 
 
-def parse(sec: Section, settings: CutCardSettings, chosen: bool) -> CutCardSettings:
+@dataclass(frozen=True, slots=True)
+class ModemPinSettings:
+    """The sensor's own keys: the adapter's port, the status pin and its debounce."""
+
+    port: str
+    pin: str = "cts"
+    debounce_ms: int = 20
+
+
+def settings(config: StationConfig) -> ModemPinSettings:
+    """The chosen modem_pin sensor's settings, typed."""
+    return config.cut_card.kind_as(ModemPinSettings)
+
+
+def parse(sec: Section, chosen: bool) -> ModemPinSettings | None:
     port = sec.str_("port", None, "the adapter's port, e.g. /dev/serial/by-id/usb-...")
     if chosen and port is None:
         sec.fail(sec.key("port"), "a modem_pin sensor needs the port of its USB-serial adapter")
-    return replace(settings, port=port,
-                   pin=sec.choice("pin", "cts", CUT_CARD_PINS),
-                   debounce_ms=sec.int_("debounce_ms", 20, 0, "e.g. 20", 1000) or 0)
+    pin = sec.choice("pin", "cts", CUT_CARD_PINS)
+    debounce_ms = sec.int_("debounce_ms", 20, 0, "e.g. 20", 1000) or 0
+    return None if port is None else ModemPinSettings(port, pin, debounce_ms)
 
 
 def build(config: StationConfig) -> CutCardSensor:
     from drivers.cut_card import CutCardSensor  # noqa: PLC0415
 
-    cut = config.cut_card
-    assert cut.port is not None  # the parser refuses a modem_pin sensor without its port
+    cut = settings(config)
     return CutCardSensor(cut.port, pin=cut.pin, debounce_ms=cut.debounce_ms)
 
 
 def probe(config: StationConfig) -> Iterator[Finding]:
-    cut = config.cut_card
-    assert cut.port is not None
+    cut = settings(config)
     yield serial_port("cut_card.port", cut.port, PROBE_BAUD, cut.pin)
 
 
 def describe(config: StationConfig, device: object) -> str:
-    cut = config.cut_card
+    cut = settings(config)
     return f"{cut.port} (cut card on {cut.pin.upper()})"

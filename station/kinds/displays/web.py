@@ -4,20 +4,36 @@ SHOE, OPEN and CLOSE BETTING), so a live table needs it (trait ``buttons``)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from station.game.limits import short
 from station.kinds.displays import DisplayContext
 from station.kinds.keys import Key
-from station.settings.configmodel import DisplaySettings
+from station.settings.configmodel import StationConfig
 from station.settings.configsection import Section
 
 if TYPE_CHECKING:
     from station.web.display import WebDisplay
 
 LANGUAGES = ("en", "zh")
-_D = DisplaySettings()
+
+
+@dataclass(frozen=True, slots=True)
+class WebSettings:
+    """The web display's own keys: where the page and the local control API listen
+    (``host``:``port``), its language and sound, and ``credentials_file`` (relative to the
+    config's folder): the supervisors' hashed PINs, never the YAML."""
+
+    host: str = "127.0.0.1"
+    port: int = 8080
+    language: str = "en"
+    credentials_file: Path | None = None
+    sound: bool = True
+
+
+_D = WebSettings()
 
 KEYS = (
     Key("host", "text", _D.host, "the address the page and the API listen on; loopback "
@@ -31,7 +47,12 @@ KEYS = (
 )
 
 
-def parse(sec: Section, settings: DisplaySettings, chosen: bool) -> DisplaySettings:
+def settings(config: StationConfig) -> WebSettings:
+    """The chosen web display's settings, typed."""
+    return config.display.kind_as(WebSettings)
+
+
+def parse(sec: Section, chosen: bool) -> WebSettings:
     d = _D
     host = sec.str_("host", d.host, "an address to listen on, e.g. 127.0.0.1") or d.host
     if len(host) > 255 or any(c.isspace() or ord(c) < 32 for c in host):
@@ -41,8 +62,8 @@ def parse(sec: Section, settings: DisplaySettings, chosen: bool) -> DisplaySetti
         sec.fail(sec.key("sound"), f"expected true or false, got {short(sound)}")
     creds = sec.path_("credentials_file", None, "a file next to the config, e.g. "
                       "supervisors.pins (`station pin set NAME` writes it)")
-    return replace(
-        settings, host=host,
+    return WebSettings(
+        host=host,
         port=sec.int_("port", d.port, 1, "a TCP port, e.g. 8080", 65535) or d.port,
         language=sec.choice("language", d.language, LANGUAGES),
         credentials_file=None if creds is None else sec.path.parent / creds,
@@ -52,4 +73,7 @@ def parse(sec: Section, settings: DisplaySettings, chosen: bool) -> DisplaySetti
 def build(ctx: DisplayContext) -> WebDisplay:
     from station.web.serve import web_display  # noqa: PLC0415 - only a web table needs aiohttp
 
-    return web_display(ctx.config, ctx.daemon, list(ctx.devices), ctx.closers, ctx.rounds)
+    own = settings(ctx.config)
+    return web_display(ctx.config, ctx.daemon, list(ctx.devices), ctx.closers, ctx.rounds,
+                       host=own.host, port=own.port, language=own.language, sound=own.sound,
+                       credentials_file=own.credentials_file)

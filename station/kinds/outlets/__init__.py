@@ -1,8 +1,9 @@
 """``upstream:``: where the station's signed messages go, one module per outlet kind
 (``file``, ``mqtt``). Every outlet is a ``station.upstream.outlet.Outlet``.
 
-The keys every outlet shares are here (``type``, ``signing_key_file``), and the check of the
-whole section (``UpstreamSettings.problems``) after each kind has read its own.
+The keys every outlet shares are here (``type``, ``signing_key_file``; their values:
+``UpstreamConfig``); each outlet kind declares its own settings type in its module and
+checks its own keys.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from station.kinds.keys import Key
-from station.settings.configmodel import StationConfig
+from station.settings.configmodel import StationConfig, UpstreamConfig
 from station.settings.configsection import Section, secret_path
-from station.settings.upstream import UpstreamSettings
 
 if TYPE_CHECKING:  # loading a config never imports the publishers nor cryptography
     from station.journal.outbox import Outbox
@@ -51,11 +51,5 @@ def secret_file(sec: Section, name: str) -> Path | None:
     return None if value is None else secret_path(sec, name, value)
 
 
-def parse_common(sec: Section, settings: UpstreamSettings, chosen: str) -> UpstreamSettings:
+def parse_common(sec: Section, settings: UpstreamConfig, chosen: str) -> UpstreamConfig:
     return replace(settings, signing_key_file=secret_file(sec, "signing_key_file"))
-
-
-def finish(sec: Section, settings: UpstreamSettings, traits: frozenset[str]) -> None:
-    # The type is one of the registered kinds: parse_section chose it among them.
-    for key, problem in settings.problems(types=(settings.type,)):
-        sec.fail(sec.key(key), problem)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,26 +13,39 @@ from station.kinds.outlets import OutletContext
 from station.kinds.probes import Finding, writable
 from station.settings.configmodel import StationConfig
 from station.settings.configsection import Section
-from station.settings.upstream import UpstreamSettings
 
 if TYPE_CHECKING:
     from station.upstream.filesink import FileSink
 
-KEYS = (Key("path", "file", "var/upstream.jsonl", "the JSON Lines file the messages are "
+
+@dataclass(frozen=True, slots=True)
+class FileSettings:
+    """The file outlet's own key."""
+
+    path: str = "var/upstream.jsonl"  # JSON Lines, one signed message per line; "-" stdout
+
+
+KEYS = (Key("path", "file", FileSettings().path, "the JSON Lines file the messages are "
             "appended to, one a line; - for stdout"),)
 
 
-def parse(sec: Section, settings: UpstreamSettings, chosen: bool) -> UpstreamSettings:
-    return replace(settings, path=sec.path_("path", settings.path, "a file, or - for stdout")
-                   or settings.path)
+def settings(config: StationConfig) -> FileSettings:
+    """The chosen file outlet's settings, typed."""
+    return config.upstream.kind_as(FileSettings)
+
+
+def parse(sec: Section, chosen: bool) -> FileSettings:
+    d = FileSettings()
+    return FileSettings(sec.path_("path", d.path, "a file, or - for stdout") or d.path)
 
 
 def build(ctx: OutletContext) -> FileSink:
     from station.upstream.filesink import FileSink  # noqa: PLC0415 - only when run
 
-    return FileSink(ctx.box, ctx.config.upstream.path)
+    return FileSink(ctx.box, settings(ctx.config).path)
 
 
 def probe(config: StationConfig) -> Iterator[Finding]:
-    if config.upstream.path != "-":
-        yield writable("upstream.path", Path(config.upstream.path))
+    path = settings(config).path
+    if path != "-":
+        yield writable("upstream.path", Path(path))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
-from dataclasses import replace
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,13 +16,45 @@ from station.kinds.outlets import OutletContext, secret_file
 from station.kinds.probes import Finding
 from station.settings.configmodel import StationConfig
 from station.settings.configsection import Section, secret_path
-from station.settings.upstream import MAX_INFLIGHT_LIMIT, TlsSettings, UpstreamSettings
+from station.settings.upstream import KEY_NAME
+from station.upstream.mqttlink import MAX_INFLIGHT_LIMIT, MqttLink, TlsSettings
 
 if TYPE_CHECKING:
     from station.upstream.mqtt import MqttPublisher
 
 BROKER_TIMEOUT_S = 5.0
-_D = UpstreamSettings()
+
+
+@dataclass(frozen=True, slots=True)
+class MqttSettings:
+    """The mqtt outlet's own keys: how to reach the broker (``link``, what the publisher
+    and the services of many tables read), the journal's mirror, and the senders whose
+    signed commands are taken."""
+
+    link: MqttLink = field(default_factory=MqttLink)
+    # Publish every committed journal record on <prefix>/<table>/journal for an archive
+    # (station.upstream.mirror); off by default: it is for a table that has an archive.
+    mirror: bool = False
+    command_keys: Mapping[str, Path] = field(default_factory=dict)  # name -> public key PEM
+    command_window_s: float = 30.0
+    command_skew_s: float = 5.0
+
+    def problems(self) -> list[tuple[str, str]]:
+        """``(key, message)`` for every invalid value; empty when all is well."""
+        out = self.link.problems()
+        for name in self.command_keys:
+            if not KEY_NAME.match(name):
+                out.append((f"command_keys.{name}", "a key's name is 1-64 letters, digits, "
+                                                    "'_', '-' or '.'; it is who sent a command"))
+        if self.command_window_s <= 0:
+            out.append(("command_window_s", "must be more than 0"))
+        if self.command_skew_s < 0:
+            out.append(("command_skew_s", "must be 0 or more"))
+        return out
+
+
+_D = MqttLink()
+_C = MqttSettings()
 
 KEYS = (
     Key("host", "text", _D.host, "the broker's host name or address"),
@@ -45,32 +77,56 @@ KEYS = (
         "PREFIX/TABLE/journal, for `station archive` to keep a verified copy off the machine"),
     Key("command_keys", "{name: file}", "{}", "the public keys (PEM) of whoever may send "
         "commands, by sender name; empty: commands from the broker are not taken"),
-    Key("command_window_s", "number", f"{_D.command_window_s:g}", "how old a command may be "
+    Key("command_window_s", "number", f"{_C.command_window_s:g}", "how old a command may be "
         "and still be taken", "s"),
-    Key("command_skew_s", "number", f"{_D.command_skew_s:g}", "how far ahead of the "
+    Key("command_skew_s", "number", f"{_C.command_skew_s:g}", "how far ahead of the "
         "station's clock a command may be dated", "s"),
 )
 
 
-def parse(sec: Section, settings: UpstreamSettings, chosen: bool) -> UpstreamSettings:
-    # A key left out keeps the value ``settings`` has: the station passes the defaults, a
-    # service its own (station.services.broker.config: how long the broker queues for it, say).
-    d = settings
+def settings(config: StationConfig) -> MqttSettings:
+    """The chosen mqtt outlet's settings, typed."""
+    return config.upstream.kind_as(MqttSettings)
 
-    def whole(name: str, default: int, maximum: int) -> int:
-        return sec.int_(name, default, 0, "a whole number", maximum) or 0
 
+def parse(sec: Section, chosen: bool) -> MqttSettings:
+    tls = _tls(sec)
+    command_keys = _command_keys(sec)
+    link = _link(sec, MqttLink(), tls)
+    d = MqttSettings()
+    own = MqttSettings(
+        link=link, command_keys=command_keys,
+        command_window_s=sec.float_("command_window_s", d.command_window_s, "e.g. 30"),
+        command_skew_s=sec.float_("command_skew_s", d.command_skew_s, "e.g. 5"),
+        mirror=sec.bool_("mirror", d.mirror, "true publishes the journal for an archive"))
+    for key, problem in own.problems():
+        sec.fail(sec.key(key), problem)
+    return own
+
+
+def parse_link(sec: Section, base: MqttLink) -> MqttLink:
+    """The broker keys of ``sec``, as ``upstream:`` reads them, checked. A key left out
+    keeps the value ``base`` has: a service passes its own (station.services.broker.config:
+    how long the broker queues for it, say)."""
+    link = _link(sec, base, _tls(sec))
+    for key, problem in link.problems():
+        sec.fail(sec.key(key), problem)
+    return link
+
+
+def _tls(sec: Section) -> TlsSettings | None:
     tls_raw = sec.data.get("tls", False)
-    tls: TlsSettings | None
     if tls_raw is True:
-        tls = TlsSettings()
-    elif tls_raw is False or tls_raw is None:
-        tls = None
-    else:
-        t = sec.sub("tls", ("ca_file", "cert_file", "key_file"))
-        tls = TlsSettings(*(None if (v := t.path_(k, None, "a PEM file")) is None
-                            else secret_path(t, k, v)
-                            for k in ("ca_file", "cert_file", "key_file")))
+        return TlsSettings()
+    if tls_raw is False or tls_raw is None:
+        return None
+    t = sec.sub("tls", ("ca_file", "cert_file", "key_file"))
+    return TlsSettings(*(None if (v := t.path_(k, None, "a PEM file")) is None
+                         else secret_path(t, k, v)
+                         for k in ("ca_file", "cert_file", "key_file")))
+
+
+def _command_keys(sec: Section) -> dict[str, Path]:
     keys_sec = sec.data.get("command_keys") or {}
     if not isinstance(keys_sec, dict):
         sec.fail(sec.key("command_keys"), "expected a mapping of sender name to public key "
@@ -83,9 +139,15 @@ def parse(sec: Section, settings: UpstreamSettings, chosen: bool) -> UpstreamSet
         value = ks.path_(name, None, "a public key PEM file")
         if value is not None:
             command_keys[str(name)] = sec.path.parent / value
+    return command_keys
+
+
+def _link(sec: Section, d: MqttLink, tls: TlsSettings | None) -> MqttLink:
+    def whole(name: str, default: int, maximum: int) -> int:
+        return sec.int_(name, default, 0, "a whole number", maximum) or 0
+
     port = sec.data.get("port")
-    return replace(
-        settings,
+    return MqttLink(
         host=sec.str_("host", d.host, "the broker's host name or address") or d.host,
         port=None if port is None else sec.int_("port", None, 1, "a TCP port", 65535),
         prefix=sec.str_("prefix", d.prefix, "e.g. baccarat") or d.prefix,
@@ -96,10 +158,6 @@ def parse(sec: Section, settings: UpstreamSettings, chosen: bool) -> UpstreamSet
         session_expiry_s=whole("session_expiry_s", d.session_expiry_s, 7 * 86400),
         max_inflight=whole("max_inflight", d.max_inflight, 1000),
         reconnect_max_s=whole("reconnect_max_s", d.reconnect_max_s, 3600),
-        command_keys=command_keys,
-        command_window_s=sec.float_("command_window_s", d.command_window_s, "e.g. 30"),
-        command_skew_s=sec.float_("command_skew_s", d.command_skew_s, "e.g. 5"),
-        mirror=sec.bool_("mirror", d.mirror, "true publishes the journal for an archive"),
     )
 
 
@@ -108,7 +166,7 @@ def build(ctx: OutletContext) -> MqttPublisher:
     from station.wire.commands import CommandPolicy, CommandVerifier  # noqa: PLC0415
     from station.wire.signing import load_public_key  # noqa: PLC0415
 
-    config, up = ctx.config, ctx.config.upstream
+    config, up = ctx.config, settings(ctx.config)
     assert ctx.signer is not None  # the assembly refuses a signed outlet without a key
     verifier = None
     if up.command_keys:
@@ -123,7 +181,7 @@ def build(ctx: OutletContext) -> MqttPublisher:
 
         mirror = JournalMirror(Path(config.journal_path), table=config.rules.table,
                                signer=ctx.signer)
-    return MqttPublisher(ctx.box, up, table=config.rules.table, signer=ctx.signer,
+    return MqttPublisher(ctx.box, up.link, table=config.rules.table, signer=ctx.signer,
                          verifier=verifier, on_command=ctx.on_command if verifier else None,
                          head=ctx.head, mirror=mirror)
 
@@ -144,7 +202,7 @@ def _broker(config: StationConfig) -> Finding:
         read_credentials,
     )
 
-    up = config.upstream
+    up = settings(config).link
     where = f"{up.host}:{up.effective_port}"
     client = paho.Client(CallbackAPIVersion.VERSION2,
                          client_id=f"{up.client_id_for(config.rules.table)}-check"[:64],

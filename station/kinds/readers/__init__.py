@@ -1,6 +1,7 @@
 """``reader:``: the card reader kinds (``simulated``, ``serial``, ``camera``), one module each.
 
-The keys every reader shares are here: ``type``, ``dedupe_ms`` (a table rule: the config
+The keys every reader shares are here (their values: ``ReaderConfig``; each kind declares
+its own settings type in its module): ``type``, ``dedupe_ms`` (a table rule: the config
 puts it in ``TableRules``) and the code format, which the kinds that read codes check when
 chosen (trait ``codes``), so a bad pattern is a config error at start, not a surprise at
 the first card.
@@ -15,7 +16,7 @@ from pathlib import Path
 from drivers.codes import CodeFormat
 from station.game.limits import DEDUPE_MS_MAX
 from station.kinds.keys import Key
-from station.settings.configmodel import ReaderSettings
+from station.settings.configmodel import ReaderConfig
 from station.settings.configsection import Section
 
 RawBytes = Callable[[bytes, float], None]
@@ -50,7 +51,7 @@ class DeviceHooks:
     shoe_position: tuple[int, int, bool, int] = (0, 0, False, 0)
 
 
-def parse_common(sec: Section, settings: ReaderSettings, chosen: str) -> ReaderSettings:
+def parse_common(sec: Section, settings: ReaderConfig, chosen: str) -> ReaderConfig:
     return replace(
         settings,
         code_format=sec.str_("code_format", None, "a regular expression with groups "
@@ -60,7 +61,7 @@ def parse_common(sec: Section, settings: ReaderSettings, chosen: str) -> ReaderS
         pack_prefix=sec.data.get("pack_prefix", "") or "")
 
 
-def finish(sec: Section, settings: ReaderSettings, traits: frozenset[str]) -> None:
+def finish(sec: Section, settings: ReaderConfig, traits: frozenset[str]) -> None:
     """The chosen kind's ``traits``: one that reads codes has its code format checked."""
     if "codes" in traits:
         try:
@@ -69,7 +70,7 @@ def finish(sec: Section, settings: ReaderSettings, traits: frozenset[str]) -> No
             sec.fail(sec.key("code_format" if settings.code_format else "cut_code"), str(exc))
 
 
-def reader_codes(settings: ReaderSettings) -> CodeFormat:
+def reader_codes(settings: ReaderConfig) -> CodeFormat:
     """The scanner's code format; raises ValueError naming what is wrong. A dealer's badge
     (``dealers.badge_prefix``) and a pack's code (``reader.pack_prefix``) go to the station
     as read."""

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from station.errors import ConfigError
@@ -12,7 +12,7 @@ from station.game.limits import short
 from station.kinds.keys import Key
 from station.kinds.probes import Finding
 from station.kinds.readers import DeviceHooks, reader_codes
-from station.settings.configmodel import ReaderSettings, StationConfig
+from station.settings.configmodel import StationConfig
 from station.settings.configsection import Section
 
 if TYPE_CHECKING:
@@ -38,9 +38,27 @@ KEYS = (
 )
 
 
-def parse(sec: Section, settings: ReaderSettings, chosen: bool) -> ReaderSettings:
-    return replace(
-        settings, source=_source(sec, chosen),
+@dataclass(frozen=True, slots=True)
+class CameraSettings:
+    """The camera reader's own keys: where frames come from, how they are decoded, and how
+    sure it must be."""
+
+    # A camera index, a device path, a video file or a URL; None only where the config's
+    # reader is another kind (``replay --video`` gives the video in its place).
+    source: str | int | None = None
+    decoder: str = "zxing"
+    roi: tuple[int, int, int, int] | None = None  # x, y, width, height in pixels
+    agree_frames: int = 2
+
+
+def settings(config: StationConfig) -> CameraSettings:
+    """The chosen camera reader's settings, typed."""
+    return config.reader.kind_as(CameraSettings)
+
+
+def parse(sec: Section, chosen: bool) -> CameraSettings:
+    return CameraSettings(
+        source=_source(sec, chosen),
         decoder=sec.choice("decoder", "zxing", CAMERA_DECODERS),
         roi=_roi(sec),
         agree_frames=sec.int_("agree_frames", 2, 1, "how many frames in a row must read the "
@@ -86,24 +104,30 @@ def _install_hint(config: StationConfig, exc: ImportError) -> ConfigError:
 
 
 def build(config: StationConfig, hooks: DeviceHooks) -> CameraReader:
-    """The camera of ``config`` (or ``hooks.source`` in its place: ``replay --video``)."""
+    """The camera of ``config`` (or ``hooks.source`` in its place)."""
+    return open_camera(config, settings(config), hooks)
+
+
+def open_camera(config: StationConfig, own: CameraSettings, hooks: DeviceHooks
+                ) -> CameraReader:
+    """A camera reader of settings ``own``, the source ``hooks.source`` in their source's
+    place (``replay --video``, with the camera keys of a config whatever reader it chose)."""
     try:
         from drivers.camera import CameraReader  # noqa: PLC0415 - OpenCV only when chosen
     except ImportError as exc:
         raise _install_hint(config, exc) from exc
-    reader = config.reader
-    chosen = reader.source if hooks.source is None else hooks.source
+    chosen = own.source if hooks.source is None else hooks.source
     if chosen is None:
         raise ConfigError(f"{config.path}: reader.source: a camera reader needs its source")
-    return CameraReader(chosen, decoder=reader.decoder, roi=reader.roi,
-                        agree_frames=reader.agree_frames, codes=reader_codes(reader),
+    return CameraReader(chosen, decoder=own.decoder, roi=own.roi,
+                        agree_frames=own.agree_frames, codes=reader_codes(config.reader),
                         on_raw=hooks.on_payload, record_to=hooks.record_to,
                         start_ts=hooks.start_ts)
 
 
 def probe(config: StationConfig) -> Iterator[Finding]:
     """Open the source as the reader would, read one frame, and make the decoder."""
-    reader = config.reader
+    reader = settings(config)
     try:
         from drivers.camera.probe import probe_source  # noqa: PLC0415 - OpenCV only here
     except ImportError as exc:
@@ -123,7 +147,7 @@ def probe(config: StationConfig) -> Iterator[Finding]:
 
 
 def describe(config: StationConfig, device: object) -> str:
-    reader = config.reader
+    reader = settings(config)
     roi = "whole frame" if reader.roi is None else "roi " + "x".join(map(str, reader.roi))
     return (f"camera {getattr(device, 'source', reader.source)} ({reader.decoder}, {roi}, "
             f"{reader.agree_frames} frames agree)")

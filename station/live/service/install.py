@@ -48,9 +48,11 @@ SERVICES: dict[str, Service] = {s.name: s for s in (
             "station check-config -c {config} --credentials {etc}/credentials",
             "the game server", rules="99-dealer-station.rules", paytables=True),
     Service("pit", "dealer-pit.service", "pit.yaml", "dealer-pit",
-            "station pit --check -c {config}", "each table (upstream.command_keys: pit)",
+            "station pit --check -c {config} --credentials {etc}/credentials",
+            "each table (upstream.command_keys: pit)",
             folders=("credentials", "keys")),
-    Service("archive", "dealer-archive.service", "archive.yaml", "dealer-archive", "",
+    Service("archive", "dealer-archive.service", "archive.yaml", "dealer-archive",
+            "station archive --check -c {config} --credentials {etc}/credentials",
             "each table (upstream.command_keys, under archive.name)",
             folders=("credentials", "keys")),
 )}

@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
+from types import TracebackType
 from typing import IO
 
 # syslog(3) priorities: what journalctl -p filters on and colours by.
@@ -54,6 +55,31 @@ def stream_is_journal(stream: IO[str] | None = None, env: Mapping[str, str] | No
     return st.st_dev == int(dev) and st.st_ino == int(ino)
 
 
+def say(text: str, priority_: int = PRIORITY[logging.INFO], stream: IO[str] | None = None,
+        env: Mapping[str, str] | None = None) -> None:
+    """A line a command prints itself, not through logging (its start and stop lines, the
+    error it exits 2 with): with the syslog prefix when ``stream`` (stderr) is the journal, so
+    ``journalctl -p err`` shows a config error; journald would take an unprefixed line as
+    info."""
+    out = stream if stream is not None else sys.stderr
+    if stream_is_journal(out, env):
+        text = "\n".join(f"<{priority_}>{line}" for line in text.splitlines())
+    print(text, file=out, flush=True)
+
+
+def how_to_stop(stream: IO[str] | None = None, env: Mapping[str, str] | None = None) -> str:
+    """The start line's last words: under systemd (stderr the journal) nobody is at a
+    terminal to press Ctrl-C."""
+    return "systemctl stop stops it" if stream_is_journal(stream, env) else "Ctrl-C stops"
+
+
+ERR = PRIORITY[logging.ERROR]
+
+
+def _crashed(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+    logging.getLogger("station").critical("crashed", exc_info=(kind, exc, tb))
+
+
 def configure(level: int = logging.INFO, stream: IO[str] | None = None,
               env: Mapping[str, str] | None = None) -> bool:
     """Set up the root logger on ``stream`` (stderr); whether it writes for journald."""
@@ -68,6 +94,10 @@ def configure(level: int = logging.INFO, stream: IO[str] | None = None,
                              else logging.Formatter(PLAIN_FORMAT))
         root.addHandler(handler)
         root.setLevel(level)
+        if journal:
+            # A crash's traceback through the handler, each line at crit: printed raw, the
+            # journal would file it as info, out of sight of `journalctl -p err`.
+            sys.excepthook = _crashed
     # transitions logs every state change at INFO: the station's table log and recording
     # already say all of it, and journald should not get a line per card twice over.
     logging.getLogger("transitions").setLevel(logging.WARNING)

@@ -11,6 +11,7 @@ import logging
 
 from drivers.events import (
     CardRead,
+    ClockAlert,
     Command,
     DeviceLost,
     DeviceRestored,
@@ -23,6 +24,7 @@ from station.table.station import REFUSED_OUTSIDE, Station
 from station.wire.observe import Snapshot
 
 log = logging.getLogger("station.table")
+CLOCK_ALERTS = ("clock_unsynchronised", "clock_jump")
 
 
 class TableLog:
@@ -30,7 +32,12 @@ class TableLog:
 
     def __init__(self, station: Station) -> None:
         self._station = station
-        self._last = Snapshot.of(station).status_key()
+        snap = Snapshot.of(station)
+        self._last = snap.status_key()
+        if snap.paused:
+            # Paused before the loop's first event: a restart mid-round pauses the round while
+            # the daemon is assembled, before this log is there to see the change.
+            log.warning("now %s", describe(snap))
 
     def observe(self, event: InputEvent, outputs: list[Output], seconds: float) -> None:
         if isinstance(event, CardRead) and self._station.dealing.face_down:
@@ -51,6 +58,11 @@ class TableLog:
             log.info("%s lost: %s", event.source, event.reason)
         elif isinstance(event, DeviceRestored):
             log.info("%s restored", event.source)
+        elif isinstance(event, ClockAlert):
+            # An alert the pit gets (unsynchronised, a jump) at warning, so `journalctl -p
+            # warning` shows it too; a state that is no alert (synchronised, unknown) at info.
+            level = logging.WARNING if event.alert in CLOCK_ALERTS else logging.INFO
+            log.log(level, "clock: %s: %s", event.alert.replace("_", " "), event.detail)
         for o in outputs:
             if isinstance(o, Published):
                 r = o.record
@@ -61,5 +73,7 @@ class TableLog:
         snap = Snapshot.of(self._station)
         key = snap.status_key()
         if key[:2] != self._last[:2] or key[3] != self._last[3]:
-            log.info("now %s", describe(snap))
+            # A pause (a restart mid-round, a lost device, a bad card) holds the table until
+            # someone acts: a warning, so `journalctl -p warning` lists every one.
+            log.log(logging.WARNING if snap.paused else logging.INFO, "now %s", describe(snap))
         self._last = key

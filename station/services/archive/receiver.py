@@ -41,10 +41,15 @@ MAX_PARTS_BYTES: Final = 64 * 1024 * 1024  # one record's parts together, at mos
 OPEN_PER_TABLE: Final = 2  # archived journals kept open per table (the current and the last)
 
 
+# The archive's alert problems (``archive_alert``'s ``problem``, docs/journal.md), declared
+# once: tests/archive/test_archive_problems.py holds what the receiver raises and the doc to it.
+PROBLEMS: Final = ("signature", "malformed", "unknown_table", "gap", "chain", "conflict",
+                   "storage")
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """Why a message was refused: ``problem`` is one of signature, malformed, unknown_table,
-    gap, chain, conflict, storage."""
+    """Why a message was refused: ``problem`` is one of ``PROBLEMS``."""
 
     table: str
     problem: str

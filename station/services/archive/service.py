@@ -33,11 +33,12 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from station.client.keys import load_keys
 from station.errors import ConfigError
+from station.live.service.credentials import service_signer
 from station.services.archive.config import ArchiveConfig
 from station.services.archive.receiver import REFUSED, WRITTEN, Finding, Head, Receiver
 from station.services.broker.client import connect_persistent, service_client
 from station.wire.messages import iso_ts
-from station.wire.signing import Signer, load_signer
+from station.wire.signing import Signer
 
 log = logging.getLogger(__name__)
 
@@ -58,15 +59,18 @@ class _Incoming:
     payload: bytes
 
 
+# How long the start waits for the broker before it says READY all the same: a broker down
+# at boot must not fail the unit (TimeoutStartSec=) and its restarts, since the archive
+# catches up by itself once the broker is back.
+READY_WAIT_S = 10.0
+
+
 class ArchiveService:
     def __init__(self, config: ArchiveConfig, *, clock: Callable[[], float] = time.time
                  ) -> None:
         self.config = config
         self._clock = clock
-        try:
-            self.signer: Signer = load_signer(config.archive.signing_key_file)
-        except ConfigError as exc:
-            raise ConfigError(f"{config.path}: archive.signing_key_file: {exc}") from exc
+        self.signer: Signer = archive_signer(config)
         self._keys_loaded = time.monotonic()
         self.receiver = Receiver(config.archive.dir, self._load_keys())
         self._inbox: queue.SimpleQueue[_Incoming | None] = queue.SimpleQueue()
@@ -123,11 +127,16 @@ class ArchiveService:
 
     # --- running ---------------------------------------------------------------------------
 
-    def run(self, stop: threading.Event) -> None:
-        """Until ``stop`` is set: connect (retrying), take messages, acknowledge."""
+    def run(self, stop: threading.Event, ready: Callable[[bool], None] | None = None) -> None:
+        """Until ``stop`` is set: connect (retrying), take messages, acknowledge. ``ready``
+        is called once the session is connected and subscribed (with True), or after
+        ``READY_WAIT_S`` without an answer from the broker (False: paho goes on trying, and
+        the broker keeps the session's messages for when it does)."""
         # Messages sent to us and not yet acknowledged, at most: bounds what waits in memory
         # (we acknowledge only after writing).
         connect_persistent(self.client, self.config.broker, receive_max=RECEIVE_MAX)
+        if ready is not None:
+            ready(self._connected.wait(READY_WAIT_S))
         try:
             while not stop.is_set():
                 self.step(0.5)
@@ -245,6 +254,11 @@ class ArchiveService:
     @property
     def connected(self) -> bool:
         return self._connected.is_set()
+
+
+def archive_signer(config: ArchiveConfig) -> Signer:
+    return service_signer(config.path, "archive.signing_key_file",
+                          config.archive.signing_key_file, "archive", "station archive --check")
 
 
 def archive_dirs_ok(root: Path) -> None:

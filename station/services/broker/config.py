@@ -4,9 +4,10 @@ keys are. One parser for all of them, so the keys, checks, defaults and words ar
 (docs/configuration.md, "broker and tables").
 
 ``broker:`` takes the keys of a station's ``upstream:`` that say how to reach the broker and
-is read and checked by the station's own code for them (station.kinds.outlets.mqtt and
-``UpstreamSettings.problems``). Each error is a ``ConfigError`` naming the file, the key and
-the fix; unknown keys are refused with the nearest known one (station.settings.configsection).
+is read and checked by the station's own code for them (station.kinds.outlets.mqtt's
+``parse_link``, into the link's settings ``station.upstream.mqttlink.MqttLink``). Each error
+is a ``ConfigError`` naming the file, the key and the fix; unknown keys are refused with the
+nearest known one (station.settings.configsection).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, Final
 
 from station.kinds.outlets import mqtt as mqtt_outlet
 from station.settings.configsection import Section
-from station.settings.upstream import TlsSettings, UpstreamSettings, effective_port
+from station.upstream.mqttlink import MqttLink, TlsSettings, effective_port
 
 BROKER_KEYS: Final = ("host", "port", "prefix", "client_id", "credentials_file", "tls",
                       "keepalive_s", "session_expiry_s", "reconnect_max_s")
@@ -66,23 +67,22 @@ def parse_broker(sec: Section, *, session_expiry_s: int) -> BrokerSettings:
     default a service chooses: how long the broker keeps queueing for it while it is away
     (the pit 3600 s: an hour of a floor is enough to rebuild the tiles; the archive a day:
     every record matters)."""
-    up = mqtt_outlet.parse(sec, UpstreamSettings(type="mqtt", session_expiry_s=session_expiry_s),
-                           True)
-    for key, problem in up.problems(types=("mqtt",)):
-        sec.fail(sec.key(key), problem)
+    up = mqtt_outlet.parse_link(sec, MqttLink(session_expiry_s=session_expiry_s))
     return BrokerSettings(host=up.host, port=up.port, prefix=up.prefix, client_id=up.client_id,
                           credentials_file=up.credentials_file, tls=up.tls,
                           keepalive_s=up.keepalive_s, session_expiry_s=up.session_expiry_s,
                           reconnect_max_s=up.reconnect_max_s)
 
 
-def parse_tables(sec: Section) -> TablesSettings:
-    """``tables:``: ``keys_dir``, relative to the config's folder, an existing folder."""
+def parse_tables(sec: Section, *, keys_must_exist: bool = True) -> TablesSettings:
+    """``tables:``: ``keys_dir``, relative to the config's folder, an existing folder (unless
+    ``keys_must_exist`` is False: a command that reads no table's key, such as ``station pit
+    pin``, works before the tables' keys are there)."""
     keys = sec.path_("keys_dir", None, KEYS_FIX)
     if keys is None:
         sec.fail(sec.key("keys_dir"), f"required: {KEYS_FIX}")
     folder = sec.path.parent / keys
-    if not folder.is_dir():
+    if keys_must_exist and not folder.is_dir():
         sec.fail(sec.key("keys_dir"), f"{folder}: not a folder; make it: {KEYS_FIX}")
     return TablesSettings(folder)
 
@@ -95,7 +95,8 @@ class ServiceSections:
 
 
 def parse_service_config(path: Path, data: Any, own: str, own_keys: tuple[str, ...], *,
-                         session_expiry_s: int) -> ServiceSections:
+                         session_expiry_s: int, keys_must_exist: bool = True
+                         ) -> ServiceSections:
     """A service's config file: ``broker:``, ``tables:`` and the service's own section
     ``own``, each required (a missing one is named with the shipped example,
     ``config/<own>.yaml``), nothing else. ``session_expiry_s``: see ``parse_broker``."""
@@ -105,4 +106,5 @@ def parse_service_config(path: Path, data: Any, own: str, own_keys: tuple[str, .
             top.fail(name, f"missing section: see config/{own}.yaml for what {name}: holds")
     return ServiceSections(
         parse_broker(top.sub("broker", BROKER_KEYS), session_expiry_s=session_expiry_s),
-        parse_tables(top.sub("tables", TABLES_KEYS)), top.sub(own, own_keys))
+        parse_tables(top.sub("tables", TABLES_KEYS), keys_must_exist=keys_must_exist),
+        top.sub(own, own_keys))

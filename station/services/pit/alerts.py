@@ -1,11 +1,13 @@
 """The pit's alerts: what needs a pit boss, raised from what the tables send and from what is
 wrong with their streams, with who acknowledged each (pure: the caller journals).
 
-Kinds: ``pause`` (the table paused; cleared by its resume or void), the station's own
-``alert`` names (``repeated_shoe``, ``new_shoe_late``, ``dealer_requested``,
-``cut_card_position``, ``clock_unsynchronised``, ``clock_jump``, ``install_modified``, ...),
-``config_changed`` (the table started with another config or paytable), ``offline`` (the
-last will or a clean stop; cleared when the table is back), and the stream's problems:
+Kinds (``KINDS``: the station's, declared in ``station.wire.alerts``, and the pit's own,
+``PIT_ALERTS``, each with its urgency and words): ``pause`` (the table paused; cleared by its
+resume or void), the station's own ``alert`` names, ``config_changed`` (the table started
+with another config or paytable), ``offline`` (the last will or a clean stop; cleared when
+the table is back), ``shuffle_check_waiting`` (the table waits in its shuffle check for a
+supervisor's confirmation; cleared when its status says another phase), and the stream's
+problems:
 ``bad_signature``, ``gap``, ``unknown_table``, ``schema``, ``rewritten_history`` (a status's
 journal head contradicts an earlier one). ``URGENCY`` ranks them for the alert list. A
 problem that repeats while its alert is open and not yet acknowledged is counted in that
@@ -20,18 +22,36 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-STREAM_KINDS: Final = ("bad_signature", "gap", "unknown_table", "schema", "rewritten_history")
-# The alert list's order among open alerts (lower first; then newest first): a table that
-# stopped or waits for someone, then what puts the table's evidence in doubt (its stream,
-# its journal, its install), then what a pit boss acts on between rounds, then what is for
-# the record (a clock, a change of config). A kind not named ranks with the second group.
-URGENCY: Final = {
-    "pause": 0, "offline": 0, "dealer_requested": 0, "new_shoe_late": 0,
-    "bad_signature": 1, "gap": 1, "rewritten_history": 1, "install_modified": 1,
-    "repeated_shoe": 1, "unknown_table": 1, "schema": 1,
-    "cut_card_position": 2, "bet_positive": 2, "clock_jump": 2, "clock_unsynchronised": 2,
-    "config_changed": 3,
-}
+from station.wire.alerts import STATION_ALERTS, AlertKind, kinds_by_name
+
+# The pit's own kinds, in the shape of the station's (station.wire.alerts): what it raises from
+# a table's messages and from what is wrong with the table's stream.
+SHUFFLE_WAITING: Final = "shuffle_check_waiting"
+_STREAM: Final = "station.services.pit.model (the client library's findings)"
+PIT_ALERTS: Final[tuple[AlertKind, ...]] = (
+    AlertKind("pause", "station.services.pit.model (a pause, or a status naming one)", 0,
+              {"en": "Paused", "zh": "暂停"}),
+    AlertKind("offline", "station.services.pit.model (the last will or a clean stop)", 0,
+              {"en": "Station offline", "zh": "工作站离线"}),
+    AlertKind("bad_signature", _STREAM, 1, {"en": "Bad signature", "zh": "签名无效"}),
+    AlertKind("gap", _STREAM, 1, {"en": "Messages missing", "zh": "消息缺失"}),
+    AlertKind("unknown_table", _STREAM, 1, {"en": "Unknown table", "zh": "未知牌桌"}),
+    AlertKind("schema", _STREAM, 1, {"en": "Invalid message", "zh": "消息格式无效"}),
+    AlertKind("rewritten_history", _STREAM, 1,
+              {"en": "Rewritten history", "zh": "日志历史被改写"}),
+    # A table in its shuffle check, which only a supervisor's confirmation ends.
+    AlertKind(SHUFFLE_WAITING, "station.services.pit.model (a status in the shuffle check)", 0,
+              {"en": "Shuffle check waiting", "zh": "洗牌待确认"}),
+    AlertKind("config_changed", "station.services.pit.model (a config_changed message)", 3,
+              {"en": "Config changed", "zh": "配置已更改"}),
+)
+# Every kind the pit shows: the station's and its own, one declaration each.
+KINDS: Final = kinds_by_name(STATION_ALERTS, PIT_ALERTS)
+STREAM_KINDS: Final = tuple(kind.name for kind in PIT_ALERTS if kind.raised_by == _STREAM)
+# The alert list's order among open alerts (lower first; then newest first): each kind's
+# urgency (station.wire.alerts.URGENCIES). A kind not declared (a newer station's) ranks with
+# the second group.
+URGENCY: Final = {kind.name: kind.urgency for kind in KINDS.values()}
 OTHER_URGENCY: Final = 1
 COUNTED: Final = (*STREAM_KINDS, "offline")
 MAX_ALERTS: Final = 2000  # kept in memory; the journal keeps them all

@@ -4,17 +4,21 @@ signature, which the caller's ``Signer`` makes)."""
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Mapping
 from typing import Any, Final
 
+from station.table.actions import PIT_ACTIONS
 from station.table.procedures import NOTE_MAX, pause_problem
 from station.wire.commands import MAX_REASON
 
-ACTIONS: Final = ("resume", "void", "confirm_shuffle", "close_shoe", "pause")
+ACTIONS: Final = PIT_ACTIONS  # station.table.actions: the one list, those marked pit
 BODY_KEYS: Final = frozenset({"name", "pin", "reason", "note"})
 DEALER_KEYS: Final = frozenset({"name", "pin", "dealer", "note"})
 ACK_KEYS: Final = frozenset({"name", "pin"})
+KIND_ACK_KEYS: Final = frozenset({"name", "pin", "kind"})
+_KIND: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
 NAME_MAX: Final = 32  # station.web.pins.NAME_RE
 DEALER_MAX: Final = 64
 
@@ -66,6 +70,15 @@ def dealer_problem(body: Mapping[str, Any]) -> str | None:
         return f"note must be 1-{NOTE_MAX} printable characters"
     if dealer is None and note is None:
         return "say who takes over (dealer) or why (note)"
+    return None
+
+
+def kind_problem(body: Mapping[str, Any]) -> str | None:
+    """What is wrong with an acknowledgement by kind's ``kind``, or None."""
+    kind = body.get("kind")
+    if not isinstance(kind, str) or not _KIND.fullmatch(kind):
+        return ("kind must be an alert kind as GET /api/alerts names it (1-64 of a-z, 0-9 "
+                "and _, e.g. clock_unsynchronised)")
     return None
 
 

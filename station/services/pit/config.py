@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from station.services.broker.config import parse_service_config
-from station.services.pit.settings import DEFAULT_PORT, LANGUAGES, PitConfig, PitSettings
+from station.services.pit.settings import (
+    ANSWER_TIMEOUT_MIN_S,
+    DEFAULT_PORT,
+    LANGUAGES,
+    PitConfig,
+    PitSettings,
+)
 from station.settings.configsection import Section, secret_path
 from station.settings.upstream import KEY_NAME
 from station.settings.yamlload import load_yaml
@@ -24,16 +30,20 @@ from station.settings.yamlload import load_yaml
 # The broker keeps the pit's session (the tables' messages queued) this long while it is away.
 SESSION_EXPIRY_S: Final = 3600
 PIT_KEYS: Final = ("name", "host", "port", "signing_key_file", "pins_file", "journal",
-                   "language")
+                   "language", "answer_timeout_s")
 
 
-def load_pit_config(path: Path) -> PitConfig:
-    return parse_pit_config(path, load_yaml(path, "pit config"))
+def load_pit_config(path: Path, *, keys_must_exist: bool = True) -> PitConfig:
+    """``keys_must_exist=False`` for what reads no table's key (``station pit pin``): the
+    PINs can be set before the fleet has written the tables' keys."""
+    return parse_pit_config(path, load_yaml(path, "pit config"),
+                            keys_must_exist=keys_must_exist)
 
 
-def parse_pit_config(path: Path, data: Any) -> PitConfig:
+def parse_pit_config(path: Path, data: Any, *, keys_must_exist: bool = True) -> PitConfig:
     sections = parse_service_config(path, data, "pit", PIT_KEYS,
-                                    session_expiry_s=SESSION_EXPIRY_S)
+                                    session_expiry_s=SESSION_EXPIRY_S,
+                                    keys_must_exist=keys_must_exist)
     return PitConfig(path, sections.broker, sections.tables.keys_dir, _pit(sections.own))
 
 
@@ -49,10 +59,15 @@ def _pit(sec: Section) -> PitSettings:
                     "keys/pit.pem; `station keygen DIR --name pit` writes one")
     pins = sec.path_("pins_file", None, "a file next to the config, e.g. pit.pins")
     journal = sec.path_("journal", str(d.journal), "e.g. var/pit.sqlite3") or str(d.journal)
+    timeout_fix = f"seconds a command waits for the table's answer, e.g. {d.answer_timeout_s:g}"
+    timeout = sec.float_("answer_timeout_s", d.answer_timeout_s, timeout_fix)
+    if timeout < ANSWER_TIMEOUT_MIN_S:
+        sec.fail("pit.answer_timeout_s", f"{timeout:g} s is too short for a table to answer "
+                 f"over the broker; {timeout_fix} (at least {ANSWER_TIMEOUT_MIN_S:g})")
     return replace(
         d, name=name, host=host, port=port,
         signing_key_file=None if key is None else secret_path(sec, "signing_key_file", key),
         pins_file=None if pins is None else sec.path.parent / pins,
         journal=Path(journal),
-        language=sec.choice("language", d.language, LANGUAGES))
+        language=sec.choice("language", d.language, LANGUAGES), answer_timeout_s=timeout)
 

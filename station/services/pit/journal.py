@@ -131,9 +131,14 @@ class PitJournal:
 
     # --- what it did ------------------------------------------------------------------------
     def ack(self, alert_id: int, by: str, at: str) -> None:
+        self.acks([alert_id], by, at)
+
+    def acks(self, alert_ids: list[int], by: str, at: str) -> None:
+        """One row per alert acknowledged (an acknowledgement by kind is one per alert it
+        acknowledged, each with who), in one transaction."""
         self._begin()
-        self.db.execute("INSERT INTO acks (alert_id, by, at) VALUES (?, ?, ?)",
-                        (alert_id, by, at))
+        self.db.executemany("INSERT INTO acks (alert_id, by, at) VALUES (?, ?, ?)",
+                            [(i, by, at) for i in alert_ids])
         self.commit()
 
     def action(self, cid: str, at: str, table: str, action: str, *, by: str,

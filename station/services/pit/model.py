@@ -30,7 +30,7 @@ from station.client import (
     UnknownTable,
     Unreadable,
 )
-from station.services.pit.alerts import Alert, AlertBook
+from station.services.pit.alerts import SHUFFLE_WAITING, Alert, AlertBook
 from station.services.pit.views import TableLog
 from station.wire.ratelimit import Budget
 
@@ -39,6 +39,7 @@ PENDING_MAX: Final = 1000  # commands waiting for their answer
 UNTRUSTED_BURST: Final = 20
 UNTRUSTED_PER_S: Final = 1.0
 _NAMED: Final = re.compile(r"\[([^\[\]]{1,128})\]")
+SHUFFLE_CHECK: Final = "shuffle_check"  # the status's phase while the check is due
 
 
 class Recorder(Protocol):
@@ -226,12 +227,25 @@ class PitModel:
                     self._pause(table, str(m["paused"]), None, at, only_if_none=True)
                 else:
                     self._clear(table, "pause", at)
+                self._shuffle_check(table, m.get("phase"), at)
         elif kind == "alert":
             self._raise(table, str(m.get("alert")), str(m.get("detail")), m.get("by"), at)
         elif kind == "config_changed":
             self._raise(table, "config_changed", config_detail(m), None, at)
         elif kind == "dealer" and m.get("request_closed"):
             self._clear(table, "dealer_requested", at)
+
+    def _shuffle_check(self, table: str, phase: object, at: str) -> None:
+        """A table in the shuffle check waits for a supervisor's confirmation (the pit
+        boss's CONFIRM SHUFFLE): nothing else moves it on, so it is an alert from the status
+        that says so to the first that says another phase (a pause during the check keeps
+        it: the check is still due after the resume)."""
+        if phase == SHUFFLE_CHECK:
+            if not self.alerts.uncleared(table, SHUFFLE_WAITING):
+                self._raise(table, SHUFFLE_WAITING, "the shuffle check waits for a "
+                            "supervisor's confirmation (CONFIRM SHUFFLE)", None, at)
+        elif phase != "paused":
+            self._clear(table, SHUFFLE_WAITING, at)
 
     def _pause(self, table: str, reason: str, by: object, at: str,
                only_if_none: bool = False) -> None:
@@ -288,6 +302,11 @@ class PitModel:
                 self._answer(cid, table, "refused", detail, at)
             return
         for cid in named_ids(m):
+            guessed = self.inferred.pop(cid, None)
+            if guessed is not None and guessed.table == table:
+                # Taken for applied when the table's status (on its own topic, which may
+                # come first) cleared the pause: the message naming it says what was done.
+                self.pending[cid] = guessed
             self._answer(cid, table, "applied", _what(m), at)
         if kind == "status" and "seq" in m and m.get("paused") is None \
                 and self.alerts.uncleared(table, "pause"):
@@ -342,7 +361,14 @@ def config_detail(m: Mapping[str, Any]) -> str:
 
 
 def _what(m: Mapping[str, Any]) -> str:
+    """What the table did, in the pit's words (station.services.pit.words translates them):
+    the record of the floor names the deed, never only the kind of the message that said
+    so (a void between rounds comes as a ``resume`` with ``action: void``)."""
     kind = m.get("kind")
+    if kind == "resume":
+        if m.get("action") == "void":
+            return "voided: no round in play; the pause ended and the table goes on"
+        return "resumed"
     if kind == "round":
         return f"round {m.get('round')} void ({m.get('void_reason')})"
     if kind == "shoe_started":

@@ -11,23 +11,27 @@ import sys
 from pathlib import Path
 
 from station.errors import ConfigError
+from station.live.service.credentials import credentials_from, service_signer
+from station.live.service.logs import how_to_stop, say
 from station.live.service.notify import Notifier
 from station.services.pit.config import load_pit_config
 from station.services.pit.server import PitServer
 from station.services.pit.service import PitService
 from station.services.pit.settings import PitConfig
 from station.web.pins import PinChecker
-from station.wire.signing import Signer, default_key_path, load_signer
+from station.wire.signing import Signer
 
 log = logging.getLogger(__name__)
 
 
-def check(config_path: Path) -> int:
-    """Everything ``serve`` reads before it runs, read and checked; nothing written."""
+def check(config_path: Path, credentials: Path | None = None) -> int:
+    """Everything ``serve`` reads before it runs, read and checked; nothing written.
+    ``credentials``: the folder the unit's LoadCredential= files are in."""
     from station.client import load_keys  # noqa: PLC0415
 
     config = load_pit_config(config_path)
-    _signer(config)
+    with credentials_from(credentials, "pit"):
+        _signer(config)
     keys = load_keys(config.keys_dir)
     PinChecker(config.pit.pins_file)
     sys.stdout.write(f"station pit: {config_path}: good; {len(keys)} table key(s) in "
@@ -49,12 +53,9 @@ def serve(config_path: Path) -> int:
 
 
 def _signer(config: PitConfig) -> Signer:
-    if config.pit.signing_key_file is None and default_key_path() is None:
-        raise ConfigError(f"{config.path}: pit.signing_key_file is not set and there is no "
-                          "systemd credential signing-key; `station keygen DIR --name pit` "
-                          "makes a key pair: name the .pem here, give the .pub.pem to the "
-                          "tables (upstream.command_keys)")
-    return load_signer(config.pit.signing_key_file)
+    # The .pub.pem goes to the tables (upstream.command_keys, under pit.name).
+    return service_signer(config.path, "pit.signing_key_file", config.pit.signing_key_file,
+                          "pit", "station pit --check")
 
 
 async def _main(service: PitService, pins: PinChecker) -> int:
@@ -74,10 +75,9 @@ async def _main(service: PitService, pins: PinChecker) -> int:
                           "machine") from None
     where = f"http://{pit.host}:{pit.port}/"
     tables = len(service.model.floor.tables)
-    sys.stderr.write(f"station pit: {pit.name} serving {where}; {tables} table(s) trusted "
-                     f"from {service.config.keys_dir}; broker {service.config.broker.host}:"
-                     f"{service.config.broker.effective_port}; Ctrl-C stops\n")
-    sys.stderr.flush()
+    say(f"station pit: {pit.name} serving {where}; {tables} table(s) trusted from "
+        f"{service.config.keys_dir}; broker {service.config.broker.host}:"
+        f"{service.config.broker.effective_port}; {how_to_stop()}")
     notifier = Notifier.from_env()
     if notifier is not None:
         notifier.ready(f"serving {where}")

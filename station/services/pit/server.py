@@ -27,9 +27,11 @@ from station.services.pit.commands import (
     ACTIONS,
     BODY_KEYS,
     DEALER_KEYS,
+    KIND_ACK_KEYS,
     body_problem,
     command_problem,
     dealer_problem,
+    kind_problem,
 )
 from station.services.pit.service import PitService, now_iso
 from station.services.pit.settings import LANGUAGES
@@ -124,6 +126,7 @@ class PitServer:
         r.add_get("/api/stats.csv", self.stats_csv)
         r.add_post("/api/tables/{table}/commands/{action}", self.command)
         r.add_post("/api/tables/{table}/dealer-change", self.dealer_change)
+        r.add_post("/api/alerts/ack", self.ack_kind)
         r.add_post("/api/alerts/{id}/ack", self.ack)
         return app
 
@@ -320,6 +323,12 @@ class PitServer:
         boss = await self._signed_in(request, body, f"{action} {table}")
         if isinstance(boss, web.Response):
             return boss
+        if self.service.model.state(table).online is False:
+            # Its station is gone (its last will): say so now rather than leave a command
+            # on the broker that nobody reads (docs/pit.md, JSON API).
+            off = self.service.not_sent(table, action, boss, body.get("reason"),
+                                        body.get("note"))
+            return answer({"command": views.command_json(off)})
         act = self.service.send(table, action, boss, body.get("reason"), body.get("note"))
         if act is None:
             return problem(503, "the pit is not connected to the broker: nothing was sent",
@@ -361,3 +370,22 @@ class PitServer:
                            "nothing to do")
         self.service.ack(alert, boss)
         return answer({"alert": alert.json()})
+
+    async def ack_kind(self, request: web.Request) -> web.StreamResponse:
+        """Every open alert of one kind, on every table, with one name and PIN."""
+        body = await self._body(request, KIND_ACK_KEYS)
+        if isinstance(body, web.Response):
+            return body
+        why = kind_problem(body)
+        if why is not None:
+            return problem(400, why, 'send {"name": ..., "pin": ..., "kind": ...}')
+        kind = str(body["kind"])
+        boss = await self._signed_in(request, body, f"ack kind {kind}")
+        if isinstance(boss, web.Response):
+            return boss
+        done = self.service.ack_kind(kind, boss)
+        if not done:
+            return problem(409, f"no open alert of kind {kind!r}: nothing acknowledged",
+                           "GET /api/alerts lists the open ones")
+        return answer({"kind": kind, "by": boss, "acknowledged": len(done),
+                       "alerts": [views.alert_json(a) for a in done]})

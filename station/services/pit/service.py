@@ -203,6 +203,38 @@ class PitService:
             self.model.pending.pop(cid, None)
             self.journal.answered(cid, act.state, act.detail, now_iso())
             self.journal.commit()
+        elif self._loop is not None:
+            self._loop.call_later(self.config.pit.answer_timeout_s, self._unanswered, act)
+        return act
+
+    def _unanswered(self, act: Action) -> None:
+        """The table did not answer within pit.answer_timeout_s: said on the pages and in the
+        journal. The command stays pending: an answer that comes later still fills it in."""
+        if act.state != "sent":
+            return
+        act.state = views.UNANSWERED
+        act.detail = views.no_answer_detail(self.config.pit.answer_timeout_s)
+        self.journal.answered(act.id, act.state, act.detail, now_iso())
+        self.journal.commit()
+        self.model.changed.add(act.table)
+        self.poke()
+
+    def not_sent(self, table: str, action: str, boss: str, reason: str | None,
+                 note: str | None) -> Action:
+        """A command to a table that is offline: journaled as asked and answered at once,
+        nothing signed or published (a station that comes back must not find a pit boss's
+        stale command waiting for it)."""
+        at = now_iso()
+        cid = new_id(self.config.pit.name)
+        self.journal.action(cid, at, table, action, by=boss, reason=reason, note=note,
+                            payload="")
+        act = Action(cid, table, action, boss, at, reason, note, state=views.NOT_SENT,
+                     detail=views.OFFLINE_DETAIL)
+        self.journal.answered(cid, act.state, act.detail, at)
+        self.journal.commit()
+        self.model.extra[table].actions.append(act)
+        self.model.changed.add(table)
+        self.poke()
         return act
 
     async def answer(self, act: Action) -> Action:
@@ -216,6 +248,19 @@ class PitService:
         self.model.ack(alert, boss, at)
         self.journal.ack(alert.id, boss, at)
         self.poke()
+
+    def ack_kind(self, kind: str, boss: str) -> list[Alert]:
+        """Every open alert of ``kind`` on every table acknowledged by ``boss`` (the clock on
+        20 tables is one acknowledgement, not 20), journaled one row per alert; the alerts
+        acknowledged, oldest first (none: nothing was open)."""
+        at = now_iso()
+        done = [a for a in self.model.alerts if a.kind == kind and a.open]
+        for alert in done:
+            self.model.ack(alert, boss, at)
+        if done:
+            self.journal.acks([a.id for a in done], boss, at)
+            self.poke()
+        return done
 
     def dealer_change(self, table: str, boss: str, dealer: str | None,
                       note: str | None) -> dict[str, Any]:

@@ -11,6 +11,8 @@ from station.services.broker.config import BrokerSettings
 LANGUAGES: Final = ("en", "zh")
 DEFAULT_PORT: Final = 8090
 KEYS_RESCAN_S: Final = 2.0  # a key file added to tables.keys_dir is trusted within this
+ANSWER_TIMEOUT_S: Final = 10.0  # a command no table answered within this is "no answer"
+ANSWER_TIMEOUT_MIN_S: Final = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +26,9 @@ class PitSettings:
     pins_file: Path | None = None  # the pit bosses' hashed PINs; None: nobody can act
     journal: Path = Path("var/pit.sqlite3")
     language: str = "en"
+    # A command the table has not answered within this is marked unanswered (docs/pit.md);
+    # an answer that comes later still fills it in.
+    answer_timeout_s: float = ANSWER_TIMEOUT_S
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,8 +60,11 @@ IDLE_S: Final = 900.0  # a gap between rounds longer than this ends a stint (tab
 READ_KINDS: Final = ("round", "pause", "resume", "dealer", "betting_open", "shoe_ended",
                      "status")
 DEALER: Final = "dealer"  # raised by the dealer: the reason is the dealer's code
+PIT_BOSS: Final = "pit_boss"  # a dealer's pause sent as a signed command: the reason is its code
 STATION: Final = "station"  # a fault the station found: the reason is its kind
-SUPERVISOR: Final = "supervisor"  # a round voided with no pause
+# a round voided with no pause, or a dealer's pause raised by a simulation's supervisor
+SUPERVISOR: Final = "supervisor"
+RAISED: Final = (DEALER, PIT_BOSS, SUPERVISOR, STATION)
 NO_PAUSE: Final = "voided_by_supervisor"
 _VOIDED_BY_SUPERVISOR: Final = "voided by supervisor"  # station.table.machine's void_reason then
 _HELD: Final = HELD_BY_DEALER + ": "
@@ -69,6 +72,21 @@ _PAUSED_TEXT: Final = '"phase":"paused"'  # in a status's canonical JSON, only a
 _UNKNOWN: Final = object()  # the dealer is not known yet (nothing has named one)
 
 Row = tuple[str, str, int | None, str, str | bytes | Mapping[str, Any]]
+
+
+def who_raised(raised_by: object) -> str:
+    """Who raised a dealer's pause (a ``pause`` message's ``raised_by``, as the station's
+    journal names actors, docs/messages.md): ``pit_boss`` for a signed command
+    (``upstream:<key name>/<actor> [<id>]``: the pit's pit bosses, or whoever else holds a
+    command key), ``supervisor`` for ``supervisor:<name>`` (a simulation's supervisor), else
+    ``dealer`` (the dealer's page, its keys, ``station ctl`` at the table). The station's
+    reason says "held by the dealer" whoever it was: only ``raised_by`` tells them apart."""
+    if isinstance(raised_by, str):
+        if raised_by.startswith("upstream:"):
+            return PIT_BOSS
+        if raised_by.startswith("supervisor:"):
+            return SUPERVISOR
+    return DEALER
 
 
 def reason_of(text: str) -> tuple[str, str]:
@@ -208,7 +226,7 @@ class _Fold:
             return  # the open pause's reasons grew: still the same pause
         code = m.get("code")
         if m.get("raised_by") is not None and isinstance(code, str):
-            self._start_pause(t, ts, DEALER, code)
+            self._start_pause(t, ts, who_raised(m["raised_by"]), code)
         else:
             self._start_pause(t, ts, *reason_of(str(m["reason"])))
 
@@ -235,6 +253,7 @@ class _Fold:
         if "dealer" in m:
             self._know_dealer(t, dealer)
             t.dealer = dealer
+        settled = t.pause if status == "void" else None
         if status == "void":
             self._end_pause(t, ts)
         if not self.in_period(ts):
@@ -245,6 +264,10 @@ class _Fold:
         tg.tables.add(t.name)
         if status == "void":
             raised, reason = reason_of(str(m.get("void_reason") or _VOIDED_BY_SUPERVISOR))
+            if settled is not None and raised == DEALER and settled.reason == reason:
+                # The void's reason reads "held by the dealer" whoever held the table: the
+                # pause it settled knows who did.
+                raised = settled.raised
             for g in (tg, dg):
                 g.void += 1
                 g.voids += 1

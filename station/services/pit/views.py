@@ -40,7 +40,14 @@ from station.table.machine import Phase
 from station.table.station import SUPERVISOR_CHOICES
 from station.web.roadpanel import panel_svg
 
-NEEDS: Final = ("offline", "paused", "alert", "stream", "clock")
+# What a tile needs someone for, in the order the floor sorts by (the first need decides):
+# the table's own state (offline, paused, waiting in its shuffle check) until the table says
+# otherwise, then what an acknowledgement ends (an open alert, stream trouble, a clock not
+# synchronised whose alert nobody acknowledged).
+NEEDS: Final = ("offline", "paused", "shuffle_check", "alert", "stream", "clock")
+# What a tile still says once acknowledged, no longer a need: a clock not synchronised.
+NOTES: Final = ("clock",)
+CLOCK_ALERT: Final = "clock_unsynchronised"
 # The alerts that say the table's stream is not to be trusted (the client library's findings).
 STREAM_KINDS: Final = frozenset(_STREAM_KINDS)
 # The kinds that belong to one shoe: one of another shoe means a new shoe is in play.
@@ -111,7 +118,7 @@ def alert_json(a: AlertRecord) -> dict[str, Any]:
         "cleared_at": a.cleared_at,
     }
     out["say"] = {lang: {"kind": words.alert_kind(a.kind, lang),
-                         "detail": words.alert_detail(a.kind, a.detail, lang),
+                         "detail": words.alert_detail(a.kind, a.detail, lang, a.by),
                          "by": words.actor(a.by, lang)} for lang in words.LANGUAGES}
     return out
 
@@ -133,11 +140,37 @@ class CommandRecord(Protocol):
     def detail(self) -> str | None: ...
 
 
+# The pit's own answers for a command no table answered (docs/pit.md, JSON API): not sent
+# because the table is offline, and no answer within ``pit.answer_timeout_s``.
+NOT_SENT: Final = "not_sent"
+UNANSWERED: Final = "unanswered"
+OFFLINE_DETAIL: Final = "table offline, not sent"
+_NO_ANSWER: Final = re.compile(r"no answer after (\d+(?:\.\d+)?) s")
+
+
+def no_answer_detail(seconds: float) -> str:
+    """The detail of a command the table did not answer within ``seconds``."""
+    return f"no answer after {seconds:g} s"
+
+
+def _pit_detail(state: str, detail: str | None, lang: str) -> str | None:
+    """The words of the pit's own answers (the station's are words.command_detail's)."""
+    if state == NOT_SENT and detail == OFFLINE_DETAIL:
+        return "牌桌离线，未发送" if lang == "zh" else OFFLINE_DETAIL  # noqa: RUF001 - Chinese punctuation
+    m = _NO_ANSWER.fullmatch(detail or "")
+    if state == UNANSWERED and m is not None:
+        return f"{m[1]} 秒内无应答" if lang == "zh" else m[0]
+    return None
+
+
 def command_json(c: CommandRecord) -> dict[str, Any]:
-    """A command as ``POST .../commands/{action}`` answers it, with its answer's words."""
+    """A command as ``POST .../commands/{action}`` answers it, with its answer's words;
+    ``after_s`` is how long the pit waited for an answer that did not come (else None)."""
+    m = _NO_ANSWER.fullmatch(c.detail or "") if c.state == UNANSWERED else None
     return {"id": c.id, "table": c.table, "action": c.action, "by": c.by, "state": c.state,
-            "detail": c.detail,
-            "say": {lang: {"detail": words.command_detail(c.detail, lang)}
+            "detail": c.detail, "after_s": float(m[1]) if m else None,
+            "say": {lang: {"detail": _pit_detail(c.state, c.detail, lang)
+                           or words.command_detail(c.detail, lang)}
                     for lang in words.LANGUAGES}}
 
 
@@ -153,18 +186,35 @@ def alerts_view(alerts: Iterable[AlertRecord]) -> dict[str, Any]:
 
 # --- tiles -----------------------------------------------------------------------------------
 
+def _clock_acked(alerts: Sequence[AlertRecord]) -> bool:
+    """The table's newest clock_unsynchronised alert is acknowledged: someone has seen to
+    the clock (a new alert of the station's, when it goes wrong again, is a need again)."""
+    newest = max((a for a in alerts if a.kind == CLOCK_ALERT), key=lambda a: a.id,
+                 default=None)
+    return newest is not None and newest.acked_by is not None
+
+
 def needs_of(state: TableState, alerts: Sequence[AlertRecord]) -> list[str]:
-    """What the table needs someone for, in ``NEEDS`` order."""
+    """What the table needs someone for, in ``NEEDS`` order. An acknowledged alert is no
+    longer a need: the states (offline, paused, in the shuffle check) stay until the table
+    leaves them."""
+    unsynchronised = state.clock == "unsynchronised"
     found = {
         "offline": state.online is False,
         "paused": state.pause is not None,
+        "shuffle_check": state.phase == "shuffle_check",
         "alert": any(is_open(a) for a in alerts),
         "stream": any(is_open(a) and a.kind in STREAM_KINDS for a in alerts),
-        # The table's own status says its clock is not synchronised (its alert may be
-        # acknowledged: the tile says so until a status says it is synchronised again).
-        "clock": state.clock == "unsynchronised",
+        # The table's own status says its clock is not synchronised: a need until its alert
+        # is acknowledged (with no alert seen, a need all the same), then a note.
+        "clock": unsynchronised and not _clock_acked(alerts),
     }
     return [n for n in NEEDS if found[n]]
+
+
+def notes_of(state: TableState, alerts: Sequence[AlertRecord]) -> list[str]:
+    """What still stands at the table though acknowledged (``NOTES``): said, not a need."""
+    return ["clock"] if state.clock == "unsynchronised" and _clock_acked(alerts) else []
 
 
 def result_json(r: Result) -> dict[str, Any]:
@@ -189,27 +239,45 @@ def pause_json(p: Pause | None) -> dict[str, Any] | None:
 def _pause_say(p: Pause | None, lang: str) -> dict[str, str] | None:
     if p is None:
         return None
-    return {"reason": words.reason(p.reason, lang), "code": words.pause_code(p.code, lang),
+    return {"reason": words.reason(p.reason, lang, p.raised_by),
+            "code": words.pause_code(p.code, lang),
             "raised_by": words.actor(p.raised_by, lang)}
 
 
+def offline_since(state: TableState, alerts: Sequence[AlertRecord], seen: Seen) -> str | None:
+    """When the pit heard the table go offline (ISO, the pit's clock): its offline alert's
+    ``raised_at``, acknowledged or not, until the table is back; else, with no such alert,
+    the newest message's arrival. A last will carries the time its station connected, not
+    the time it died, so the message's own ``ts`` would say too much."""
+    if state.online is not False:
+        return None
+    raised = [a.raised_at for a in alerts if a.kind == "offline" and a.cleared_at is None]
+    return min(raised) if raised else seen.last_seen
+
+
 def tile(state: TableState, alerts: Sequence[AlertRecord], seen: Seen = Seen()) -> dict[str, Any]:
-    """One table's TILE. ``alerts`` are this table's."""
+    """One table's TILE. ``alerts`` are this table's. While the table is offline its phase,
+    round, pause and results are the last it said (the page marks them last known) and it
+    has no lag (``lag_s`` null: no message is arriving late, none is arriving)."""
     last = state.results[-1] if state.results else None
     last_json = result_json(last) if last is not None else None
     needs = needs_of(state, alerts)
+    offline = state.online is False
+    notes = notes_of(state, alerts)
     return {
         "table": state.table, "online": state.online, "phase": state.phase,
         "shoe": state.shoe, "round": state.round, "dealer": state.dealer, "mode": state.mode,
         "last_result": last_json,
         "penetration": state.penetration if state.cut_card_out else None,
-        "cut_card_out": state.cut_card_out, "lag_s": seen.lag_s, "clock": state.clock,
-        "pause": pause_json(state.pause),
+        "cut_card_out": state.cut_card_out, "lag_s": None if offline else seen.lag_s,
+        "clock": state.clock, "pause": pause_json(state.pause),
+        "offline_since": offline_since(state, alerts, seen),
         "open_alerts": sum(is_open(a) for a in alerts),
-        "needs": needs, "last_seen": seen.last_seen,
+        "needs": needs, "notes": notes, "last_seen": seen.last_seen,
         "say": {lang: {"phase": words.phase(state.phase, lang),
                        "mode": words.mode(state.mode, lang),
                        "needs": [words.need(n, lang) for n in needs],
+                       "notes": [words.note(n, lang) for n in notes],
                        "pause": _pause_say(state.pause, lang),
                        "last_result": _result_say(last_json, lang)}
                 for lang in words.LANGUAGES},
@@ -225,8 +293,9 @@ def natural_key(table: str) -> tuple[Any, ...]:
 
 
 def tile_order(t: Mapping[str, Any]) -> tuple[Any, ...]:
-    """Needing-first: offline, then paused, then an open alert, then stream trouble (the first
-    need decides), then the calm ones; by table id within each."""
+    """Needing-first: offline, then paused, then waiting in the shuffle check, then an open
+    alert, then stream trouble, then a clock (the first need decides), then the calm ones; by
+    table id within each."""
     needs = t["needs"]
     first = NEEDS.index(needs[0]) if needs else len(NEEDS)
     return (first, natural_key(t["table"]))

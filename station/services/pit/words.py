@@ -16,7 +16,9 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from station.table.procedures import PAUSE_WORDS
+from station.services.pit.alerts import KINDS
+from station.services.pit.stats import DEALER, reason_of, who_raised
+from station.table.procedures import HELD_BY_DEALER, PAUSE_WORDS
 from station.web.plain import reasons_plain
 from station.web.words import MODE_ZH, PHASE_ZH, actor_zh, detail_zh, notice_zh
 
@@ -40,27 +42,16 @@ NEED: Final = {
     "alert": ("alert", "警报"),
     "stream": ("stream trouble", "数据异常"),
     "clock": ("clock not synchronised", "时钟未同步"),
+    "shuffle_check": ("shuffle check to confirm", "洗牌待确认"),
+}
+# What a tile says that no longer needs anyone (``station.services.pit.views.NOTES``).
+NOTE: Final = {
+    "clock": ("clock not synchronised (acknowledged)", "时钟未同步（已确认）"),
 }
 
-# The alert kinds: the pit's own and the station's (docs/upstream.md, ``alert``).
-ALERT_KIND: Final = {
-    "pause": ("Paused", "暂停"),
-    "repeated_shoe": ("Repeated shoe", "重复牌靴"),
-    "new_shoe_late": ("New shoe late", "新牌靴逾时"),
-    "dealer_requested": ("Another dealer asked for", "请求更换荷官"),
-    "cut_card_position": ("Cut card out of place", "切牌位置异常"),
-    "bet_positive": ("Bet over its return limit", "投注回报超限"),
-    "clock_unsynchronised": ("Clock not synchronised", "时钟未同步"),
-    "clock_jump": ("Clock jumped", "时钟跳变"),
-    "install_modified": ("Install modified", "安装文件被改动"),
-    "config_changed": ("Config changed", "配置已更改"),
-    "rewritten_history": ("Rewritten history", "日志历史被改写"),
-    "offline": ("Station offline", "工作站离线"),
-    "bad_signature": ("Bad signature", "签名无效"),
-    "gap": ("Messages missing", "消息缺失"),
-    "unknown_table": ("Unknown table", "未知牌桌"),
-    "schema": ("Invalid message", "消息格式无效"),
-}
+# The alert kinds' words: each kind's own (station.services.pit.alerts.KINDS, declared with
+# its urgency in station.wire.alerts and the pit's PIT_ALERTS), as (English, Chinese).
+ALERT_KIND: Final = {name: (kind.words["en"], kind.words["zh"]) for name, kind in KINDS.items()}
 OTHER_ALERT: Final = ("Alert", "警报")
 
 _Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
@@ -103,6 +94,10 @@ _PIT_ZH: dict[str, list[_Rule]] = {
     "schema": [(re.compile(r"on '(.+)': .*"), lambda m: f"主题 {m[1]} 上的消息无法读取：未采用"),
                (re.compile(r"(\S+): .*"), lambda m: f"消息 {m[1]} 格式不符：未采用")],
 }
+_PIT_ZH["shuffle_check_waiting"] = [
+    (re.compile(r"the shuffle check waits for a supervisor's confirmation \(CONFIRM SHUFFLE\)"),
+     lambda m: "洗牌检查等待主管确认（确认洗牌）"),
+]
 _PIT_ZH["rewritten_history"] = [
     (re.compile(r"(\S+): journal (\w+) record (\d+) had head (\w+), now (\w+)"),
      lambda m: f"状态 {m[1]}：日志 {m[2]} 第{m[3]}条记录的哈希曾为 {m[4]}，现为 {m[5]}"),
@@ -153,6 +148,11 @@ def need(code: str, language: str) -> str:
     return zh if language == "zh" else en
 
 
+def note(code: str, language: str) -> str:
+    en, zh = NOTE.get(code, (code, code))
+    return zh if language == "zh" else en
+
+
 def alert_kind(kind: str, language: str) -> str:
     en, zh = ALERT_KIND.get(kind, OTHER_ALERT)
     if kind not in ALERT_KIND and language == "en":
@@ -167,27 +167,57 @@ def pause_code(code: str | None, language: str) -> str:
     return zh if language == "zh" else en
 
 
-def reason(text: str | None, language: str) -> str:
+# Who held the table, as a dealer's pause reads when ``raised_by`` says it was not the
+# dealer (stats.who_raised): the station's reason says "held by the dealer" whoever it was.
+HELD_BY: Final = {
+    "pit_boss": ("Held by the pit boss", "巡场经理暂停"),
+    "supervisor": ("Held by the supervisor", "主管暂停"),
+}
+
+
+def reason(text: str | None, language: str, raised_by: str | None = None) -> str:
     """A pause reason (or a void's) as the dealer's page shows it: one plain sentence per
-    reason (``station.web.plain``: no raw bytes, no driver's jargon; card codes stay)."""
+    reason (``station.web.plain``: no raw bytes, no driver's jargon; card codes stay). With
+    ``raised_by`` (the pause's), a dealer's pause another raised names who held the table:
+    the pit boss's pause never reads "held by the dealer"."""
     if not text:
         return ""
     zh = language == "zh"
-    return ("；" if zh else "; ").join(reasons_plain(text, zh=zh))
+    said = reasons_plain(text, zh=zh)
+    who = who_raised(raised_by) if raised_by else DEALER
+    if who in HELD_BY and said and text.startswith(HELD_BY_DEALER + ": "):
+        code = reason_of(text)[1]
+        en, zh_words = PAUSE_WORDS.get(code, PAUSE_WORDS["other"])
+        head = HELD_BY[who][1 if zh else 0]
+        said[0] = f"{head}：{zh_words}" if zh else f"{head}: {en}"
+    return ("；" if zh else "; ").join(said)
+
+
+# The station's own actors of an ``alert`` (docs/upstream.md, ``alert``: its ``by``): parts of
+# the station, not people, named in words in both languages (the page never shows a bare "clock").
+STATION_ACTOR: Final = {
+    "timer": ("the station's timer", "工作站计时器"),
+    "bet_guard": ("the bet guard", "投注回报监控"),
+    "station": ("the station", "工作站"),
+    "clock": ("the station's clock check", "工作站时钟检查"),
+    "install_check": ("the station's install check", "工作站安装检查"),
+}
 
 
 def actor(who: str | None, language: str) -> str:
     """Who did something (``raised_by``, a resume's ``by``, an alert's ``by``)."""
     if not who:
         return ""
+    if who in STATION_ACTOR:
+        return STATION_ACTOR[who][1 if language == "zh" else 0]
     return actor_zh(who) if language == "zh" else who
 
 
-def alert_detail(kind: str, detail: str, language: str) -> str:
+def alert_detail(kind: str, detail: str, language: str, by: str | None = None) -> str:
     """An alert's detail; on the Chinese page the translation, or nothing when there is none
-    (then the kind's words stand alone)."""
+    (then the kind's words stand alone). ``by``: the alert's, who raised a pause."""
     if kind == "pause":
-        return reason(detail, language)
+        return reason(detail, language, by)
     if language != "zh" or not detail:
         return detail
     counted = _TIMES.fullmatch(detail)
@@ -234,7 +264,11 @@ _DONE_ZH: list[_Rule] = [
     (re.compile(r"shuffle confirmed; shoe (\S+) started"),
      lambda m: f"已确认洗牌；牌靴 {m[1]} 已开始"),
     (re.compile(r"paused: (.*)"), lambda m: f"已暂停：{reason(m[1], 'zh')}"),
-    (re.compile(r"resume"), lambda m: "已恢复"),
+    (re.compile(r"resumed"), lambda m: "已恢复"),
+    (re.compile(r"voided: no round in play; the pause ended and the table goes on"),
+     lambda m: "已作废：无进行中的牌局；暂停已解除，牌桌继续"),
+    (re.compile(r"the pause cleared \(no message of the table names the command\)"),
+     lambda m: "暂停已解除（牌桌的消息未提及该指令）"),
     (re.compile(r"shoe ended after (\d+) rounds"), lambda m: f"第{m[1]}局后牌靴结束"),
 ]
 _REFUSED = re.compile(r"(?P<why>[a-z_]+): (?P<detail>.*)")
@@ -259,10 +293,10 @@ def command_detail(detail: str | None, language: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------------
-# Who raised a pause or a void (stats.DEALER, STATION, SUPERVISOR).
+# Who raised a pause or a void (stats.RAISED).
 STATS_RAISED: Final = {
-    "dealer": ("dealer", "荷官"), "station": ("station", "工作站"),
-    "supervisor": ("supervisor", "主管"),
+    "dealer": ("dealer", "荷官"), "pit_boss": ("pit boss", "巡场经理"),
+    "supervisor": ("supervisor", "主管"), "station": ("station", "工作站"),
 }
 # What a pause or void was: the station's reason kinds (station.table.pauses.REASON_KINDS), the
 # dealer's codes (station.table.procedures.PAUSE_WORDS) and a void with no pause.

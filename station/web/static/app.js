@@ -22,6 +22,10 @@ const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const LABELS = {
   en: {
     round: "ROUND", shoe: "SHOE", lastRound: "LAST ROUND",
+    // Why the round in play is the last: the cut card's is plain LAST ROUND (its place is
+    // beside it, "cut card at N%"); any other says who ended the shoe.
+    lastRoundWhy: { player: "LAST ROUND: PLAYER ASKED", dealer: "LAST ROUND: END SHOE",
+      upstream: "LAST ROUND: GAME SERVER" },
     shoeEnd: { cut_card: "SHOE ENDED: CUT CARD", dealer: "SHOE ENDED EARLY: END SHOE",
       upstream: "SHOE ENDED EARLY: GAME SERVER", player: "SHOE ENDED EARLY: PLAYER ASKED" },
     shoeState: (d, l, pct) => `SHOE ${d} dealt / ${l} left (${pct}%)`,
@@ -68,6 +72,8 @@ const LABELS = {
   },
   zh: {
     round: "局", shoe: "牌靴", lastRound: "最后一局",
+    lastRoundWhy: { player: "最后一局：玩家请求新牌靴", dealer: "最后一局：荷官结束牌靴",
+      upstream: "最后一局：游戏服务器结束牌靴" },
     shoeEnd: { cut_card: "牌靴结束：切牌已出", dealer: "牌靴提前结束：荷官结束牌靴",
       upstream: "牌靴提前结束：游戏服务器结束牌靴", player: "牌靴提前结束：玩家请求新牌靴" },
     shoeState: (d, l, pct) => `牌靴：已发 ${d} 张 / 剩余 ${l} 张（${pct}%）`,
@@ -110,8 +116,9 @@ const LABELS = {
     cutAt: (pct) => `切牌位置 ${pct}%`,
   },
 };
-const DEVICE_ZH = { scanner: "读牌器", "sim-shoe": "读牌器", camera: "摄像头",
-  "cut-sensor": "切牌感应器" };
+// The devices' names per language: the station's one declaration (station.web.devicenames),
+// inlined by the server into the page (#device-names); none are kept here.
+const DEVICE_NAMES = JSON.parse(document.getElementById("device-names").textContent);
 const KEYS = { n: "new_shoe", o: "open_betting", c: "close_betting", r: "reveal" };
 const DEALER_ACTIONS = { new_shoe: 1, open_betting: 1, close_betting: 1, reveal: 1 };
 
@@ -169,28 +176,55 @@ function fit(el, maxVh, minVh, widthOnly = false) {
   }
 }
 
-// The header band: one line; its type shrinks (to 2% of the height at least) to fit.
-function fitBar() {
-  const bar = $("bar");
+// The instruction and its reason share the band: the instruction as large as it fits (never
+// under MIN_INSTRUCTION_VH), the reason under it on as many lines as the band leaves it. A
+// long reason (a VIP reveal's: the round, who opens the cards, when the system does) is kept
+// at DETAIL_READ_VH at least by giving up some of the instruction's size, never its minimum.
+const VIP_WHY_MAX_VH = 2.2;
+const VIP_WHY_MIN_VH = 1.6;
+const DETAIL_MAX_VH = 4.6;
+const DETAIL_READ_VH = 3;
+const DETAIL_MIN_VH = 2.4;
+function fitTexts() {
+  const ins = $("instruction");
+  const detail = $("detail");
   const vh = window.innerHeight / 100;
-  let size = 3.2 * vh;
-  bar.style.fontSize = `${size}px`;
-  const over = () => bar.scrollWidth > bar.clientWidth ||
-    $("mute").getBoundingClientRect().right > bar.getBoundingClientRect().right;
-  while (size > 2 * vh && over()) {
-    size *= 0.94;
-    bar.style.fontSize = `${size}px`;
+  let max = MAX_INSTRUCTION_VH;
+  for (;;) {
+    fit(ins, max, MIN_INSTRUCTION_VH);
+    fit(detail, DETAIL_MAX_VH, DETAIL_MIN_VH);
+    const insVh = parseFloat(ins.style.fontSize) / vh;
+    if (parseFloat(detail.style.fontSize) / vh >= DETAIL_READ_VH - 0.01 ||
+        insVh <= MIN_INSTRUCTION_VH + 0.01) return;
+    max = Math.max(MIN_INSTRUCTION_VH, insVh * 0.92);
   }
 }
 
+// The header band. What it says shrinks (from BAR_MAX_VH to BAR_ONE_LINE_VH of the height)
+// to fit the width the clock and the sound button leave it; when it has more to say than
+// that line holds, it takes two lines, fitted to the band (BAR_MIN_VH at the least). The
+// clock and the sound button never shrink or move.
+const BAR_MAX_VH = 3.2;
+const BAR_ONE_LINE_VH = 2.4;
+const BAR_MIN_VH = 1.4;
+function fitBar() {
+  const info = $("bar-info");
+  info.classList.remove("two");
+  fit(info, BAR_MAX_VH, BAR_ONE_LINE_VH, true);
+  if (info.scrollWidth > info.clientWidth + 1) {
+    info.classList.add("two");
+    fit(info, BAR_ONE_LINE_VH * 1.1, BAR_MIN_VH);
+  }
+  fit($("mute"), 2.2, 1.4, true);
+}
+
 function fitAll() {
-  fit($("instruction"), MAX_INSTRUCTION_VH, MIN_INSTRUCTION_VH);
-  fit($("detail"), 4.6, 2.4);
+  fitTexts();
   fit($("pause-reason"), 5, 2.4);
   fit($("pause-todo"), 3.8, 2);
   fit($("pause-choice"), 3, 1.8);
   fit($("last-result"), 3.4, 1.6);
-  fit($("message"), 3.4, 1.6);
+  fit($("message"), 3.4, 1.4);
   fit($("alerts"), 3.4, 1.6);
   fit($("betting-how"), 3, 1.6);
   fit($("pause-message"), 2.6, 1.4);
@@ -201,10 +235,12 @@ function fitAll() {
   fit($("shuffle-packs"), 2.2, 1.2);
   fit($("confirm-shuffle"), 2.6, 1.4);
   fit($("shuffle-message"), 2.2, 1.2);
+  fit($("dealer-when"), 1.8, 1.0);  // the sign-in rule: whole, on the lines its box has
   // Button labels: one line, whole, in their fixed boxes (a longer language shrinks them).
   for (const b of document.querySelectorAll("#controls button.cmd")) fit(b, 3.4, 1.8);
   for (const b of document.querySelectorAll("#vip .vipcmd")) fit(b, 2.2, 1.2);
-  for (const w of document.querySelectorAll("#vip .why")) fit(w, 1.4, 1.0);
+  // Why a VIP request is greyed out: up to two lines under its button, as large as they fit.
+  for (const w of document.querySelectorAll("#vip .why")) fit(w, VIP_WHY_MAX_VH, VIP_WHY_MIN_VH);
   fitBar();
 }
 window.addEventListener("resize", fitAll);
@@ -416,8 +452,7 @@ function tick() {
   const timing = !box.hidden || !by.hidden || !nsBox.hidden;
   if (timing !== document.body.classList.contains("timing")) {
     document.body.classList.toggle("timing", timing);
-    fit($("instruction"), MAX_INSTRUCTION_VH, MIN_INSTRUCTION_VH);
-    fit($("detail"), 4.6, 2.4);
+    fitTexts();
     if (!box.hidden) fit(box, 11, 4, true);
   }
   if (voidArmedUntil && Date.now() > voidArmedUntil) disarmVoid();
@@ -454,9 +489,10 @@ function openPicker(on) {
 function choosePause(code) {
   const note = $("picker-note").value.trim();
   if (code === "other" && !note) {  // refused here: the station would refuse it too
+    // Said, never focused for the dealer: the note takes keys only once the dealer opens it
+    // (a click, a tab), else the next number key would be typed into it, not choose.
     setText($("picker-message"), t("needNote"));
     fit($("picker-message"), 2.6, 1.4);
-    $("picker-note").focus();
     return;
   }
   const body = { actor: "dealer", reason: code };
@@ -478,7 +514,7 @@ function showNotice(text, good) {
   setText($("message"), text);
   $("message").classList.toggle("good", !!good);
   noticeUntil = Date.now() + NOTICE_MS;
-  fit($("message"), 3.4, 1.6);
+  fit($("message"), 3.4, 1.4);
 }
 
 function render(s) {
@@ -523,9 +559,11 @@ function render(s) {
   } else {
     $("shoe-state").textContent = t("noShoe");
   }
-  // LAST ROUND once the cut card is out; once the shoe is closed, why it closed.
+  // LAST ROUND once the cut card is out (or the shoe's end was asked for: who asked); once
+  // the shoe is closed, why it closed.
   const ended = s.shoe_end ? t("shoeEnd")[s.shoe_end] : "";
-  $("last-round").textContent = ended || t("lastRound");
+  const why = shoe && shoe.last_round ? t("lastRoundWhy")[shoe.last_round_why] : "";
+  $("last-round").textContent = ended || why || t("lastRound");
   $("last-round").hidden = !ended && !(shoe && shoe.last_round);
   // Where the cut card was, once it is out: the shoe's penetration.
   const pen = shoe && shoe.penetration != null ? Math.round(100 * shoe.penetration) : null;
@@ -647,7 +685,7 @@ function renderHands(s) {
 // Devices and upstream: a small strip that turns red only when something is wrong.
 function renderStatus(s) {
   const bad = s.devices.filter((d) => !d.ok);
-  const name = (n) => (lang === "zh" ? DEVICE_ZH[n] || n : n);
+  const name = (n) => (lang === "zh" ? (DEVICE_NAMES[n] || {}).zh || n : n);
   const devs = $("devices");
   if (bad.length === 0) {
     const el = document.createElement("span");
@@ -678,7 +716,8 @@ function renderNotices(s) {
   if (seq === noticeSeq) return;
   const fresh = Math.min(seq - noticeSeq, s.notices.length);
   noticeSeq = seq;
-  const list = lang === "zh" && s.notices_zh ? s.notices_zh : s.notices;
+  // The station's words for the page (a refused PIN in plain words, in the page's language).
+  const list = s.notices_page || (lang === "zh" && s.notices_zh ? s.notices_zh : s.notices);
   const text = list.slice(-fresh).join(lang === "zh" ? "；" : "; ");
   const good = s.notices.slice(-fresh).every((n) => !/refused|lost|not due/.test(n));
   showNotice(text, good);
@@ -751,7 +790,6 @@ function labels() {
   $("banker").querySelector(".letter").textContent = t("B");
   $("player").querySelector(".name").textContent = t("player");
   $("banker").querySelector(".name").textContent = t("banker");
-  $("last-round").textContent = t("lastRound");
   $("mute").textContent = muted ? t("muted") : t("mute");
   for (const b of document.querySelectorAll("#vip button.vipcmd")) b.textContent = t(b.dataset.action);
   $("vip-pin-label").textContent = t("vipPin");
@@ -893,8 +931,9 @@ document.addEventListener("keydown", (ev) => {
   if (key === "m") { $("mute").click(); return; }
   if (state.paused) return;
   if (pickerOpenUntil) {
-    const n = Number(key);
-    if (Number.isInteger(n) && n >= 1 && n <= PAUSE_CODES.length) choosePause(PAUSE_CODES[n - 1]);
+    // Keys choose; they never type (choosePause never moves the focus into the note).
+    const n = /^[1-9]$/.test(key) ? Number(key) : 0;
+    if (n >= 1 && n <= PAUSE_CODES.length) choosePause(PAUSE_CODES[n - 1]);
     else if (key === "escape") openPicker(false);
     if (PEDAL(key)) ev.preventDefault();
     return;

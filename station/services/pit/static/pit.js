@@ -30,13 +30,23 @@ const LABELS = {
       `P${r.player_total} B${r.banker_total}`,
     ago: "ago", raisedBy: (w) => `raised by ${w}`, ackedBy: (w) => `acknowledged by ${w}`,
     cleared: "cleared at the table", ack: "ACKNOWLEDGE", ackTitle: "Acknowledge the alert",
+    ackAll: (n) => `ACKNOWLEDGE ALL ${n}`, ackAllTitle: "Acknowledge every open alert of a kind",
+    ackAllWhat: (kind, n) => `${kind}: ${n} open alerts, on every table`,
+    ackedN: (n) => `acknowledged ${n} alert${n === 1 ? "" : "s"}`,
     name: "Your name", pin: "PIN or badge", send: "SEND", cancel: "CLOSE",
     reason: "Reason (required)", code: "Why", note: "Note", dealerId: "New dealer's id",
     needName: "Give your name and PIN", needReason: "A void needs a reason",
     needNote: "OTHER needs a note saying what happened",
     sending: "sending...", acked: "acknowledged",
-    state: { applied: "APPLIED", refused: "REFUSED", sent: "SENT, NO ANSWER YET" },
+    state: { applied: "APPLIED", refused: "REFUSED", sent: "SENT, NO ANSWER YET",
+      unanswered: "NO ANSWER", not_sent: "NOT SENT" },
+    noAnswer: (s) => `NO ANSWER after ${s} s`, notSent: "NOT SENT: the table is offline",
+    lastKnown: (p) => `last known: ${p}`, offlineFor: "OFFLINE", pausedFor: "PAUSED",
+    offlineSince: (d, t) => `OFFLINE for ${d} (since ${t})`,
+    offlineActions: "The table is offline: commands cannot reach it and are not sent. " +
+      "A dealer change is noted in the pit's journal only.",
     status: { 401: "wrong name or PIN", 423: "PINs locked: wait and try again",
+      409: "nothing to do: acknowledged already",
       404: "unknown table or alert", 400: "not a valid request", 0: "the pit does not answer" },
     back: "FLOOR", notPaused: "Not paused", paused: "PAUSED", since: (t) => `for ${t}`,
     noCards: "no card of a round in play", player: "PLAYER", banker: "BANKER",
@@ -71,13 +81,22 @@ const LABELS = {
       `闲${r.player_total} 庄${r.banker_total}`,
     ago: "前", raisedBy: (w) => `发起：${w}`, ackedBy: (w) => `已确认：${w}`,
     cleared: "牌桌已解除", ack: "确认", ackTitle: "确认警报",
+    ackAll: (n) => `全部确认（${n} 条）`, ackAllTitle: "确认同类全部未处理警报",
+    ackAllWhat: (kind, n) => `${kind}：所有牌桌共 ${n} 条未处理警报`,
+    ackedN: (n) => `已确认 ${n} 条警报`,
     name: "姓名", pin: "密码或工牌", send: "发送", cancel: "关闭",
     reason: "原因（必填）", code: "原因", note: "说明", dealerId: "新荷官编号",
     needName: "请填写姓名和密码", needReason: "作废须填写原因",
     needNote: "选择“其他”须填写说明",
     sending: "发送中...", acked: "已确认",
-    state: { applied: "已执行", refused: "被拒绝", sent: "已发送，尚无应答" },
+    state: { applied: "已执行", refused: "被拒绝", sent: "已发送，尚无应答",
+      unanswered: "无应答", not_sent: "未发送" },
+    noAnswer: (s) => `${s} 秒内无应答`, notSent: "未发送：牌桌离线",
+    lastKnown: (p) => `最后已知：${p}`, offlineFor: "离线", pausedFor: "暂停",
+    offlineSince: (d, t) => `离线 ${d}（自 ${t}）`,
+    offlineActions: "牌桌离线：指令无法送达，不会发送。更换荷官只记入巡场日志。",
     status: { 401: "姓名或密码错误", 423: "密码已锁定：请稍后再试",
+      409: "无需处理：已被确认",
       404: "未知牌桌或警报", 400: "请求无效", 0: "巡场服务无响应" },
     back: "返回总览", notPaused: "未暂停", paused: "暂停", since: (t) => `${t}`,
     noCards: "当前无进行中的牌局", player: "闲家", banker: "庄家",
@@ -144,9 +163,18 @@ function sinceEl(iso, fmt) {
   tickOne(e);
   return e;
 }
+function clockOf(iso) {
+  const d = new Date(Date.parse(iso));
+  const two = (n) => String(n).padStart(2, "0");
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+// A ticking duration, from a timestamp of the JSON: no round trip to the pit.
 function tickOne(e) {
   const t = since(e.dataset.at);
-  setText(e, e.dataset.fmt === "paused" ? L.since(t) : lang === "zh" ? `${t}${L.ago}` : `${t} ${L.ago}`);
+  const fmt = e.dataset.fmt;
+  setText(e, fmt === "paused" ? L.since(t) : fmt === "for" ? t :
+    fmt === "offline" ? L.offlineSince(t, clockOf(e.dataset.at)) :
+    lang === "zh" ? `${t}${L.ago}` : `${t} ${L.ago}`);
 }
 
 function applyLanguage() {
@@ -325,8 +353,8 @@ function tileEl(id) {
   a.dataset.table = id;
   const head = el("div", "head");
   head.append(el("span", "id", id), el("span", "count num"), el("span", "online"));
-  a.append(head, el("div", "needs"), el("div", "phase"), el("div", "row r1"),
-    el("div", "row r2"), el("div", "row shoe num"));
+  a.append(head, el("div", "needs fit"), el("div", "phase fit"), el("div", "row r1 fit"),
+    el("div", "row r2 fit"), el("div", "row shoe num fit"));
   t = { a, parts: {
     count: a.querySelector(".count"), online: a.querySelector(".online"),
     needs: a.querySelector(".needs"), phase: a.querySelector(".phase"),
@@ -341,13 +369,30 @@ function renderTile(tile) {
   const p = t.parts;
   t.a.href = `/tables/${encodeURIComponent(tile.table)}?lang=${lang}`;
   t.a.className = ["tile", ...tile.needs.map((n) => `need-${n}`)].join(" ");
-  setText(p.online, onlineWord(tile.online));
-  p.online.className = "online" + (tile.online === false ? " off" : tile.online === null ? " unknown" : "");
+  // The badge: online, or OFFLINE / PAUSED and for how long (ticking on the pit's clock).
+  const off = tile.online === false;
+  const since = off ? tile.offline_since : tile.pause ? tile.pause.since : null;
+  const badge = off ? L.offlineFor : tile.pause ? L.pausedFor : onlineWord(tile.online);
+  if (p.online.dataset.key !== `${badge}|${since}`) {
+    p.online.dataset.key = `${badge}|${since}`;
+    p.online.textContent = since ? `${badge} ` : badge;
+    if (since) p.online.append(sinceEl(since, "for"));
+  }
+  p.online.className = "online" + (off ? " off" : tile.pause ? " paused" :
+    tile.online === null ? " unknown" : "");
   setText(p.count, tile.open_alerts ? `${tile.open_alerts}` : "");
   p.count.hidden = !tile.open_alerts;
-  setText(p.needs, (s.needs || []).join(" · "));
+  // The needs (but offline: the badge says it), then what still stands though acknowledged
+  // (a note, in the tile's own colour).
+  const needs = (s.needs || []).filter((_, i) => !off || tile.needs[i] !== "offline");
+  p.needs.textContent = "";
+  if (needs.length) p.needs.append(el("span", "need", needs.join(" · ")));
+  for (const n of s.notes || []) p.needs.append(el("span", "note", n));
   const pause = s.pause;
-  setText(p.phase, pause ? (pause.reason || s.phase) : (s.phase || L.unknown));
+  const phase = pause ? (pause.reason || s.phase) : (s.phase || L.unknown);
+  // An offline table's phase is what it said last, not what it is doing.
+  setText(p.phase, off && (pause || s.phase) ? L.lastKnown(phase) : phase);
+  p.phase.classList.toggle("stale", off);
   p.r1.textContent = "";
   p.r1.append(el("span", "num", tile.round ? L.round(tile.round) : L.noRound),
     el("span", "", tile.dealer ? L.dealer(tile.dealer) : L.noDealer),
@@ -362,6 +407,54 @@ function renderTile(tile) {
   if (tile.lag_s !== null && tile.lag_s !== undefined) p.r2.append(el("span", "num", L.lag(tile.lag_s.toFixed(1))));
   setText(p.shoe, tile.shoe ? `${L.shoe} ${tile.shoe}` : "");
 }
+// The floor fits its region: the tiles shrink with their number and the window (a grid
+// computed here, the tile's contents scaled with its font size), down to MIN_SCALE, below
+// which the region scrolls. A text still too long for its line is set smaller (fitText).
+const TILE_W = 256, TILE_H = 150, GAP = 8, MIN_SCALE = 0.5, MAX_SCALE = 1.6;
+let laidOut = "";
+function layoutFloor() {
+  const box = $("tiles");
+  const n = Math.max(1, box.children.length);
+  const W = box.clientWidth - 2 * GAP, H = box.clientHeight - 2 * GAP;
+  const key = `${n}|${W}|${H}`;
+  if (key === laidOut) return false;
+  laidOut = key;
+  let best = null;
+  for (let cols = 1; cols <= n; cols++) {
+    const rows = Math.ceil(n / cols);
+    const w = Math.floor((W - (cols - 1) * GAP) / cols), h = Math.floor((H - (rows - 1) * GAP) / rows);
+    const scale = Math.min(w / TILE_W, h / TILE_H);
+    if (!best || scale > best.scale) best = { cols, w, h, scale };
+  }
+  let { cols, w, h, scale } = best;
+  if (scale > MAX_SCALE) { scale = MAX_SCALE; w = TILE_W * scale; h = TILE_H * scale; }
+  if (scale < MIN_SCALE) {
+    scale = MIN_SCALE; w = TILE_W * scale; h = TILE_H * scale;
+    cols = Math.max(1, Math.floor((W + GAP) / (w + GAP)));
+  }
+  box.style.gridTemplateColumns = `repeat(${cols}, ${Math.floor(w)}px)`;
+  box.style.gridAutoRows = `${Math.floor(h)}px`;
+  box.style.setProperty("--scale", scale.toFixed(4));
+  return true;
+}
+function fitText(e) {
+  const key = `${e.textContent}|${laidOut}`;
+  if (e.dataset.fitted === key) return;
+  e.dataset.fitted = key;
+  e.style.fontSize = "";
+  const full = parseFloat(getComputedStyle(e).fontSize);
+  let size = full;
+  while ((e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight) && size > full * 0.6) {
+    size *= 0.92;
+    e.style.fontSize = `${size.toFixed(2)}px`;
+  }
+  e.title = size < full ? e.textContent : "";
+}
+function fitFloor() {
+  layoutFloor();
+  for (const e of document.querySelectorAll("#tiles .fit")) fitText(e);
+}
+window.addEventListener("resize", fitFloor);
 function renderFloor(body) {
   syncClock(body.ts);
   window.__renders += 1;
@@ -379,6 +472,7 @@ function renderFloor(body) {
   for (const [id, t] of tiles) {
     if (!seen.has(id)) { t.a.remove(); tiles.delete(id); }
   }
+  fitFloor();
 }
 
 // The alert list: open ones with the acknowledge control, the others greyed.
@@ -388,15 +482,21 @@ function renderAlerts(alerts, list) {
   // pit boss scrolled down stays where it is.
   const items = document.createDocumentFragment();
   let open = 0;
+  // The open alerts of each kind over the whole floor: a kind open more than once is
+  // acknowledged with one name and PIN (ACKNOWLEDGE ALL), on the floor's list.
+  const ofKind = {};
+  for (const a of alerts) {
+    if (a.acked_by === null && a.cleared_at === null) ofKind[a.kind] = (ofKind[a.kind] || 0) + 1;
+  }
   alerts.forEach((a, i) => {
     const isOpen = a.acked_by === null && a.cleared_at === null;
     open += isOpen ? 1 : 0;
-    if (i < ALERTS_SHOWN) items.append(alertEl(a, isOpen));
+    if (i < ALERTS_SHOWN) items.append(alertEl(a, isOpen, page === "floor" ? ofKind[a.kind] : 0));
   });
   list.replaceChildren(items);
   if (page === "floor") setText($("alerts-title"), L.alerts(open));
 }
-function alertEl(a, isOpen) {
+function alertEl(a, isOpen, sameKind) {
   const s = say(a);
   const li = el("li", "alert" + (isOpen ? "" : " done"));
   li.dataset.id = a.id;
@@ -416,6 +516,16 @@ function alertEl(a, isOpen) {
       openAsk({ kind: "ack", title: L.ackTitle, what: `${a.table}: ${s.kind || a.kind}`, id: a.id });
     });
     ack.append(b);
+  }
+  if (isOpen && sameKind > 1) {
+    const all = el("button", "ack-all", L.ackAll(sameKind));
+    all.type = "button";
+    all.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      openAsk({ kind: "ack_kind", title: L.ackAllTitle, what: L.ackAllWhat(s.kind || a.kind, sameKind),
+        alertKind: a.kind });
+    });
+    ack.append(all);
   }
   li.append(ack);
   return li;
@@ -441,12 +551,31 @@ function renderTable(body) {
   const s = say(body);
   document.title = `${L.title}: ${body.table}`;
   setText($("table-id"), body.table);
-  setText($("online"), onlineWord(body.online) + (s.needs && s.needs.length ? ` · ${s.needs.join(" · ")}` : ""));
+  const off = body.online === false;
+  const onlineBox = $("online");
+  const needs = [...(s.needs || []).filter((_, i) => !off || body.needs[i] !== "offline"),
+    ...(s.notes || [])];
+  const onlineKey = `${off}|${body.offline_since}|${lang}|${needs.join(" · ")}`;
+  if (onlineBox.dataset.key !== onlineKey) {
+    onlineBox.dataset.key = onlineKey;
+    onlineBox.textContent = "";
+    // Offline: since when, and for how long (ticking); the needs say the rest.
+    if (off && body.offline_since) onlineBox.append(sinceEl(body.offline_since, "offline"));
+    else onlineBox.append(document.createTextNode(onlineWord(body.online)));
+    if (needs.length) onlineBox.append(document.createTextNode(` · ${needs.join(" · ")}`));
+  }
+  onlineBox.classList.toggle("off", off);
+  // An offline table's station commands are not sent: the buttons say so before a PIN.
+  for (const b of document.querySelectorAll("#actions button")) {
+    b.disabled = off && b.dataset.action !== "dealer_change";
+  }
+  setText($("actions-why"), off ? L.offlineActions : "");
   const facts = $("facts");
   facts.textContent = "";
   const last = body.last_result;
   facts.append(
-    fact("phase", s.phase || L.none), fact("round", body.round ? `${body.round}` : L.none),
+    fact("phase", off && s.phase ? L.lastKnown(s.phase) : s.phase || L.none),
+    fact("round", body.round ? `${body.round}` : L.none),
     fact("dealer", body.dealer || L.none), fact("mode", s.mode || L.none),
     fact("last", last ? L.result(last) : L.none),
     fact("pen", body.cut_card_out ? (body.penetration !== null ?
@@ -506,13 +635,27 @@ function renderTable(body) {
   const commands = body.commands || [];
   if (!commands.length) answers.append(el("li", "", L.noAnswers));
   for (const c of commands) answers.append(answerEl(c));
+  // The dialog follows the command it sent: a late answer, or none within the pit's wait.
+  const mine = asking && asking.cid ? commands.find((c) => c.id === asking.cid) : null;
+  if (mine && mine.state !== asking.state) {
+    asking.state = mine.state;
+    answer(answerText(mine), mine.state);
+  }
   renderAlerts(body.alerts, $("table-alerts"));
+}
+// A command's answer in words: the state, and the table's words (or the pit's own: not sent
+// to an offline table, no answer within pit.answer_timeout_s).
+function answerText(c) {
+  if (c.state === "unanswered" && c.after_s !== null && c.after_s !== undefined) return L.noAnswer(c.after_s);
+  if (c.state === "not_sent") return L.notSent;
+  const detail = (say(c).detail !== undefined ? say(c).detail : lang === "en" ? c.detail : "") || "";
+  return `${L.state[c.state] || c.state}${detail ? ` - ${detail}` : ""}`;
 }
 function answerEl(c) {
   const li = el("li", `answer-${c.state}`);
+  li.dataset.id = c.id;
   const what = L.action[c.action] || c.action;
-  const detail = (say(c).detail !== undefined ? say(c).detail : lang === "en" ? c.detail : "") || "";
-  li.textContent = `${what} (${c.by}): ${L.state[c.state] || c.state}` + (detail ? ` - ${detail}` : "");
+  li.textContent = `${what} (${c.by}): ${answerText(c)}`;
   return li;
 }
 
@@ -554,6 +697,9 @@ $("ask-form").addEventListener("submit", async (ev) => {
   const kind = asking.kind;
   if (kind === "ack") {
     url = `/api/alerts/${asking.id}/ack`;
+  } else if (kind === "ack_kind") {
+    url = "/api/alerts/ack";
+    body.kind = asking.alertKind;
   } else if (kind === "dealer_change") {
     url = `/api/tables/${encodeURIComponent(tableId)}/dealer-change`;
     if ($("ask-dealer").value.trim()) body.dealer = $("ask-dealer").value.trim();
@@ -590,13 +736,15 @@ $("ask-form").addEventListener("submit", async (ev) => {
   let state = "applied";
   if (kind === "ack") {
     answer(L.acked, "applied");
+  } else if (kind === "ack_kind") {
+    answer(L.ackedN(said.acknowledged || 0), "applied");
   } else if (kind === "dealer_change") {
     answer(L.noted, "applied");
   } else {
     const c = said.command || {};
     state = c.state || "sent";
-    const detail = (say(c).detail !== undefined ? say(c).detail : lang === "en" ? c.detail : "") || "";
-    answer(`${L.state[state] || state}${detail ? ` - ${detail}` : ""}`, state);
+    if (asking) { asking.cid = c.id; asking.state = state; }
+    answer(answerText({ ...c, state }), state);
   }
   refresh();
   if (state === "applied") setTimeout(() => { if (asking && asking.kind === kind) closeAsk(); }, ANSWER_CLOSE_MS);
