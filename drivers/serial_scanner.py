@@ -8,7 +8,9 @@ program cannot steal half the bytes.
 Reading: ``read(in_waiting or 1)`` returns as soon as one byte is there, then takes whatever
 else has arrived; the bytes go to ``FrameParser``, so a frame ends the moment its terminator
 arrives (``readline`` would wait for an LF a CR-only scanner never sends). The read timeout
-only bounds how long ``stop`` can take, never how late a card is.
+only bounds how long ``stop`` can take, never how late a card is; while the noise gate holds
+bad frames, a read waits no longer than until the gate's window is due, so its summary is
+posted when the second is over even if the line has gone quiet (issue 30).
 
 What is posted:
 
@@ -23,7 +25,8 @@ What is posted:
 - past ``drivers.noisegate.PASS_PER_WINDOW`` bad frames (and unknown codes) a second, the
   rest of that second's are counted and posted as one ``?noise:N bad frames (B bytes)``
   when the second is over, one such code a second while the flood lasts: the journal then
-  grows by one event a second, however fast the line (issue 18);
+  grows by one event a second, however fast the line (issue 18). The first bad frame after
+  a quiet second is posted as it is, at once (issue 30);
 - a supervisor badge: logged only, for now (no event carries it yet);
 - the port failing (I/O error, unplugged, cannot be opened): ``DeviceLost(source, reason)``
   once, then reopen attempts with capped backoff (each distinct error logged once), then
@@ -144,7 +147,10 @@ class SerialScanner(EventSource):
         """Read and post until stopped (None) or the port fails (the reason)."""
         while not self.stopping.is_set():
             try:
-                data = ser.read(ser.in_waiting or 1)
+                waiting = ser.in_waiting
+                if not waiting:  # bytes waiting are read at once: no timeout to set
+                    self._set_timeout(ser)
+                data = ser.read(waiting or 1)
             except (serial.SerialException, OSError) as exc:
                 return str(exc) or type(exc).__name__
             ts = self.clock()
@@ -156,6 +162,17 @@ class SerialScanner(EventSource):
                 for item in self.parser.feed(data):
                     self._post_parsed(item, ts)
         return None
+
+    def _set_timeout(self, ser: serial.Serial) -> None:
+        """Wake by the time the noise gate's window is due (a summary is posted on time, not
+        at the next byte), else at the read timeout. Set only when it changes: on a real
+        port each change is a tcsetattr."""
+        due = self._noise.due_in(self.clock())
+        # The floor: a window due now still waits a little, so a clock that stands still
+        # (a test's) cannot make the thread spin.
+        timeout = self.read_timeout_s if due is None else max(0.005, min(self.read_timeout_s, due))
+        if ser.timeout != timeout:
+            ser.timeout = timeout
 
     def _post_parsed(self, item: Parsed, ts: float) -> None:
         if isinstance(item, FrameError):

@@ -35,12 +35,13 @@ class SimulatedTable(EventSource):
         self._clock = clock
         self._cond = threading.Condition()
         self._due: Due | None = None
+        self._latest: Due | None = None  # the last due told, never taken
         self._round = 0
         self._acked = False
 
     def station_changed(self, due: Any) -> None:
         with self._cond:
-            self._due = due
+            self._due = self._latest = due
             self._cond.notify_all()
 
     def round_changed(self, round_no: int) -> None:
@@ -79,14 +80,22 @@ class SimulatedTable(EventSource):
                     log.warning("simulated table: fault %s at %s of shoe %d never happened",
                                 f.kind, where, f.shoe)
                 return
-            for delay, event in steps:
+            expected = due  # what the station asks after the dealer's own last event
+            for i, (delay, event) in enumerate(steps):
                 if self.stopping.wait(delay):
                     return
                 with self._cond:
+                    if self._latest is not expected:
+                        # Someone else's event moved the table on during the delay (a pit's
+                        # void mid-round, a supervisor's pause): the rest was for a display
+                        # that is gone. The loop looks at what is due now (issue 30).
+                        self.dealer.not_taken([e for _, e in steps[i:]])
+                        break
                     self._acked = False
                 # Frozen events: the same event, stamped with the wall clock of the post.
                 self.post(replace(event, ts=self._clock()))
                 with self._cond:
                     while not self._acked and not self.stopping.is_set():
                         self._cond.wait()
+                    expected = self._latest
 

@@ -237,6 +237,23 @@ class SimulatedDealer:
             self._in_hand = None  # a voided round's cards, read or not, go to the discard
         return [self._command(self.pace.supervisor_s, self.supervisor, "supervisor:sim")]
 
+    def not_taken(self, events: Sequence[InputEvent]) -> None:
+        """The driver did not post ``events`` (the rest of a ``steps`` answer): someone else
+        moved the table on meanwhile, e.g. a pit's void mid-round, so they are no longer due.
+        The card the dealer was about to deal stays in hand for the next card due, and the
+        cut card stays ahead in the shoe: a voided round's next card is never dealt into it."""
+        if not events:
+            return
+        first = events[0]
+        if isinstance(first, CutCardSeen):
+            self._tokens.appendleft(CUT)
+        elif isinstance(first, CardRead) and first.source == self.source:
+            # A garbled read's card is in hand already; a plain card's code is the card.
+            if self._in_hand is None:
+                self._in_hand = first.code
+            self._rescan = None
+        # The rest (a bouncing read's second, a command) are forgotten: asked again if due.
+
     def _new_shoe(self) -> list[Step]:
         shoe = next(self._shoes, None)
         if shoe is None:

@@ -28,16 +28,28 @@ def register(subparsers: Any) -> None:
     parser.add_argument("dir", type=Path, metavar="DIR", help="directory for the two files")
     parser.add_argument("--name", default="signing-key",
                         help="file name stem (default: signing-key)")
+    parser.add_argument("--sender", default=None, metavar="NAME",
+                        help="the name the signer of commands signs as, under which the "
+                             "station lists the public key in upstream.command_keys "
+                             "(default: the pit's pit.name, pit)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from station.services.pit.settings import PitSettings  # noqa: PLC0415
+    from station.settings.upstream import KEY_NAME  # noqa: PLC0415
     from station.wire.signing import public_raw_b64  # noqa: PLC0415
 
     directory: Path = args.dir
     name: str = args.name
     if not name or "/" in name or name.startswith("."):
         raise StationError(f"--name {name!r}: a plain file name stem, like signing-key")
+    # The key's name in command_keys is the signer's name, never the file's: the pit signs
+    # as pit.name whatever its key file is called (issue 30: "pit-key" where the pit is "pit").
+    sender: str = PitSettings().name if args.sender is None else args.sender
+    if not KEY_NAME.fullmatch(sender):
+        raise StationError(f"--sender {sender!r}: 1-64 of letters, digits, '_', '-' and '.', "
+                           "the name the pit (pit.name) or client signs its commands as")
     private = directory / f"{name}.pem"
     public = directory / f"{name}.pub.pem"
     for path in (private, public):
@@ -50,18 +62,16 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise StationError(f"keygen {directory}: {exc.strerror or exc}") from None
     private, public = Path(os.path.abspath(private)), Path(os.path.abspath(public))
-    for line in usage(private, public, name, public_raw_b64(key.public_key())):
+    for line in usage(private, public, sender, public_raw_b64(key.public_key())):
         print(line)
     return 0
 
 
-def usage(private: Path, public: Path, name: str, fingerprint: str) -> list[str]:
+def usage(private: Path, public: Path, sender: str, fingerprint: str) -> list[str]:
     """What the operator does with the pair, for each of its two uses. Paths are absolute:
     a config names its files relative to its own folder, which keygen cannot know, and an
-    absolute path means the same from any config."""
-    from station.settings.upstream import KEY_NAME  # noqa: PLC0415
-
-    sender = name if KEY_NAME.fullmatch(name) else "pit"
+    absolute path means the same from any config. ``sender``: the name the signer of
+    commands signs as (the pit's ``pit.name``)."""
     return [
         f"private key: {private} (mode 0600; it signs: it stays with whoever signs)",
         f"public key:  {public} (it verifies: safe to hand out)",
@@ -77,7 +87,8 @@ def usage(private: Path, public: Path, name: str, fingerprint: str) -> list[str]
         "",
         "If a pit system or a player's client signs commands to the station with this pair,",
         "keep the private key on that system (it signs each command) and add the public key",
-        "to the station's config:",
+        f"to the station's config, under the name the signer signs as ({sender}: the pit's",
+        "pit.name; another with --sender):",
         "  upstream:",
         "    command_keys:",
         f"      {sender}: {_yaml(public)}",

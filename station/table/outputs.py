@@ -6,6 +6,17 @@ from dataclasses import dataclass
 from typing import Any
 
 
+def duration_words(seconds: float) -> str:
+    """A configured length as people say it in the station's own words: ``40 s``, ``5 min``,
+    ``1 min 30 s`` (whole seconds; never ``0.666667 min``, issue 30). The journal and
+    ``ctl status`` carry the prompt, so this is its wording there too."""
+    whole = max(1, round(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    minutes, rest = divmod(whole, 60)
+    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+
+
 @dataclass(frozen=True, slots=True)
 class Prompt:
     """What the dealer display shows now. ``text`` is short enough to read at arm's length;

@@ -53,6 +53,7 @@ from station.table.outputs import (
     Published,
     Refused,
     RefusedOutside,
+    duration_words,
 )
 from station.table.pauses import NoiseWatch, noise_reason
 from station.table.procedures import (
@@ -213,6 +214,17 @@ class Station:
                 "type": "command_refused", "command_id": command_id,
                 "action": WIRE_NAMES.get(ev.action, ev.action), "reason": reason,
                 "detail": detail})
+
+    def refused_while_lost(self, action: str) -> str | None:
+        """Why ``action`` (``resume``, ``void``) is refused now for a device still lost, or
+        None. The page asks too, so it never offers what the station refuses (issue 30)."""
+        if self._lost and (action == "resume"
+                           or (action == "void" and not self.dealing.round_open)):
+            # A void still voids a round in play (its bets are refunded, the device-lost pause
+            # latched again); with no round it would only set cards aside under a pause that
+            # stays, an answer nobody could see: refused as resume is, until the device is back.
+            return f"{', '.join(sorted(self._lost))} still lost; reconnect it first"
+        return None
 
     @property
     def lost_devices(self) -> dict[str, str]:
@@ -435,13 +447,8 @@ class Station:
             self.refuse(ev, "not a command this station takes", reason="unknown_action",
                         text=f"unknown command {ev.action!r} from {ev.actor}: ignored")
             return
-        if self._lost and (ev.action == "resume"
-                           or (ev.action == "void" and not self.dealing.round_open)):
-            # A void still voids a round in play (its bets are refunded, the device-lost pause
-            # latched again); with no round it would only set cards aside under a pause that
-            # stays, an answer nobody could see: refused as resume is, until the device is back.
-            lost = ", ".join(sorted(self._lost))
-            why = f"{lost} still lost; reconnect it first"
+        why = self.refused_while_lost(ev.action)
+        if why is not None:
             self.refuse(ev, why, text=f"{ev.action} refused: {why}")
             return
         arg = self._shoe_id(ev.ts) if ev.action == "new_shoe" else ev.actor
@@ -737,7 +744,7 @@ class Station:
             if self.modes.new_shoe_requested:
                 # VIP (seed 003 更换牌靴): the dealer changes the shoe within new_shoe_s.
                 late = "NEW SHOE LATE, supervisor alerted" if self.modes.new_shoe_late else (
-                    f"within {self.rules.new_shoe_s / 60:g} min")
+                    f"within {duration_words(self.rules.new_shoe_s)}")
                 return Prompt(name, f"SHOE CLOSED {after}: the player asked for a new shoe - "
                               f"discard the rest, start a NEW SHOE ({late})",
                               self._result_detail())

@@ -10,7 +10,11 @@ accept with its traceback, many times a second (issue 18). Here (docs/operations
 - a connection idle for ``idle_s`` (no request, or a request's headers never finished) is
   closed, so a slow sender of headers holds its socket that long at most;
 - an accept that fails for want of descriptors sheds the idle connections, waits
-  ``retry_s`` and tries again, and is logged once per ``log_every_s`` with a count.
+  ``retry_s`` and tries again, and is logged once per ``log_every_s`` with a count;
+- a request aiohttp cannot parse (two Host headers, a header or URL over its limits, too
+  many headers, not HTTP at all) is answered 400 by aiohttp as before, and logged as one line
+  per kind once per ``log_every_s`` with a count, never aiohttp's traceback (``RequestLog``;
+  issue 30: 300 such requests were 236 KB of tracebacks).
 
 Runs on the server's event loop only.
 """
@@ -27,6 +31,8 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.log import server_logger
 
 from station.web.hosts import host_allowed, suggestion
 from station.wire.ratelimit import Every
@@ -157,6 +163,74 @@ class Keeper:
                     len(self._open), more)
 
 
+# What a line about a request aiohttp could not parse keeps of its message (which may hold
+# 100 KB of the request's own bytes).
+REQUEST_ERROR_CHARS = 160
+
+
+class RequestLog:
+    """The logger a page server's aiohttp request handler logs to (its ``logger``): requests
+    it cannot parse, which anyone who can reach the port may send as fast as they like, are
+    one line per kind of error once per ``log_every_s``, the rest of the interval summed up
+    in one line with a count when it is over (``flush``, from the site's sweep); everything
+    else (a handler's own error: a bug, with its traceback) goes to aiohttp's logger as it
+    would have."""
+
+    def __init__(self, site: str, log_every_s: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic, max_kinds: int = 64) -> None:
+        self.site = site
+        self.log_every_s = log_every_s
+        self.clock = clock
+        self.max_kinds = max_kinds
+        self.bad = 0  # requests aiohttp could not parse, logged or counted
+        self._kinds: dict[str, list[float | int]] = {}  # kind -> [said at, not said since]
+
+    def debug(self, msg: object, *args: object, exc_info: object = None, **kw: object) -> None:
+        if isinstance(exc_info, HttpProcessingError):
+            # aiohttp's debug line for a first request that is no HTTP method (a TLS hello, a
+            # port scan): counted with the others, said as they are.
+            self._bad(exc_info, args)
+            return
+        server_logger.debug(msg, *args, exc_info=exc_info, **kw)  # type: ignore[arg-type]
+
+    def exception(self, msg: object, *args: object, exc_info: object = True,
+                  **kw: object) -> None:
+        if isinstance(exc_info, HttpProcessingError):
+            self._bad(exc_info, args)
+            return
+        server_logger.exception(msg, *args, exc_info=exc_info, **kw)  # type: ignore[arg-type]
+
+    def flush(self) -> None:
+        """Sum up each kind whose interval is over with requests not said: one line each."""
+        now = self.clock()
+        for kind, entry in self._kinds.items():
+            said_at, unsaid = entry
+            if unsaid and now - said_at >= self.log_every_s:
+                log.warning("%s: %d more requests it could not read (%s) in the last %.0f s",
+                            self.site, unsaid, kind, now - said_at)
+                entry[0], entry[1] = now, 0
+
+    def _bad(self, exc: HttpProcessingError, args: tuple[object, ...]) -> None:
+        self.bad += 1
+        kind, now = type(exc).__name__, self.clock()
+        entry = self._kinds.get(kind)
+        if entry is not None and now - entry[0] < self.log_every_s:
+            entry[1] += 1
+            return
+        if entry is None and len(self._kinds) >= self.max_kinds:
+            self._kinds.clear()  # bounded; kinds are aiohttp's exception classes, a few
+        more = int(entry[1]) if entry is not None else 0
+        self._kinds[kind] = [now, 0]
+        # One line, cut, escaped: the message may repeat the request's bytes.
+        said = " ".join(str(exc.message).split())
+        said = ascii(said[:REQUEST_ERROR_CHARS] + ("..." if len(said) > REQUEST_ERROR_CHARS
+                                                     else ""))
+        remote = args[0] if args else "?"
+        log.warning("%s: answered %d to a request it could not read, from %s: %s %s%s",
+                    self.site, exc.code, remote, kind, said,
+                    f" ({more} more like it before this one)" if more else "")
+
+
 def listening_sockets(host: str, port: int, backlog: int) -> list[socket.socket]:
     """Bound, listening, non-blocking sockets for ``host``:``port`` (every address the name
     has, as the event loop's own server would). Raises OSError."""
@@ -193,6 +267,7 @@ class GuardedSite(web.BaseSite):
         self._sweep_s = sweep_s
         self._socks: list[socket.socket] = []
         self._tasks: list[asyncio.Task[None]] = []
+        self.request_log = RequestLog(self.name, keeper.log_every_s)
 
     @property
     def name(self) -> str:
@@ -218,7 +293,11 @@ class GuardedSite(web.BaseSite):
     def _protocol(self) -> asyncio.Protocol:
         server = self._runner.server
         assert server is not None
-        return Gate(self.keeper, server())
+        inner = server()
+        # Both page servers' handlers log their parse errors through the site's RequestLog:
+        # aiohttp takes a logger per handler (RequestHandler.logger), set before any request.
+        inner.logger = self.request_log  # type: ignore[assignment]
+        return Gate(self.keeper, inner)
 
     async def _accept(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
@@ -246,6 +325,7 @@ class GuardedSite(web.BaseSite):
         while True:
             await asyncio.sleep(self._sweep_s)
             self.keeper.sweep()
+            self.request_log.flush()
 
 
 def _refuse(conn: socket.socket) -> None:

@@ -217,6 +217,11 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
     checking = phase is Phase.SHUFFLE_CHECK or (phase is Phase.PAUSED
                                                 and d.paused_from is Phase.SHUFFLE_CHECK)
     cut_at = shoe.cut_out_at if shoe is not None else None
+    refused_now = {a: why for a in SUPERVISOR_ACTIONS if phase is Phase.PAUSED
+                   and (why := station.refused_while_lost(a)) is not None}
+    # The header keeps why the shoe ended through a pause after it closed (issue 30).
+    closed = phase is Phase.SHOE_CLOSED or (phase is Phase.PAUSED
+                                            and d.paused_from is Phase.SHOE_CLOSED)
     view = {
         "v": VIEW_VERSION,
         "table": around.table,
@@ -227,7 +232,11 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         "paused_from": d.paused_from.value if phase is Phase.PAUSED and d.paused_from else None,
         "prompt": prompt_view(prompt, d.paused_from or phase if phase is Phase.PAUSED else phase,
                               around.language, lost),
-        "actions": mode_actions(station, actions_for(phase)) + procedure_actions(phase, paused),
+        "actions": [a for a in mode_actions(station, actions_for(phase))
+                    if a not in refused_now] + procedure_actions(phase, paused),
+        # The supervisor's actions the station would refuse now, and why (a device still
+        # lost): the page shows them disabled with the reason, never a RESUME that is refused.
+        "refused_now": refused_now,
         "round": {
             "no": d.round_no,
             # Face down (squeeze, VIP): only what is revealed, and how many wait; a total
@@ -258,7 +267,7 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
         # The shuffle check (table.shuffle_check: supervisor) while it is due: the packs
         # registered so far.
         "shuffle_check": {"packs": list(d.check_packs)} if checking else None,
-        "shoe_end": shoe_end(station) if phase is Phase.SHOE_CLOSED else None,
+        "shoe_end": shoe_end(station) if closed else None,
         "results": [_result(r) for r in history.records[-LAST_RESULTS:]],
         "roads_version": history.version,
         "devices": [{"name": n, "ok": n not in lost, "reason": lost.get(n, "")} for n in names],
@@ -279,6 +288,7 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
     if around.language == "zh":
         # The refusals and what the modes did, for the page's message line.
         view["notices_zh"] = [notice_zh(n) for n in shown_notices]
+        view["refused_now_zh"] = {a: notice_zh(why) for a, why in refused_now.items()}
     return view
 
 

@@ -25,6 +25,16 @@ _Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
 _HAND = {"PLAYER": "闲家", "BANKER": "庄家", "player": "闲", "banker": "庄"}
 _WINNER = {"PLAYER WINS": "闲赢", "BANKER WINS": "庄赢", "TIE": "和局"}
 _CUT_OUT_EN = "CUT CARD OUT: this round is the last"
+# A length as station.table.outputs.duration_words says it ("40 s", "5 min", "1 min 30 s"):
+# the minutes, then the seconds, either one absent.
+_DURATION = r"(?:(\d+) min(?: (\d+) s)?|(\d+) s)"
+
+
+def _duration_zh(minutes: str | None, rest: str | None, seconds: str | None) -> str:
+    """``_DURATION``'s groups in Chinese: 5分钟, 1分30秒, 40秒."""
+    if minutes is None:
+        return f"{seconds}秒"
+    return f"{minutes}分{rest}秒" if rest else f"{minutes}分钟"
 _CUT_OUT_ZH = "切牌已出：本局为最后一局"
 _END_ASKED_EN = "END SHOE asked for: this round is the last"
 _END_ASKED_ZH = "已请求结束牌靴：本局为最后一局"
@@ -80,10 +90,10 @@ _TEXT: list[_Rule] = [
      + "：请等待，勿派牌"),
     (re.compile(r"SHOE CLOSED (?:after round (\d+)|before any round): the player asked for a "
                 r"new shoe - discard the rest, start a NEW SHOE \((?:(NEW SHOE LATE, supervisor "
-                r"alerted)|within ([\d.]+) min)\)"),
+                r"alerted)|within " + _DURATION + r")\)"),
      lambda m: (f"第{m[1]}局后牌靴结束" if m[1] else "牌靴未开局即结束")
      + "：玩家请求新牌靴 - 弃掉余牌，开始新牌靴"
-     + ("（新牌靴逾时，已通知主管）" if m[2] else f"（请在{m[3]}分钟内）")),
+     + ("（新牌靴逾时，已通知主管）" if m[2] else f"（请在{_duration_zh(m[3], m[4], m[5])}内）")),
     (re.compile(r"ROUND (\d+): BETTING OPEN - do not deal; press CLOSE BETTING when bets are "
                 r"in"), lambda m: f"第{m[1]}局：下注中 - 请勿派牌；下注完毕按“停止下注”"),
     (re.compile(r"ROUND (\d+): OPEN BETTING( - " + re.escape(_CUT_OUT_EN) + r")?"),
@@ -513,8 +523,8 @@ _LIVE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"the system opens them [\d.]+ s after betting closed"),
      "the system opens them when the countdown ends"),
     (re.compile(r"停止下注[\d.]+秒后系统自动开牌"), "倒计时结束系统自动开牌"),
-    (re.compile(r" \(within [\d.]+ min\)"), ""),
-    (re.compile(r"（请在[\d.]+分钟内）"), ""),
+    (re.compile(r" \(within " + _DURATION + r"\)"), ""),
+    (re.compile(r"（请在(?:\d+分钟|\d+分\d+秒|\d+秒)内）"), ""),
 ]
 
 

@@ -15,6 +15,7 @@ from station.settings.paytable import load_paytable
 from station.table.outputs import Notice, Output, Published
 from station.table.station import Station
 from station.table.tablerules import TableRules
+from station.web.words import prompt_zh
 from station.wire.messages import iso_ts
 from tests.modeskit import START, Exits
 
@@ -245,6 +246,23 @@ def test_a_new_shoe_asked_for_mid_round_ends_the_shoe_after_it() -> None:
         t.cmd("reveal") if t.d.state == "reveal" else t.card()
     assert t.d.state == "shoe_closed" and t.d.round_no == 31
     assert t.messages("round")[-1]["round"] == 31
+
+
+@pytest.mark.parametrize(("new_shoe_s", "said", "zh"), [
+    (40.0, "within 40 s", "请在40秒内"), (300.0, "within 5 min", "请在5分钟内"),
+    (90.0, "within 1 min 30 s", "请在1分30秒内"), (0.4, "within 1 s", "请在1秒内"),
+])
+def test_the_new_shoe_prompt_says_its_time_as_people_do(
+        new_shoe_s: float, said: str, zh: str) -> None:
+    """Issue 30: 40 s was "(within 0.666667 min)" in ctl status, the journal and the page."""
+    t = Desk(new_shoe_s=new_shoe_s)
+    t.start()
+    for _ in range(30):  # the player may ask for a new shoe after 30 rounds (new_shoe_after)
+        t.play()
+    t.client("request_new_shoe")
+    line = t.station.prompt.line()
+    assert f"({said})" in line and "0." not in line.split("(within")[1]
+    assert zh in prompt_zh(t.station.prompt.text)
 
 
 def test_the_new_shoe_alarm_fires_after_5_minutes_and_never_before() -> None:

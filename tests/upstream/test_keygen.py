@@ -111,3 +111,30 @@ def test_keygen_says_which_key_goes_where(tmp_path: Path) -> None:
     assert "keep the private key on that system (it signs each command)" in " ".join(
         out.split())
     assert "pit key" not in out and "give it to the game server" not in out
+
+
+@pytest.mark.parametrize(("args", "sender"), [
+    (["--name", "pit-key"], "pit"),  # docs/pit.md's own command: the pit signs as pit.name
+    (["--name", "signing-key"], "pit"),
+    (["--name", "pit-key", "--sender", "floor-2"], "floor-2"),
+])
+def test_the_command_key_is_listed_under_the_signers_name_not_the_files(
+        tmp_path: Path, args: list[str], sender: str) -> None:
+    """Issue 30: ``--name pit-key`` suggested ``pit-key:`` where the pit signs as ``pit``,
+    so a table pasting the line refused every command of the pit."""
+    done = keygen(str(tmp_path), *args)
+    assert done.returncode == 0, done.stderr
+    commands_block = _blocks(done.stdout)[1]
+    (tmp_path / "station.yaml").write_text(commands_block)
+    mqtt = settings_of(load_config(tmp_path / "station.yaml"), "upstream", "mqtt")
+    assert isinstance(mqtt, MqttSettings)
+    keys = mqtt.command_keys
+    assert list(keys) == [sender]
+    assert keys[sender].name == f"{args[1]}.pub.pem"  # the file keygen wrote
+
+
+def test_keygen_refuses_a_sender_that_is_no_key_name(tmp_path: Path) -> None:
+    done = keygen(str(tmp_path), "--sender", "pit boss")
+    assert done.returncode == 2
+    assert "--sender 'pit boss'" in done.stderr and "letters, digits" in done.stderr
+    assert not list(tmp_path.iterdir())  # nothing written

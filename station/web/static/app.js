@@ -32,6 +32,7 @@ const LABELS = {
     P: "P", B: "B", player: "PLAYER", banker: "BANKER", new_shoe: "NEW SHOE (N)",
     open_betting: "OPEN BETTING (O)", close_betting: "CLOSE BETTING (C)",
     resume: "RESUME", void: "VOID", paused: "PAUSED", pin: "Supervisor PIN or badge",
+    resumeNot: (why) => `RESUME not possible: ${why}`,
     offline: "STATION OFFLINE - DO NOT DEAL",
     offlineWhy: "The station is not answering. Stop dealing; this page comes back by itself.",
     why: { lost: "connection lost", none: "no answer", quiet: "no heartbeat" },
@@ -78,6 +79,7 @@ const LABELS = {
     shoeState: (d, l, pct) => `牌靴：已发 ${d} 张 / 剩余 ${l} 张（${pct}%）`,
     P: "闲", B: "庄", player: "闲家", banker: "庄家", new_shoe: "新牌靴 (N)", open_betting: "开始下注 (O)",
     close_betting: "停止下注 (C)", resume: "恢复", void: "作废", paused: "暂停",
+    resumeNot: (why) => `无法恢复：${why}`,
     pin: "主管密码或工牌", offline: "工作站离线 - 请勿派牌",
     offlineWhy: "工作站无响应。请停止派牌；本页面会自动恢复。",
     why: { lost: "连接中断", none: "无应答", quiet: "无心跳" },
@@ -591,9 +593,22 @@ function render(s) {
     setText($("pause-reason"), plain.join(lang === "zh" ? "；" : "; "));
     setText($("pause-todo"), zh && zh.todo ? (zh.todo_now ?? zh.todo) : (p.todo_now ?? p.todo ?? ""));
     setText($("pause-choice"), zh ? zh.detail : p.detail);
+    // What the station would refuse now (a device still lost) is shown disabled, with why
+    // beside it in the message line unless an answer to the supervisor is showing there.
+    const refusedNow = (lang === "zh" ? s.refused_now_zh : s.refused_now) || {};
     for (const b of document.querySelectorAll("#supervisor button.cmd")) {
       b.disabled = !s.actions.includes(b.dataset.action);
+      b.title = refusedNow[b.dataset.action] || "";
     }
+    const msg = $("pause-message");
+    const why = refusedNow.resume ? t("resumeNot")(refusedNow.resume) : "";
+    const shown = msg.textContent === msg.dataset.why;  // nothing else written there since
+    if (why && (!msg.textContent || shown)) {
+      msg.textContent = msg.dataset.why = why;
+    } else if (!why && shown && msg.dataset.why) {
+      msg.textContent = "";
+    }
+    if (!why) delete msg.dataset.why;
   } else if (!pause.hidden) {
     $("pin").value = "";
     $("pause-message").textContent = "";
