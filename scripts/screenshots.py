@@ -3,7 +3,7 @@
     .venv/bin/python scripts/screenshots.py
 
 A live table (its scanner a pty this script types into) with the web display, in English and
-in Chinese, photographed by Debian's Chromium at 1920x1080 and 1280x800: the supervisor's
+in Chinese, photographed by Debian's Chromium at 1920x1080 and 1280x800 (some states at 1366x768 too): the supervisor's
 shuffle check with two packs scanned, betting open, third card due, paused, the dealer's
 reason picker and the dealer's own pause (the cut card out), offline; then the table modes
 (docs/modes.md): a squeeze table waiting for the player hand's reveal, and a VIP table on the
@@ -185,6 +185,39 @@ def vip_asked(tmp: Path, lang: str, browser: Any) -> None:
             webkit.stop(proc, config)
 
 
+def scanner_lost(tmp: Path, lang: str, browser: Any) -> None:
+    """The scanner lost after the cut card closed the shoe (issue 30): RESUME and VOID are
+    not offered, the page says why, the header keeps SHOE ENDED; at the three sizes."""
+    zh = lang == "zh"
+    with PtyScanner(tmp / "scanner-lost") as pty:
+        config = webkit.live_config(tmp, pty.path, language=lang)
+        cfg = yaml.safe_load(config.read_text())
+        cfg["reader"]["cut_code"] = "CUT"
+        config.write_text(yaml.safe_dump(cfg))
+        proc = webkit.start(config)
+        base = webkit.url_of(config)
+        try:
+            pages = []
+            for width, height in [*SIZES, (1366, 768)]:
+                page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+                page.goto(base)
+                pages.append(page)
+            wait(base, "the scanner", lambda s: all(d["ok"] for d in s["devices"]))
+            webkit.command(base, "new-shoe")
+            pty.send(["AS", "2S"])  # the burn: an ace shown, one burned
+            wait(base, "the burn", lambda s: s["phase"] == "between_rounds")
+            webkit.command(base, "open-betting")
+            webkit.command(base, "close-betting")
+            pty.send(["CUT", "4H", "3C", "5H", "5C"])  # the cut card, then a natural
+            wait(base, "the shoe closed", lambda s: s["phase"] == "shoe_closed")
+            pty.unplug()
+            wait(base, "the scanner-lost pause", lambda s: s["paused"])
+            shoot(pages, lang, "scanner-lost", "#pause-message",
+                  "无法恢复" if zh else "RESUME not possible")
+        finally:
+            webkit.stop(proc, config)
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     with webkit.browser() as browser:
@@ -195,6 +228,8 @@ def main() -> int:
                 modes(Path(tmp), lang, browser)
             with tempfile.TemporaryDirectory() as tmp:
                 vip_asked(Path(tmp), lang, browser)
+            with tempfile.TemporaryDirectory() as tmp:
+                scanner_lost(Path(tmp), lang, browser)
     return 0
 
 
