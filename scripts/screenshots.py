@@ -3,11 +3,12 @@
     .venv/bin/python scripts/screenshots.py
 
 A live table (its scanner a pty this script types into) with the web display, in English and
-in Chinese, photographed by Debian's Chromium at 1920x1080 and 1280x800 (some states at 1366x768 too): the supervisor's
-shuffle check with two packs scanned, betting open, third card due, paused, the dealer's
-reason picker and the dealer's own pause (the cut card out), offline; then the table modes
-(docs/modes.md): a squeeze table waiting for the player hand's reveal, and a VIP table on the
-station's countdown. Nothing is drawn by hand.
+in Chinese, photographed by Debian's Chromium at 1920x1080 and 1280x800 (some states at
+1366x768 too): the supervisor's shuffle check with two packs scanned, betting open, third
+card due, paused, the dealer's reason picker and the dealer's own pause (the cut card out),
+offline; then the table modes (docs/modes.md): a squeeze table waiting for the player hand's
+reveal, a VIP table on the station's countdown, a VIP header with most to say, and the
+scanner lost after the shoe closed. Nothing is drawn by hand.
 """
 
 # ruff: noqa: T201 - a script that says what it wrote
