@@ -40,6 +40,16 @@ def wait(base: str, what: str, check: Any) -> None:
     webkit.wait_state(base, check, timeout_s=20, what=what)
 
 
+def open_pages(browser: Any, base: str, sizes: list[tuple[int, int]]) -> list[Any]:
+    """One page of the table at ``base`` per screen size, each in its own browser context."""
+    pages = []
+    for width, height in sizes:
+        page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+        page.goto(base)
+        pages.append(page)
+    return pages
+
+
 def shoot(pages: list[Any], lang: str, name: str, selector: str, words: str) -> None:
     for page in pages:
         page.wait_for_function(
@@ -64,11 +74,7 @@ def one_language(tmp: Path, lang: str, browser: Any) -> None:
         proc = webkit.start(config)
         base = webkit.url_of(config)
         try:
-            pages = []
-            for width, height in SIZES:
-                page = browser.new_context(viewport={"width": width, "height": height}).new_page()
-                page.goto(base)
-                pages.append(page)
+            pages = open_pages(browser, base, SIZES)
             wait(base, "the scanner", lambda s: all(d["ok"] for d in s["devices"]))
             webkit.command(base, "new-shoe")
             pty.send(["PK-A1", "PK-B2"])  # two packs' seals scanned during the check
@@ -125,12 +131,7 @@ def modes(tmp: Path, lang: str, browser: Any) -> None:
             proc = webkit.start(config)
             base = webkit.url_of(config)
             try:
-                pages = []
-                for width, height in SIZES:
-                    page = browser.new_context(
-                        viewport={"width": width, "height": height}).new_page()
-                    page.goto(base)
-                    pages.append(page)
+                pages = open_pages(browser, base, SIZES)
                 wait(base, "the scanner", lambda s: all(d["ok"] for d in s["devices"]))
                 webkit.command(base, "new-shoe")
                 pty.send(["3H", "KD", "QD", "JD"])  # the burn: a 3 shown, 3 face down
@@ -164,11 +165,7 @@ def vip_asked(tmp: Path, lang: str, browser: Any) -> None:
         proc = webkit.start(config)
         base = webkit.url_of(config)
         try:
-            pages = []
-            for width, height in [*SIZES, (1366, 768)]:
-                page = browser.new_context(viewport={"width": width, "height": height}).new_page()
-                page.goto(base)
-                pages.append(page)
+            pages = open_pages(browser, base, [*SIZES, (1366, 768)])
             wait(base, "the scanner", lambda s: all(d["ok"] for d in s["devices"]))
             webkit.command(base, "sign-in", dealer="D050")
             webkit.command(base, "new-shoe")
@@ -198,11 +195,7 @@ def scanner_lost(tmp: Path, lang: str, browser: Any) -> None:
         proc = webkit.start(config)
         base = webkit.url_of(config)
         try:
-            pages = []
-            for width, height in [*SIZES, (1366, 768)]:
-                page = browser.new_context(viewport={"width": width, "height": height}).new_page()
-                page.goto(base)
-                pages.append(page)
+            pages = open_pages(browser, base, [*SIZES, (1366, 768)])
             wait(base, "the scanner", lambda s: all(d["ok"] for d in s["devices"]))
             webkit.command(base, "new-shoe")
             pty.send(["AS", "2S"])  # the burn: an ace shown, one burned
