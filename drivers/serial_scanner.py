@@ -44,7 +44,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import serial
 
@@ -103,8 +103,7 @@ class SerialScanner(ScannerSource):
 
     def _read_until_error(self, handle: object) -> str | None:
         """Read and post until stopped (None) or the port fails (the reason)."""
-        assert isinstance(handle, serial.SerialBase)
-        ser = handle
+        ser = cast(serial.Serial, handle)  # what _open returned: any URL handler's port
         while not self.stopping.is_set():
             try:
                 waiting = ser.in_waiting
@@ -122,7 +121,7 @@ class SerialScanner(ScannerSource):
     def _forget_partial(self) -> None:
         self.parser.reset()
 
-    def _set_timeout(self, ser: serial.SerialBase) -> None:
+    def _set_timeout(self, ser: serial.Serial) -> None:
         """Wake by the time the noise gate's window is due (a summary is posted on time, not
         at the next byte), else at the read timeout. Set only when it changes: on a real
         port each change is a tcsetattr."""
