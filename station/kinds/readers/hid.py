@@ -35,7 +35,7 @@ _DEVICE_FIX = ("the scanner's event node, best /dev/input/by-id/usb-...-event-kb
                "mode), or its /dev/hidrawN (pos mode)")
 
 KEYS = (
-    Key("device", "text", "null", "(`hid`) the scanner's device: /dev/input/by-id/..."
+    Key("device", "text", "null", "the scanner's device: /dev/input/by-id/..."
         "-event-kbd in keyboard mode, /dev/hidrawN in pos mode; or give usb_id"),
     Key("usb_id", "text", "null", "the scanner's USB ids vvvv:pppp as lsusb shows them, "
         "instead of device: looked up at every open, so a replug is found again"),
