@@ -17,7 +17,7 @@ import yaml
 from drivers.hid_scanner import HidScanner
 from drivers.hidpos import HidPosScanner
 from station.errors import ConfigError
-from station.kinds.readers import DeviceHooks, hid
+from station.kinds.readers import DEVICES_DROPIN, DeviceHooks, hid
 from station.kinds.registry import kind
 from station.live.config import parse_config
 from station.live.service.check import check
@@ -92,8 +92,8 @@ def test_check_config_says_when_the_installed_unit_may_not_open_the_scanner(
     unit.write_text("[Service]\n")
     (bad,) = hid._probe_unit(own, tmp_path)
     assert not bad.ok and "run station install-service again" in bad.detail
-    (tmp_path / hid.DROPIN).parent.mkdir(parents=True)
-    (tmp_path / hid.DROPIN).write_text("[Service]\nDeviceAllow=char-hidraw r\n")
+    (tmp_path / DEVICES_DROPIN).parent.mkdir(parents=True)
+    (tmp_path / DEVICES_DROPIN).write_text("[Service]\nDeviceAllow=char-hidraw r\n")
     (good,) = hid._probe_unit(own, tmp_path)
     assert good.ok
 

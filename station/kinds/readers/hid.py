@@ -15,7 +15,7 @@ from drivers.layouts import layout_names
 from station.game.limits import short
 from station.kinds.keys import Key
 from station.kinds.probes import Finding
-from station.kinds.readers import DeviceHooks, reader_codes
+from station.kinds.readers import DEVICES_DROPIN, DeviceHooks, reader_codes
 from station.settings.configmodel import StationConfig
 from station.settings.configsection import Section
 
@@ -29,8 +29,6 @@ LAYOUTS: Final = layout_names()
 # What the unit must let the service open, per mode (systemd's DeviceAllow=; the kernel's
 # device classes in /proc/devices). Read only: the reader never writes to the scanner.
 DEVICE_ALLOW: Final = {"keyboard": "char-input r", "pos": "char-hidraw r"}
-# The drop-in `station install-service` writes beside the unit when the config uses them.
-DROPIN: Final = Path("etc/systemd/system/dealer-station.service.d/50-hid-scanner.conf")
 _DEVICE_FIX = ("the scanner's event node, best /dev/input/by-id/usb-...-event-kbd (keyboard "
                "mode), or its /dev/hidrawN (pos mode)")
 
@@ -203,7 +201,7 @@ def _probe_unit(own: HidSettings, root: Path = Path("/")) -> Iterator[Finding]:
     unit = root / "etc/systemd/system/dealer-station.service"
     if not unit.is_file():
         return
-    dropin = root / DROPIN
+    dropin = root / DEVICES_DROPIN
     allow = DEVICE_ALLOW[own.mode]
     try:
         text = dropin.read_text(encoding="utf-8")
