@@ -415,3 +415,26 @@ def test_a_layout_is_data_the_decoder_reads() -> None:
     assert dec.feed(EV_KEY, 30, 1) == b"x"
     assert dec.feed(EV_KEY, SHIFT, 1) + dec.feed(EV_KEY, 30, 1) == b"Y"
     assert dec.feed(EV_KEY, 31, 1) == b"\x1a"
+
+
+def test_a_dealers_badge_goes_to_the_station_as_read_and_a_supervisors_is_no_card(
+        fifo: Fifo) -> None:
+    # As on the serial scanner (drivers.codes): a dealer's badge passes as read, for the
+    # station to sign the dealer in; a supervisor's badge code is recognised, never a card.
+    r = Reader(fifo, codes=CodeFormat(badge_codes=["SUP-0042"], passed_prefixes=["DEALER-"]))
+    try:
+        r.type(us_keys("DEALER-D042") + us_keys("SUP-0042") + us_keys("9S"))
+        assert r.codes(2) == ["DEALER-D042", "9S"]
+    finally:
+        r.stop()
+
+
+def test_a_flood_of_bad_codes_is_gated_as_on_the_serial_line(reader: Reader) -> None:
+    reader.type([rec for _ in range(600) for rec in us_keys("XX")])
+    got = [_code(e) for e in reader.heard.until_quiet(1.5)]
+    assert got[:25] == ["?unknown:XX"] * 25
+    # The rest counted: one summary a second (one, unless this machine took over a second
+    # to read them), every frame accounted for.
+    held = [re.fullmatch(r"\?noise:(\d+) bad frames \((\d+) bytes\)", c) for c in got[25:]]
+    assert held and all(held) and len(held) <= 3, got[25:]
+    assert got.count("?unknown:XX") + sum(int(m.group(1)) for m in held if m) == 600
