@@ -31,14 +31,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from drivers.base import EventSource  # noqa: E402
-from drivers.events import CardRead, InputEvent  # noqa: E402
-from drivers.hid_scanner import HidScanner  # noqa: E402
-from drivers.hidpos import HidPosScanner  # noqa: E402
-from drivers.layouts import load_layout  # noqa: E402
-from drivers.simulated import CODES  # noqa: E402
-from tests.drivers.hidkit import Fifo, us_keys  # noqa: E402
-from tests.drivers.test_hidpos import report  # noqa: E402
+from drivers.base import EventSource
+from drivers.events import CardRead, InputEvent
+from drivers.hid_scanner import HidScanner
+from drivers.hidpos import HidPosScanner
+from drivers.layouts import load_layout
+from drivers.simulated import CODES
+from tests.drivers.hidkit import Fifo, us_keys
+from tests.drivers.test_hidpos import report
 
 TARGET_P99_MS = 1.0
 

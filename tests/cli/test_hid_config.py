@@ -128,3 +128,50 @@ def test_monitor_reads_a_pos_scanner_with_its_symbology(tmp_path: Path) -> None:
     assert (first["e"], first["code"], first["symbology"]) == ("card", "TH", "]C0")
     assert second["e"] == "cut"
     assert (third["e"], third["reason"], third["raw"]) == ("error", "unknown", "ZZ")
+
+
+class KernelSays:
+    """The answers of a scanner's event node to the probe's ioctls (EVIOCGRAB, EVIOCGNAME,
+    EVIOCGID, EVIOCGBIT): no input device can be made here. The calls are recorded."""
+
+    def __init__(self, keys: list[int], busy: bool = False) -> None:
+        self.keys, self.busy = keys, busy
+        self.calls: list[str] = []
+        self.name = "Honeywell Scanner"
+        self.info = type("Info", (), {"vendor": 0x0C2E, "product": 0x0B61})()
+
+    def __call__(self, path: str) -> KernelSays:
+        self.calls.append(f"open {path}")
+        return self
+
+    def grab(self) -> None:
+        if self.busy:
+            raise OSError(16, "Device or resource busy")
+        self.calls.append("grab")
+
+    def ungrab(self) -> None:
+        self.calls.append("ungrab")
+
+    def capabilities(self) -> dict[int, list[int]]:
+        return {1: self.keys}
+
+    def close(self) -> None:
+        self.calls.append("close")
+
+
+def test_check_config_grabs_a_keyboard_node_says_what_it_is_and_lets_it_go() -> None:
+    own = hid.HidSettings(device="/dev/input/by-id/usb-H-event-kbd")
+    kernel = KernelSays([28, 30, 42])
+    found = hid._probe_keyboard(own, kernel)
+    assert found.ok and found.detail == ("/dev/input/by-id/usb-H-event-kbd opened and grabbed: "
+                                         "'Honeywell Scanner', USB 0c2e:0b61, a keyboard")
+    assert kernel.calls == ["open /dev/input/by-id/usb-H-event-kbd", "grab", "ungrab", "close"]
+    no_enter = hid._probe_keyboard(own, KernelSays([113, 114]))
+    assert not no_enter.ok and "no Enter key: not the scanner's keyboard node" in no_enter.detail
+    busy = KernelSays([28], busy=True)
+    held = hid._probe_keyboard(own, busy)
+    assert not held.ok and "cannot be grabbed" in held.detail and busy.calls[-1] == "close"
+    by_id = hid._probe_keyboard(hid.HidSettings(usb_id=(0x0C2E, 0x0B61)), KernelSays([28]),
+                                lambda v, p: None)
+    assert not by_id.ok and by_id.what == "reader.usb_id"
+    assert by_id.detail.startswith("USB 0c2e:0b61: no keyboard event node with these ids")

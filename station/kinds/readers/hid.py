@@ -5,12 +5,13 @@ evdev and grabbed (``drivers.hid_scanner``), or in HID-POS mode read through hid
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from drivers.framing import FrameParser
+from drivers.keyboard import EV_KEY, KEY_ENTER
 from drivers.layouts import layout_names
 from station.game.limits import short
 from station.kinds.keys import Key
@@ -136,12 +137,18 @@ def probe(config: StationConfig) -> Iterator[Finding]:
     yield from _probe_unit(own)
 
 
-def _probe_keyboard(own: HidSettings) -> Finding:
-    """Open and grab the event node as the station would, say what it is, let it go."""
+def _probe_keyboard(own: HidSettings, open_device: Callable[[str], Any] | None = None,
+                    find: Callable[[int, int], str | None] | None = None) -> Finding:
+    """Open and grab the event node as the station would, say what it is, let it go.
+    ``open_device``: python-evdev's ``InputDevice`` (a test gives the kernel's answers)."""
     from drivers.hid_scanner import find_event_node  # noqa: PLC0415
 
     key = "reader.device" if own.device is not None else "reader.usb_id"
-    path = own.device if own.device is not None else find_event_node(*own.usb_id)  # type: ignore[misc]
+    if own.device is not None:
+        path: str | None = own.device
+    else:
+        assert own.usb_id is not None
+        path = (find or find_event_node)(*own.usb_id)
     hint = ("check the cable and the udev rule (ls -l /dev/input/by-id/), that the scanner is "
             "in keyboard mode, and that no other program holds it (the station itself, or "
             "station monitor)")
@@ -149,19 +156,20 @@ def _probe_keyboard(own: HidSettings) -> Finding:
         return Finding(False, key, f"{_where(own)}: no keyboard event node with these ids; "
                        f"{hint}")
     try:
-        import evdev  # noqa: PLC0415
-        from evdev import ecodes  # noqa: PLC0415
+        if open_device is None:
+            import evdev  # noqa: PLC0415
 
-        dev = evdev.InputDevice(path)
+            open_device = evdev.InputDevice
+        dev = open_device(path)
     except (ImportError, OSError) as exc:
         return Finding(False, key, f"{path} cannot be opened ({exc}); {hint}")
     try:
         dev.grab()
         dev.ungrab()
-        keys = dev.capabilities().get(ecodes.EV_KEY, [])
+        keys = dev.capabilities().get(EV_KEY, [])
         what = (f"{path} opened and grabbed: {dev.name!r}, USB "
                 f"{dev.info.vendor:04x}:{dev.info.product:04x}")
-        if ecodes.KEY_ENTER not in keys:
+        if KEY_ENTER not in keys:
             return Finding(False, key, f"{what}, which has no Enter key: not the scanner's "
                            "keyboard node (try the one ending in -event-kbd)")
         return Finding(True, key, f"{what}, a keyboard")
@@ -175,7 +183,11 @@ def _probe_pos(own: HidSettings) -> Finding:
     from drivers.hidpos import find_hidraw  # noqa: PLC0415
 
     key = "reader.device" if own.device is not None else "reader.usb_id"
-    path = own.device if own.device is not None else find_hidraw(*own.usb_id)  # type: ignore[misc]
+    if own.device is not None:
+        path: str | None = own.device
+    else:
+        assert own.usb_id is not None
+        path = find_hidraw(*own.usb_id)
     hint = ("check the cable and the udev rule (ls -l /dev/hidraw*), and that the scanner is "
             "in HID-POS mode")
     if path is None:
