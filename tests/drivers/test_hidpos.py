@@ -239,3 +239,17 @@ def test_random_reports_through_the_reader_never_give_another_card(
                                     st.binary(max_size=3), st.booleans())), max_size=40))
 def test_hypothesis_reports_parse_to_the_right_cards(reports: list[bytes]) -> None:
     check(reports)
+
+
+def test_the_symbology_is_recorded_only_when_read_and_read_back() -> None:
+    from station.wire.recording import event_from_json, event_to_json  # noqa: PLC0415
+
+    plain = CardRead("AS", "scanner", 1.5)
+    assert event_to_json(plain) == {"t": 1.5, "e": "card", "code": "AS", "src": "scanner"}
+    both = CardRead("AS", "scanner", 1.5, "P1", "]C0")
+    line = event_to_json(both)
+    assert line == {"t": 1.5, "e": "card", "code": "AS", "src": "scanner", "pack": "P1",
+                    "symbology": "]C0"}
+    assert event_from_json(line) == both
+    with pytest.raises(ValueError, match="'symbology' is 3, expected a string"):
+        event_from_json({**line, "symbology": 3})
