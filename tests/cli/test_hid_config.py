@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from drivers.hid_scanner import HidScanner
 from drivers.hidpos import HidPosScanner
@@ -175,3 +177,27 @@ def test_check_config_grabs_a_keyboard_node_says_what_it_is_and_lets_it_go() -> 
                                 lambda v, p: None)
     assert not by_id.ok and by_id.what == "reader.usb_id"
     assert by_id.detail.startswith("USB 0c2e:0b61: no keyboard event node with these ids")
+
+
+_value = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=20),
+                   st.sampled_from(["keyboard", "pos", "us", "fr", "tab", "enter", "0c2e:0b61",
+                                    "/dev/hidraw0", ":", "0:0", "ffff:ffff", "\x00"]),
+                   st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=3),
+                                                                       st.integers(), max_size=2))
+
+
+@settings(max_examples=5000 if os.environ.get("STATION_LONG_TESTS") == "1" else 200,
+          deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(st.sampled_from([k.name for k in hid.KEYS]), _value, max_size=7))
+def test_any_hid_section_loads_or_is_refused_naming_a_key(tmp_path: Path,
+                                                          reader: dict[str, Any]) -> None:
+    try:
+        loaded = config(tmp_path, reader)
+    except ConfigError as exc:
+        assert str(exc).startswith(f"{tmp_path / 'station.yaml'}: reader."), str(exc)
+        assert "\n" not in str(exc)
+        return
+    own = hid.settings(loaded)
+    assert (own.device is None) != (own.usb_id is None)
+    assert own.mode in hid.MODES and own.layout in hid.LAYOUTS

@@ -25,6 +25,7 @@ from drivers.reconnect import Backoff
 from tests.drivers.hidkit import PRINTABLE, Fifo, Heard
 
 CARDS = [r + s for r in "A23456789TJQK" for s in "SHDC"]
+LONG = os.environ.get("STATION_LONG_TESTS") == "1"  # docs/testing.md
 
 
 def report(data: bytes, symbology: bytes = b"]C0", more: bool = False,
@@ -214,7 +215,7 @@ def random_report(rng: random.Random) -> bytes:
     return bytes(rng.randrange(256) for _ in range(rng.choice((1, 2, 10, 63, 64))))
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(100 if LONG else 4))
 def test_random_reports_through_the_reader_never_give_another_card(
         fifo: Fifo, seed: int) -> None:
     rng = random.Random(seed)
@@ -232,7 +233,7 @@ def test_random_reports_through_the_reader_never_give_another_card(
     assert all(isinstance(e, CardRead) for e in got)
 
 
-@settings(max_examples=int(os.environ.get("HID_FUZZ_EXAMPLES", "60")), deadline=None,
+@settings(max_examples=5000 if LONG else 60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.one_of(st.binary(max_size=64),
                           st.builds(report, st.sampled_from([c.encode() for c in CARDS]),
