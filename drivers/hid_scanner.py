@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import select
+import struct
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -46,6 +47,7 @@ log = logging.getLogger(__name__)
 SYS_INPUT = Path("/sys/class/input")
 DEV_INPUT = Path("/dev/input")
 TERMINATORS = {"enter": "cr", "tab": "tab"}  # reader.terminator -> the parser's framing
+_LONG_BITS = struct.calcsize("l") * 8  # the kernel prints a bitmap in words of its long
 
 
 class KeyEvent(Protocol):
@@ -90,7 +92,7 @@ def types_enter(node: Path) -> bool:
         words = (node / "device" / "capabilities" / "key").read_text(encoding="ascii").split()
         bits = 0
         for word in words:
-            bits = (bits << (8 * 8)) | int(word, 16)
+            bits = (bits << _LONG_BITS) | int(word, 16)
     except (OSError, ValueError):
         return False
     return bool(bits >> KEY_ENTER & 1)
