@@ -56,6 +56,12 @@ def test_the_drop_in_follows_the_configs_reader(tmp_path: Path) -> None:
     assert [x for x in dropin.read_text().splitlines() if x.startswith("DeviceAllow")] == [
         "DeviceAllow=char-hidraw r"]
 
+    # A config naming the unit's credentials is read without them (none exist yet).
+    data = yaml.safe_load(config.read_text())
+    data["upstream"]["signing_key_file"] = "${CREDENTIALS_DIRECTORY}/signing-key"
+    config.write_text(yaml.safe_dump(data))
+    assert f"unchanged {dropin}" in install(root, tmp_path)
+
     set_reader(config, {"type": "serial", "port": "/dev/dealer-scanner"})
     out = install(root, tmp_path)
     assert f"removed   {dropin}" in out and not dropin.exists()

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,7 +130,16 @@ def device_allow(config_path: Path) -> tuple[str, ...]:
     from station.kinds.registry import kind  # noqa: PLC0415
     from station.live.config import load_config  # noqa: PLC0415
 
-    config = load_config(config_path)
+    # A config naming the unit's credentials (${CREDENTIALS_DIRECTORY}/ID) loads without
+    # them: the reader's devices do not depend on a secret, and there is no unit running yet.
+    before = os.environ.get("CREDENTIALS_DIRECTORY")
+    with tempfile.TemporaryDirectory(prefix="station-install-") as none_yet:
+        os.environ.setdefault("CREDENTIALS_DIRECTORY", none_yet)
+        try:
+            config = load_config(config_path)
+        finally:
+            if before is None:
+                os.environ.pop("CREDENTIALS_DIRECTORY", None)
     entry = kind("reader", config.reader.type)
     return () if entry.device_allow is None else entry.device_allow(config)
 
