@@ -24,6 +24,7 @@ from station.kinds.registry import kind
 from station.live.config import parse_config
 from station.live.service.check import check
 from tests.drivers.test_hidpos import report
+from tests.sampling import LONG
 
 BASE = {"display": {"type": "web"}}
 
@@ -186,8 +187,7 @@ _value = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text
                                                                        st.integers(), max_size=2))
 
 
-@settings(max_examples=5000 if os.environ.get("STATION_LONG_TESTS") == "1" else 200,
-          deadline=None,
+@settings(max_examples=5000 if LONG else 200, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(st.sampled_from([k.name for k in hid.KEYS]), _value, max_size=7))
 def test_any_hid_section_loads_or_is_refused_naming_a_key(tmp_path: Path,

@@ -10,7 +10,6 @@ right cards (an independent decoding, below) or a bad-frame report, never anothe
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import time
@@ -46,10 +45,9 @@ from tests.drivers.hidkit import (
     tap,
     us_keys,
 )
+from tests.sampling import LONG  # CI samples the fuzz (docs/testing.md)
 
 CARDS = [r + s for r in "A23456789TJQK" for s in "SHDC"]
-# CI samples the fuzz; STATION_LONG_TESTS=1 runs it long (docs/testing.md).
-LONG = os.environ.get("STATION_LONG_TESTS") == "1"
 
 
 @pytest.fixture
@@ -401,7 +399,7 @@ _event = st.one_of(
 )
 
 
-@settings(max_examples=500 if LONG else 20, deadline=None,
+@settings(max_examples=500 if LONG else 10, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(_event, max_size=120))
 def test_hypothesis_records_give_the_right_cards_or_bad_frames(

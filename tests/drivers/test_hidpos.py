@@ -7,7 +7,6 @@ whole, 64 bytes, and the reader reads 64 at a time (drivers/hidpos.py).
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import time
@@ -23,9 +22,9 @@ from drivers.events import CardRead, CutCardSeen, DeviceLost, DeviceRestored, In
 from drivers.hidpos import HidPosScanner, PosReports, find_hidraw
 from drivers.reconnect import Backoff
 from tests.drivers.hidkit import PRINTABLE, Fifo, Heard
+from tests.sampling import LONG  # CI samples the fuzz (docs/testing.md)
 
 CARDS = [r + s for r in "A23456789TJQK" for s in "SHDC"]
-LONG = os.environ.get("STATION_LONG_TESTS") == "1"  # docs/testing.md
 
 
 def report(data: bytes, symbology: bytes = b"]C0", more: bool = False,
