@@ -133,15 +133,15 @@ class CodeFormat:
         return UnknownCode(payload)
 
 
-def code_event(code: Code, raw: bytes, source: str, ts: float) -> CardRead | CutCardSeen | None:
+def code_event(code: Code, raw: bytes, source: str, ts: float,
+               symbology: str | None = None) -> CardRead | CutCardSeen | None:
     """What a reader posts for a classified payload, whatever the device: a card, the cut
     card, or, for a payload that is no known code, one ``CardRead`` whose code is
     ``?unknown:<raw bytes shown>`` (never a card: the station pauses and shows it). A
-    supervisor badge is logged and gives None: no event carries it yet."""
+    supervisor badge is logged and gives None: no event carries it yet. ``symbology``: the
+    barcode's symbology as the scanner reported it (HID-POS), kept on a card's event."""
     if isinstance(code, CardCode):
-        if code.pack is not None:
-            return CardRead(code.code, source, ts, code.pack)
-        return CardRead(code.code, source, ts)
+        return CardRead(code.code, source, ts, code.pack, symbology)
     if isinstance(code, CutCode):
         return CutCardSeen(source, ts)
     if isinstance(code, PassedCode):

@@ -13,12 +13,15 @@ from dataclasses import dataclass
 class CardRead:
     """A code read from the shoe. ``code`` is raw: it may not be a card at all. ``pack``: the
     pack id the card's barcode carries, where the reader's code format has one (a ``pack``
-    group); None for every other read."""
+    group); None for every other read. ``symbology``: the barcode's symbology as the scanner
+    named it, where its protocol says (a HID-POS scanner's identifier, e.g. ``]C0`` for
+    Code 128); None for every other read."""
 
     code: str
     source: str
     ts: float
     pack: str | None = None
+    symbology: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -180,23 +180,29 @@ class FrameParser:
             self._discarding = True
 
     def _check(self, raw: bytes) -> Parsed:
-        if not raw:
-            return FrameError(EMPTY, raw)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return FrameError(NOT_UTF8, raw)
-        # Category C: control, format, surrogate, private use, unassigned. None is in a code.
-        if any(unicodedata.category(ch).startswith("C") for ch in text):
-            return FrameError(CONTROL, raw)
-        if self.prefix:
-            if not text.startswith(self.prefix):
-                return FrameError(NO_PREFIX, raw)
-            text = text[len(self.prefix):]
-        if self.suffix:
-            if not text.endswith(self.suffix):
-                return FrameError(NO_SUFFIX, raw)
-            text = text[:-len(self.suffix)]
-        if not text:
-            return FrameError(EMPTY, raw)
-        return Frame(text, raw)
+        return check_frame(raw, self.prefix, self.suffix)
+
+
+def check_frame(raw: bytes, prefix: str = "", suffix: str = "") -> Parsed:
+    """One whole frame's payload checked (the module docstring's checks after the length):
+    every reader whose device frames its codes itself (a HID-POS report) uses the same."""
+    if not raw:
+        return FrameError(EMPTY, raw)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return FrameError(NOT_UTF8, raw)
+    # Category C: control, format, surrogate, private use, unassigned. None is in a code.
+    if any(unicodedata.category(ch).startswith("C") for ch in text):
+        return FrameError(CONTROL, raw)
+    if prefix:
+        if not text.startswith(prefix):
+            return FrameError(NO_PREFIX, raw)
+        text = text[len(prefix):]
+    if suffix:
+        if not text.endswith(suffix):
+            return FrameError(NO_SUFFIX, raw)
+        text = text[:-len(suffix)]
+    if not text:
+        return FrameError(EMPTY, raw)
+    return Frame(text, raw)

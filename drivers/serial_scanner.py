@@ -33,35 +33,32 @@ What is posted:
   ``DeviceRestored`` when it opens again. A partial frame from before the loss is dropped.
   Codes scanned while the port was away are not read (the bytes never arrived): the round is
   paused meanwhile, so the dealer re-scans them.
+
+Everything after the parser (what is posted, the noise gate, lost and restored) is
+``drivers.scanner.ScannerSource``, which the USB HID scanners share.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import serial
 
-from drivers.base import EventSource
-from drivers.codes import CodeFormat, UnknownCode, code_event
-from drivers.events import CardRead, DeviceLost, DeviceRestored
-from drivers.framing import Frame, FrameError, FrameParser, Parsed, show_bytes
-from drivers.noisegate import NoiseGate
-from drivers.reconnect import Backoff, LogOnce
+from drivers.codes import CodeFormat
+from drivers.framing import FrameParser
+from drivers.reconnect import Backoff
+from drivers.scanner import ScannerSource, error_code
 
 log = logging.getLogger(__name__)
 
-
-def error_code(reason: str, raw: bytes) -> str:
-    """The code posted for a bad frame or an unknown payload: never a card, safe to show."""
-    return f"?{reason}:{show_bytes(raw)}"
+__all__ = ["SerialScanner", "error_code"]
 
 
-class SerialScanner(EventSource):
+class SerialScanner(ScannerSource):
     """Reads one code per frame from a serial port and posts card events."""
 
     def __init__(
@@ -82,69 +79,31 @@ class SerialScanner(EventSource):
     ) -> None:
         """``on_raw`` (``station monitor --raw``) sees every chunk of bytes as read, with its
         time, on the driver's thread, before it is parsed."""
-        super().__init__()
-        self.name = name
+        super().__init__(name=name, where=port, codes=codes, read_timeout_s=read_timeout_s,
+                         backoff=backoff, clock=clock)
         self.port = port
         self.serial_kwargs: dict[str, Any] = {"baudrate": baudrate, "bytesize": bytesize,
                                               "parity": parity, "stopbits": stopbits}
         self.parser = parser if parser is not None else FrameParser("cr")
-        self.codes = codes if codes is not None else CodeFormat()
-        self.read_timeout_s = read_timeout_s
-        self.backoff = backoff if backoff is not None else Backoff()
-        self.clock = clock
         self.on_raw = on_raw
-        self._errors = LogOnce(log)
-        self._noise = NoiseGate()  # bad frames one by one up to a rate, then counted
-        self._last_error = ""  # why the last open failed, for DeviceLost
         self._ser: serial.Serial | None = None
-        # Set while the port is open. pyserial discards input already waiting when it opens a
-        # port, as a scanner's bytes sent before then are lost at a table: a test or a
-        # monitor waits for this before writing into a simulated scanner.
-        self.connected = threading.Event()
+        # pyserial discards input already waiting when it opens a port, as a scanner's bytes
+        # sent before then are lost at a table: ``connected`` (the base's) says when it is open.
 
-    # --- thread ------------------------------------------------------------------------------
-    def _run(self) -> None:
-        lost = False  # DeviceLost posted and not yet answered by DeviceRestored
-        while not self.stopping.is_set():
-            ser = self._open()
-            if ser is None:
-                if not lost:
-                    self.post(DeviceLost(self.name, self._last_error, self.clock()))
-                    lost = True
-                self.stopping.wait(self.backoff.next())
-                continue
-            self.backoff.reset()
-            self._errors.reset()
-            self.connected.set()
-            if lost:
-                log.info("%s: %s open again", self.name, self.port)
-                self.post(DeviceRestored(self.name, self.clock()))
-                lost = False
-            reason = self._read_until_error(ser)
-            self.connected.clear()
-            self._close()
-            self.parser.reset()
-            if not self.stopping.is_set():  # a stop posts nothing more
-                self._post_summary(self._noise.close())
-            self._noise.reset()
-            if reason is not None and not self.stopping.is_set():
-                self._errors.warning(f"{self.name}: {self.port}: {reason}")
-                self.post(DeviceLost(self.name, reason, self.clock()))
-                lost = True
-
+    # --- the base's hooks ------------------------------------------------------------------
     def _open(self) -> serial.Serial | None:
         try:
             ser = serial.serial_for_url(self.port, timeout=self.read_timeout_s,
                                         exclusive=True, **self.serial_kwargs)
         except (serial.SerialException, OSError, ValueError) as exc:
-            self._last_error = f"cannot open {self.port}: {exc}"
-            self._errors.warning(f"{self.name}: {self._last_error}")
+            self._cannot_open(str(exc))
             return None
         self._ser = ser
         return ser
 
-    def _read_until_error(self, ser: serial.Serial) -> str | None:
+    def _read_until_error(self, handle: object) -> str | None:
         """Read and post until stopped (None) or the port fails (the reason)."""
+        ser = cast(serial.Serial, handle)  # what _open returned: any URL handler's port
         while not self.stopping.is_set():
             try:
                 waiting = ser.in_waiting
@@ -154,45 +113,21 @@ class SerialScanner(EventSource):
             except (serial.SerialException, OSError) as exc:
                 return str(exc) or type(exc).__name__
             ts = self.clock()
-            # Also on a read that timed out: a flood's last window is summed up when it ends.
-            self._post_summary(self._noise.close_due(ts), ts)
-            if data:
-                if self.on_raw is not None:
-                    self.on_raw(data, ts)
-                for item in self.parser.feed(data):
-                    self._post_parsed(item, ts)
+            if data and self.on_raw is not None:
+                self.on_raw(data, ts)
+            self._deliver(self.parser.feed(data) if data else (), ts)
         return None
+
+    def _forget_partial(self) -> None:
+        self.parser.reset()
 
     def _set_timeout(self, ser: serial.Serial) -> None:
         """Wake by the time the noise gate's window is due (a summary is posted on time, not
         at the next byte), else at the read timeout. Set only when it changes: on a real
         port each change is a tcsetattr."""
-        due = self._noise.due_in(self.clock())
-        # The floor: a window due now still waits a little, so a clock that stands still
-        # (a test's) cannot make the thread spin.
-        timeout = self.read_timeout_s if due is None else max(0.005, min(self.read_timeout_s, due))
+        timeout = self._wait_s()
         if ser.timeout != timeout:
             ser.timeout = timeout
-
-    def _post_parsed(self, item: Parsed, ts: float) -> None:
-        if isinstance(item, FrameError):
-            if self._noise.admit(ts, len(item.raw)):
-                log.warning("%s: bad frame (%s): %s", self.name, item.reason,
-                            show_bytes(item.raw))
-                self.post(CardRead(error_code(item.reason, item.raw), self.name, ts))
-            return
-        assert isinstance(item, Frame)
-        code = self.codes.classify(item.payload)
-        if isinstance(code, UnknownCode) and not self._noise.admit(ts, len(item.raw)):
-            return
-        event = code_event(code, item.raw, self.name, ts)
-        if event is not None:
-            self.post(event)
-
-    def _post_summary(self, code: str | None, ts: float | None = None) -> None:
-        if code is not None:
-            log.warning("%s: %s held back, not posted one by one", self.name, code)
-            self.post(CardRead(code, self.name, self.clock() if ts is None else ts))
 
     def _close(self) -> None:
         ser, self._ser = self._ser, None

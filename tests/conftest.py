@@ -83,6 +83,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "mouth; with --camera-roi X,Y,W,H and --scanner-shoe")
     parser.addoption("--camera-roi", default=None,
                      help="the region of interest of --camera, as X,Y,W,H in pixels")
+    parser.addoption("--hid-device", default=None,
+                     help="a real USB HID scanner: its event node (keyboard mode, best "
+                     "/dev/input/by-id/...-event-kbd) or its /dev/hidrawN (--hid-mode pos); "
+                     "with --scanner-shoe")
+    parser.addoption("--hid-mode", default="keyboard", choices=("keyboard", "pos"),
+                     help="the mode --hid-device is set to")
+    parser.addoption("--hid-layout", default="us",
+                     help="the keyboard layout --hid-device types in (keyboard mode)")
     parser.addoption("--cut-card-pin", default="cts", choices=("cts", "dsr", "cd", "ri"),
                      help="the modem-status pin the cut-card contact is wired to")
 

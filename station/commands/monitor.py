@@ -68,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
     if not devices:
         raise ConfigError(f"{path}: reader.type is {config.reader.type} and cut_card.type is "
                           f"{config.cut_card.type}: there is no device to monitor; set "
-                          "reader.type: serial and reader.port (or camera and reader.source), "
-                          "or cut_card.type: modem_pin and cut_card.port")
+                          "reader.type: serial and reader.port (or camera and reader.source, or "
+                          "hid and reader.device), or cut_card.type: modem_pin and cut_card.port")
 
     def show(source: EventSource, event: InputEvent) -> None:
         line: dict[str, Any] = event_to_json(event)

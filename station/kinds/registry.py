@@ -29,7 +29,7 @@ from station.kinds.displays import console, web
 from station.kinds.keys import Key
 from station.kinds.outlets import file, mqtt
 from station.kinds.probes import Finding
-from station.kinds.readers import camera, serial, simulated
+from station.kinds.readers import camera, hid, serial, simulated
 from station.settings.configmodel import (
     CutCardConfig,
     DisplayConfig,
@@ -68,7 +68,8 @@ class Kind:
     kind is a typo all the same; ``chosen`` is for what only the chosen kind requires; the
     chosen kind's settings are the section's ``kind``); ``build``: its device, outlet or
     display (None: it has none); ``probe``: what ``check-config`` opens and says (None:
-    nothing to open); ``describe``: what ``monitor`` shows of its device."""
+    nothing to open); ``describe``: what ``monitor`` shows of its device; ``device_allow``:
+    the devices its unit must be let open beyond the shipped unit's."""
 
     name: str
     summary: str
@@ -78,6 +79,9 @@ class Kind:
     probe: Probe | None = None
     describe: Describe | None = None
     traits: frozenset[str] = frozenset()
+    # The unit's DeviceAllow= lines the kind needs beyond the shipped unit's, for the config
+    # (station install-service writes them as a drop-in); None: the unit's own suffice.
+    device_allow: Callable[[StationConfig], tuple[str, ...]] | None = None
 
 
 @dataclass(slots=True)
@@ -116,6 +120,10 @@ FAMILIES: dict[str, Family] = {
         "camera": Kind("camera", "barcodes read from a camera, a stream or a video file",
                        camera.KEYS, camera.parse, camera.build, camera.probe, camera.describe,
                        frozenset({LIVE, CODES, RAW_VIDEO})),
+        "hid": Kind("hid", "a USB barcode scanner as a HID device: keyboard mode (grabbed "
+                    "through evdev) or HID-POS (hidraw)", hid.KEYS, hid.parse, hid.build,
+                    hid.probe, hid.describe, frozenset({LIVE, CODES, RAW_BYTES}),
+                    hid.device_allow),
     }, readers.parse_common, readers.finish),
     "cut_card": Family("cut_card", CutCardConfig, cut_cards.COMMON, {
         "reader_code": Kind("reader_code", "the card reader reads the cut card "

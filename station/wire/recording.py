@@ -56,10 +56,16 @@ VERSION = 1
 
 def event_to_json(event: InputEvent) -> dict[str, Any]:
     if isinstance(event, CardRead):
-        if event.pack is not None:  # only when the reader read one: a plain card keeps its bytes
-            return {"t": event.ts, "e": "card", "code": event.code, "src": event.source,
-                    "pack": event.pack}
-        return {"t": event.ts, "e": "card", "code": event.code, "src": event.source}
+        if event.pack is None and event.symbology is None:
+            return {"t": event.ts, "e": "card", "code": event.code, "src": event.source}
+        # Only when the reader read them: a plain card keeps its bytes.
+        line: dict[str, Any] = {"t": event.ts, "e": "card", "code": event.code,
+                                "src": event.source}
+        if event.pack is not None:
+            line["pack"] = event.pack
+        if event.symbology is not None:  # a HID-POS scanner's (drivers.hidpos)
+            line["symbology"] = event.symbology
+        return line
     if isinstance(event, CutCardSeen):
         return {"t": event.ts, "e": "cut", "src": event.source}
     if isinstance(event, DeviceLost):
@@ -112,7 +118,8 @@ def event_from_json(obj: object) -> InputEvent:
     ts = float(t)
     if kind == "card":
         pack = _text(obj, "pack") if "pack" in obj else None
-        return CardRead(_text(obj, "code"), _text(obj, "src"), ts, pack)
+        symbology = _text(obj, "symbology") if "symbology" in obj else None
+        return CardRead(_text(obj, "code"), _text(obj, "src"), ts, pack, symbology)
     if kind == "cut":
         return CutCardSeen(_text(obj, "src"), ts)
     if kind == "lost":

@@ -28,6 +28,9 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                            ("rtp of 42 bets", "bet_guard close")),
     "bench_journal.py": (("--appends", "20", "--dir", "{tmp}"), ("append p99",)),
     "bench_serial.py": (("--cards", "5"), ("target p99 < 1.0 ms",)),
+    # The USB HID scanners (issue 36): key event records through a FIFO into the reader.
+    "bench_hid.py": (("--cards", "5"), ("key events written -> CardRead posted",
+                                        "target p99 < 1.0 ms")),
     # A scanner's line noise into the daemon (issue 18).
     "bench_noise.py": (("--mb", "0.25", "--repeat", "1"), ("resume_s", "journal_kb")),
     "bench_upstream.py": (("--cards", "5", "--outage-s", "60", "--big", "1"),

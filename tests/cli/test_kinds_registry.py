@@ -233,7 +233,7 @@ def test_the_extra_kinds_validate_their_keys_in_the_stations_words(
 
 def test_the_types_offered_are_the_registered_ones(tmp_path: Path, extra_kinds: None) -> None:
     with pytest.raises(ConfigError, match=r"reader\.type: 'rfid' is not one of: simulated, "
-                       r"serial, camera, codes_file$"):
+                       r"serial, camera, hid, codes_file$"):
         parse_config(tmp_path / "s.yaml", {"reader": {"type": "rfid"}})
 
 

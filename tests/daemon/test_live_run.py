@@ -102,3 +102,44 @@ def monitor_cards(video: Path, config: Path, tmp_path: Path) -> list[str]:
     assert done.returncode == 0, done.stderr
     return [json.loads(x)["code"] for x in done.stdout.splitlines()
             if json.loads(x)["e"] == "card"]
+
+
+def test_a_hid_pos_table_reads_its_reports_and_keeps_them(tmp_path: Path) -> None:
+    """``reader.type: hid`` in HID-POS mode, a FIFO where the hidraw node would be (issue 36):
+    the daemon reads the reports, records each card with its symbology, and ``recording.raw``
+    keeps the reports as they came."""
+    import errno  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    from tests.drivers.test_hidpos import report  # noqa: PLC0415
+
+    node = tmp_path / "hidraw4"
+    os.mkfifo(node)
+    config = raw_config(tmp_path, {"type": "hid", "mode": "pos", "device": str(node)})
+    sent = [report(b"5S", b"]C0"), report(b"KD", b"]E0"), report(b"QD", b""), report(b"XX")]
+    with webkit.running(config) as proc:
+        base = webkit.url_of(config)
+        assert webkit.command(base, "new-shoe")[0] == 200
+        deadline = time.monotonic() + 20
+        while True:  # a FIFO opens for writing once the station has it open for reading
+            try:
+                w = os.open(node, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError as exc:
+                if exc.errno != errno.ENXIO or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+        try:
+            for r in sent:
+                os.write(w, r)
+                time.sleep(0.05)  # one report a read, as hidraw gives them
+            webkit.wait_state(base, lambda s: s["paused"], what="the unknown code's pause")
+        finally:
+            os.close(w)
+        assert proc.poll() is None
+    [rec] = [p for p in recordings(tmp_path) if not p.name.endswith(".raw.jsonl")]
+    [raw] = rec.parent.glob(f"{rec.stem}.*.scanner.raw.jsonl")
+    assert b"".join(c for _, _, c in read_raw(raw)) == b"".join(sent)
+    events = [json.loads(x) for x in rec.read_text().splitlines()[1:]]
+    cards = [(e["code"], e.get("symbology")) for e in events if e["e"] == "card"]
+    assert cards == [("5S", "]C0"), ("KD", "]E0"), ("QD", None), ("?unknown:XX", None)]

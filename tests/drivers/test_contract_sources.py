@@ -4,7 +4,10 @@ and dealt through the station it publishes the same rounds.
 The simulated source hands the dealer's events over directly; the serial source writes each
 code as bytes into a pseudo-terminal read by the real driver and parser. With
 ``--scanner-url URL --scanner-shoe FILE`` the same check runs against a real scanner on a
-bench (marked ``hardware``): scan the cards of FILE in order when the test says so.
+bench (marked ``hardware``): scan the cards of FILE in order when the test says so. The USB
+HID scanners likewise: the keyboard-wedge reader gets each code as the kernel's key event
+records through a FIFO (tests/drivers/hidkit.py), the HID-POS reader as reports, and with
+``--hid-device NODE [--hid-mode pos] [--hid-layout us] --scanner-shoe FILE`` a real one is read.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import queue
 import random
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -115,6 +119,87 @@ def test_a_real_scanner_reads_the_test_shoe_in_order(request: pytest.FixtureRequ
     driver.start(got)
     try:
         assert driver.connected.wait(10), f"{url} did not open"
+        print(f"\nscan the {len(expected)} cards of {shoe} in order now")
+        read: list[str] = []
+        while len(read) < len(expected):
+            event = got.next(timeout_s=120)
+            if isinstance(event, CardRead):
+                read.append(event.code)
+    finally:
+        driver.stop()
+    assert read == expected
+
+
+# --- USB HID scanners -----------------------------------------------------------------------
+@contextmanager
+def through_hid(tmp_path: Path, mode: str) -> Iterator[Transport]:
+    from drivers.hid_scanner import HidScanner  # noqa: PLC0415
+    from drivers.hidpos import HidPosScanner  # noqa: PLC0415
+    from drivers.layouts import load_layout  # noqa: PLC0415
+    from tests.drivers.hidkit import Fifo, us_keys  # noqa: PLC0415
+    from tests.drivers.test_hidpos import reports_of  # noqa: PLC0415
+
+    fifo = Fifo(tmp_path / f"hid-{mode}")
+    codes = CodeFormat(cut_codes=[CUT_CODE])
+    driver: EventSource = (
+        HidScanner(str(fifo.path), layout=load_layout("us"), codes=codes,
+                   open_device=fifo.opener) if mode == "keyboard"
+        else HidPosScanner(str(fifo.path), codes=codes))
+    got = Received()
+    driver.start(got)
+    try:
+        assert driver.connected.wait(5)  # type: ignore[attr-defined]
+        fifo.connect()
+
+        def transport(event: InputEvent) -> InputEvent:
+            code = event.code if isinstance(event, CardRead) else CUT_CODE
+            if mode == "keyboard":
+                fifo.write(us_keys(code))
+            else:
+                for report in reports_of(code.encode()):
+                    fifo.write_bytes(report)
+            return replace(got.next(), ts=event.ts)
+
+        yield transport
+        assert got.events.empty()  # nothing invented on the way
+    finally:
+        driver.stop()
+        fifo.close()
+
+
+@pytest.mark.parametrize("mode", ["keyboard", "pos"])
+def test_a_shoe_through_a_hid_scanner_deals_as_the_simulated_one(tmp_path: Path,
+                                                                  mode: str) -> None:
+    tokens = shuffled_shoe(random.Random(5))
+    direct_cards, direct_rounds = deal(tokens, lambda e: e)
+    with through_hid(tmp_path, mode) as transport:
+        hid_cards, hid_rounds = deal(tokens, transport)
+    assert hid_cards == direct_cards
+    assert len(direct_rounds) > 60 and hid_rounds == direct_rounds
+
+
+@pytest.mark.hardware
+def test_a_real_hid_scanner_reads_the_test_shoe_in_order(request: pytest.FixtureRequest) -> None:
+    """On a bench: the real node, the real grab (while it runs, the scanner types nowhere
+    else: scan into a text editor to see), the test shoe scanned in order."""
+    device = request.config.getoption("--hid-device")
+    shoe = request.config.getoption("--scanner-shoe")
+    if not device or not shoe:
+        pytest.skip("needs --hid-device NODE and --scanner-shoe FILE (docs/hardware.md)")
+    from drivers.hid_scanner import HidScanner  # noqa: PLC0415
+    from drivers.hidpos import HidPosScanner  # noqa: PLC0415
+    from drivers.layouts import load_layout  # noqa: PLC0415
+
+    expected = [t for t in read_shoe_file(Path(shoe)) if t != CUT]
+    codes = CodeFormat(cut_codes=[CUT_CODE])
+    driver: HidScanner | HidPosScanner = (
+        HidPosScanner(device, codes=codes) if request.config.getoption("--hid-mode") == "pos"
+        else HidScanner(device, layout=load_layout(request.config.getoption("--hid-layout")),
+                        codes=codes))
+    got = Received()
+    driver.start(got)
+    try:
+        assert driver.connected.wait(10), f"{device} did not open (and grab)"
         print(f"\nscan the {len(expected)} cards of {shoe} in order now")
         read: list[str] = []
         while len(read) < len(expected):

@@ -46,3 +46,10 @@ def test_the_wheel_installs_station_with_its_configs_and_unit_files(tmp_path: Pa
                  "shipped/config/pit.yaml", "shipped/config/archive.yaml",
                  "shipped/systemd/dealer-pit.service", "shipped/systemd/dealer-archive.service"):
         assert (station_dir / page).is_file(), page
+    # The keyboard layouts of the HID scanners are data beside their loader (issue 36).
+    layouts = run(str(env / "bin" / "python"), "-c",
+                  "import drivers.layouts as l; print(l.__file__); print(*l.layout_names())",
+                  cwd=elsewhere)
+    assert layouts.returncode == 0, layouts.stderr
+    loader, names = layouts.stdout.splitlines()
+    assert loader.startswith(str(purelib)) and names.split() == ["de", "fr", "uk", "us"]

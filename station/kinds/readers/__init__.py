@@ -19,6 +19,11 @@ from station.kinds.keys import Key
 from station.settings.configmodel import ReaderConfig
 from station.settings.configsection import Section
 
+# The unit's drop-in for the devices a reader kind opens beyond the shipped unit's
+# (``Kind.device_allow``): `station install-service` writes it from the config, and the
+# kind's check-config probe looks for it on a PC with the unit installed.
+DEVICES_DROPIN = Path("etc/systemd/system/dealer-station.service.d/50-reader-devices.conf")
+
 RawBytes = Callable[[bytes, float], None]
 RawPayload = Callable[[str, float, float], None]
 

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +38,10 @@ class Service:
     folders: tuple[str, ...] = ("credentials",)  # made under /etc/<config_dir>
     rules: str | None = None  # udev rules, for a service with devices
     paytables: bool = False  # config/paytables/*.yaml beside the config
+    # The unit's devices follow its config: the DeviceAllow= a reader kind needs beyond the
+    # shipped unit's (a HID scanner's input or hidraw node) go in a drop-in, only when the
+    # config's reader uses them.
+    devices: bool = False
 
     @property
     def etc(self) -> Path:
@@ -46,7 +51,8 @@ class Service:
 SERVICES: dict[str, Service] = {s.name: s for s in (
     Service("station", "dealer-station.service", "station.yaml", "dealer-station",
             "station check-config -c {config} --credentials {etc}/credentials",
-            "the game server", rules="99-dealer-station.rules", paytables=True),
+            "the game server", rules="99-dealer-station.rules", paytables=True,
+            devices=True),
     Service("pit", "dealer-pit.service", "pit.yaml", "dealer-pit",
             "station pit --check -c {config} --credentials {etc}/credentials",
             "each table (upstream.command_keys: pit)",
@@ -105,7 +111,60 @@ def install(root: Path, program: str, service: Service) -> list[Done]:
                                 paytable.read_text(encoding="utf-8")))
     for name in service.folders:
         done.append(_folder(etc / name, readable=name in READABLE))
+    if service.devices:
+        done.append(_devices(root, service))
     return done
+
+
+def dropin_path(service: Service) -> Path:
+    """The drop-in beside the unit that lets it open the devices its config names."""
+    from station.kinds.readers import DEVICES_DROPIN  # noqa: PLC0415
+
+    assert DEVICES_DROPIN.parent.name == f"{service.unit}.d"
+    return DEVICES_DROPIN
+
+
+def device_allow(config_path: Path) -> tuple[str, ...]:
+    """The ``DeviceAllow=`` lines the config at ``config_path`` needs beyond the unit's;
+    raises ConfigError (the config does not load)."""
+    from station.kinds.registry import kind  # noqa: PLC0415
+    from station.live.config import load_config  # noqa: PLC0415
+
+    # A config naming the unit's credentials (${CREDENTIALS_DIRECTORY}/ID) loads without
+    # them: the reader's devices do not depend on a secret, and there is no unit running yet.
+    before = os.environ.get("CREDENTIALS_DIRECTORY")
+    with tempfile.TemporaryDirectory(prefix="station-install-") as none_yet:
+        os.environ.setdefault("CREDENTIALS_DIRECTORY", none_yet)
+        try:
+            config = load_config(config_path)
+        finally:
+            if before is None:
+                os.environ.pop("CREDENTIALS_DIRECTORY", None)
+    entry = kind("reader", config.reader.type)
+    return () if entry.device_allow is None else entry.device_allow(config)
+
+
+def _devices(root: Path, service: Service) -> Done:
+    from station.errors import ConfigError  # noqa: PLC0415
+
+    path = root / dropin_path(service)
+    config = root / service.etc / service.skeleton
+    try:
+        lines = device_allow(config)
+    except ConfigError as exc:
+        return Done("skipped", path, f"{config} does not load ({str(exc).splitlines()[0]}); "
+                    "run install-service again once station check-config passes")
+    if not lines:
+        if path.is_file():
+            path.unlink()
+            return Done("removed", path, "the config's reader needs no more devices")
+        return Done("unchanged", path, "none needed: the config's reader needs no more "
+                    "devices than the unit allows")
+    text = ("# Written by `station install-service` from the config's reader "
+            f"({config.relative_to(root)}): the devices it opens beyond the unit's own. Run "
+            "install-service again after changing the reader.\n[Service]\n"
+            + "".join(f"DeviceAllow={line}\n" for line in lines))
+    return _ours(path, text)
 
 
 def _folder(path: Path, *, readable: bool) -> Done:
@@ -166,6 +225,9 @@ def next_steps(root: Path, program: str, service: Service) -> list[str]:
                   f"{key.name})"]
     if "keys" in service.folders:
         steps.append(f"put each table's public key (<table>.pub.pem) in {etc / 'keys'}")
+    if service.devices:
+        steps.append(f"after changing the config's reader, run station install-service again: "
+                     f"{root / dropin_path(service)} follows it (then systemctl daemon-reload)")
     if service.rules is not None:
         steps += [f"edit the udev rules in {root / RULES_DIR / service.rules} for your "
                   "devices, then:", "  udevadm control --reload && udevadm trigger"]
