@@ -6,6 +6,7 @@ warns when the broker is reached in clear."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
@@ -22,8 +23,8 @@ def mirrored(tmp: Path, broker_port: int, mode: str, **more: object) -> Path:
     (tmp / "keys").mkdir(exist_ok=True)
     if not (tmp / "keys" / "signing-key.pem").exists():
         assert station("keygen", str(tmp / "keys"), cwd=tmp).returncode == 0
-    cfg = config_dict(tmp)
-    cfg["table"] = {**cfg.get("table", {}), "mode": mode}
+    cfg: dict[str, Any] = config_dict(tmp)
+    cfg["table"] = {**cfg["table"], "mode": mode}
     cfg["upstream"] = {"type": "mqtt", "host": "127.0.0.1", "port": broker_port,
                        "signing_key_file": "keys/signing-key.pem", "mirror": True, **more}
     return write(tmp, cfg)
