@@ -104,10 +104,11 @@ class Studio:
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen([MOSQUITTO, "-c", str(run)], stdout=log,
                                          stderr=subprocess.STDOUT)
-        wait_until(lambda: "mosquitto version" in self.log.read_text() and
-                   f"Opening ipv4 listen socket on port {self.port}" in self.log.read_text()
-                   or self.proc is None or self.proc.poll() is not None, 10, "mosquitto")
-        assert self.proc.poll() is None, self.log.read_text()
+        proc = self.proc
+        wait_until(lambda: proc.poll() is not None or
+                   f"Opening ipv4 listen socket on port {self.port}" in self.log.read_text(),
+                   10, "mosquitto")
+        assert proc.poll() is None, self.log.read_text()
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
