@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tests.brokerkit import CA, Studio, broker_config, write_studio
+from tests.brokerkit import CA, Listener, Studio, broker_config, write_studio
 from tests.upstream.broker import free_port, wait_until
 
 P = "baccarat"
@@ -22,7 +22,7 @@ def test_a_bridged_pair_keeps_every_partys_rights(tmp_path: Path) -> None:
     bridge_cert, bridge_key = ca.issue("bridge-dc")
     dc_port = free_port()
     brokers = []
-    for name, parties in (
+    for name, setup in (
             ("dc", {"tables": ["t1", "t2"], "archives": ["dc1"], "game_servers": ["gs1"],
                     "bridged_from": [{"name": "dc", "out": OUT, "in": IN}]}),
             ("floor", {"tables": ["t1", "t2"], "bridges": [
@@ -33,14 +33,14 @@ def test_a_bridged_pair_keeps_every_partys_rights(tmp_path: Path) -> None:
         folder.mkdir()
         (folder / "data").mkdir()
         path, port = write_studio(folder, ca, port=dc_port if name == "dc" else None,
-                                  **parties)
+                                  **setup)
         done = broker_config(path, folder / "mosquitto")
         assert done.returncode == 0, done.stderr
         assert ("connection bridge-dc" in (folder / "mosquitto" / "mosquitto.conf").read_text()
                 ) == (name == "floor")
         brokers.append(Studio(folder, ca, port, folder / "mosquitto" / "mosquitto.conf"))
     dc, floor = brokers
-    parties = []
+    parties: list[Listener] = []
     try:
         dc.start()
         floor.start()
