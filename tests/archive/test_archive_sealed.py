@@ -226,3 +226,21 @@ def test_the_archive_process_alerts_a_record_sealed_for_another_key(
     assert "refused (sealed)" in archive_log(config)
     (archived,) = folder.glob("*.sqlite3")
     assert verify(archived).returncode == 0
+
+
+def test_the_archives_check_names_its_mirror_key_and_warns_of_a_broker_in_clear(
+        tmp_path: Path) -> None:
+    import subprocess  # noqa: PLC0415
+    from types import SimpleNamespace  # noqa: PLC0415
+
+    from tests.archive.archivekit import ARCHIVE  # noqa: PLC0415
+
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    config, _ = write_archive_config(tmp_path / "site", SimpleNamespace(port=1883),  # type: ignore[arg-type]
+                                     keys)
+    done = subprocess.run([ARCHIVE, "archive", "--check", "-c", str(config)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert f"mirror key: records sealed for X25519 key {OPENER.kid} are opened" in done.stdout
+    assert "WARN broker.tls: 127.0.0.1:1883: in clear (no TLS)" in done.stdout
