@@ -10,8 +10,8 @@
    (the profile of ``station broker-config``, tests/brokerkit.py's CA).
 2. The archive (the real ``station archive`` process, opening each sealed record) fed 200
    tables at the shipped simulation's pace (a round every 22.5 s: 7 journal records, from a
-   real ``station run`` journal) for ``--pace-s`` seconds: the most records waiting to be written at any time,
-   and how long after the last record it holds everything.
+   real ``station run`` journal) for ``--pace-s`` seconds: the most records waiting to be
+   written at any time, and how long after the last record it holds everything.
 3. A 10-minute outage of 20 tables: the archive away while the broker queues 10 minutes of
    those tables' records for its session, then started; the time from its start to every
    record written and verified.
