@@ -164,3 +164,35 @@ def test_a_password_file_studio_refuses_unknown_users_and_anonymous_ones(
             assert login(user, password).is_failure, user  # type: ignore[attr-defined]
     finally:
         studio.stop()
+
+
+def test_the_pits_client_connects_with_its_certificate_by_config(studio: Studio) -> None:
+    """The pit (and the archive) connect through one client (station.services.broker.client),
+    built from their ``broker:`` section: ``tls: {ca_file, cert_file, key_file}`` is all
+    it takes on the locked broker."""
+    import threading  # noqa: PLC0415
+
+    from station.services.broker.client import connect_persistent, service_client  # noqa: PLC0415
+    from station.services.broker.config import BrokerSettings  # noqa: PLC0415
+    from station.upstream.mqttlink import TlsSettings  # noqa: PLC0415
+
+    files = studio.files("pit-pit")
+    settings = BrokerSettings(host="127.0.0.1", port=studio.port, tls=TlsSettings(
+        Path(files["ca_file"]), Path(files["cert_file"]), Path(files["key_file"])))
+    client = service_client(settings, "pit-pit", Path("pit.yaml"))
+    got: list[bytes] = []
+    subscribed = threading.Event()
+    client.on_connect = lambda c, u, f, reason, p: c.subscribe(f"{P}/+/events", qos=1)
+    client.on_subscribe = lambda c, u, mid, reasons, p: subscribed.set()
+    client.on_message = lambda c, u, message: got.append(bytes(message.payload))
+    connect_persistent(client, settings)
+    t1 = connected(studio, "station-t1")
+    try:
+        wait_until(subscribed.is_set, 10, "the pit's subscription")
+        assert not t1.publish(f"{P}/t1/events", b"card").is_failure
+        wait_until(lambda: got == [b"card"], 10, "the pit's message")
+    finally:
+        t1.close()
+        client.disconnect()
+        client.loop_stop()
+    assert "u'pit-pit'" in studio.log.read_text()
