@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from station.cli import main
 from tests.brokerkit import CA
 from tests.conftest import REPO
+from tests.sampling import count, examples
 
 EXAMPLE = REPO / "config" / "studio.yaml"
 
@@ -123,7 +124,7 @@ def test_seeded_mutations_of_the_example_exit_0_or_2(
     path = studio_folder(tmp_path)
     original = path.read_bytes()
     rng = random.Random(32)
-    for _ in range(150):
+    for _ in range(count(150)):
         data = bytearray(original)
         for _ in range(rng.randint(1, 4)):
             at = rng.randrange(len(data))
@@ -149,7 +150,7 @@ KEYS = st.sampled_from(["broker.listen", "broker.port", "broker.prefix", "broker
                         "archives", "game_servers", "bridges", "bridged_from", "broker"])
 
 
-@settings(max_examples=60, deadline=None, database=None,
+@settings(max_examples=examples(60), deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(changes=st.lists(st.tuples(KEYS, VALUES), min_size=1, max_size=3))
 def test_odd_values_at_every_key_exit_0_or_2(
