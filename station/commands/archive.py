@@ -41,13 +41,19 @@ def check(path: Path, credentials: Path | None) -> int:
     """What the archive reads before it connects, read and checked; only archive.dir may be
     made (as the service would)."""
     from station.client.keys import load_keys  # noqa: PLC0415
+    from station.kinds.probes import clear_broker  # noqa: PLC0415
     from station.live.service.credentials import credentials_from  # noqa: PLC0415
     from station.services.archive.config import load_archive_config  # noqa: PLC0415
-    from station.services.archive.service import archive_dirs_ok, archive_signer  # noqa: PLC0415
+    from station.services.archive.service import (  # noqa: PLC0415
+        archive_dirs_ok,
+        archive_opener,
+        archive_signer,
+    )
 
     config = load_archive_config(path)
     with credentials_from(credentials, "archive"):
         archive_signer(config)
+        opener = archive_opener(config)
     try:
         keys = load_keys(config.tables.keys_dir)
     except ConfigError as exc:
@@ -57,6 +63,13 @@ def check(path: Path, credentials: Path | None) -> int:
     print(f"station archive: {path}: good; {len(keys)} table key(s) in "
           f"{config.tables.keys_dir}; journals -> {config.archive.dir}; broker "
           f"{b.host}:{b.effective_port}")
+    print("mirror key: " + (f"records sealed for X25519 key {opener.kid} are opened"
+                            if opener is not None else
+                            "none (archive.mirror_key_file, or the unit's credential "
+                            "mirror-key): every sealed record would be refused"))
+    clear = clear_broker("broker.tls", b.where, b.tls)
+    if clear.warn:
+        print(clear.line())
     return 0
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from station.errors import StationError
-from station.wire.keyfiles import write_pair
+from station.wire.keyfiles import write_mirror_pair, write_pair
 
 
 def register(subparsers: Any) -> None:
@@ -26,8 +26,13 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument("dir", type=Path, metavar="DIR", help="directory for the two files")
-    parser.add_argument("--name", default="signing-key",
-                        help="file name stem (default: signing-key)")
+    parser.add_argument("--name", default=None,
+                        help="file name stem (default: signing-key, with --mirror "
+                             "mirror-key)")
+    parser.add_argument("--mirror", action="store_true",
+                        help="an X25519 pair instead, for the journal's mirror: the archive "
+                             "keeps the private key (archive.mirror_key_file), each station "
+                             "seals its records for the public one (upstream.mirror_key)")
     parser.add_argument("--sender", default=None, metavar="NAME",
                         help="the name the signer of commands signs as, under which the "
                              "station lists the public key in upstream.command_keys "
@@ -41,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from station.wire.signing import public_raw_b64  # noqa: PLC0415
 
     directory: Path = args.dir
-    name: str = args.name
+    name: str = args.name or ("mirror-key" if args.mirror else "signing-key")
     if not name or "/" in name or name.startswith("."):
         raise StationError(f"--name {name!r}: a plain file name stem, like signing-key")
     # The key's name in command_keys is the signer's name, never the file's: the pit signs
@@ -58,10 +63,19 @@ def run(args: argparse.Namespace) -> int:
                                "DIR or --name, or remove it if it was never used")
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        key = write_pair(private, public)
+        if args.mirror:
+            mirror = write_mirror_pair(private, public)
+        else:
+            key = write_pair(private, public)
     except OSError as exc:
         raise StationError(f"keygen {directory}: {exc.strerror or exc}") from None
     private, public = Path(os.path.abspath(private)), Path(os.path.abspath(public))
+    if args.mirror:
+        from station.wire.sealing import key_id  # noqa: PLC0415
+
+        for line in mirror_usage(private, public, key_id(mirror.public_key())):
+            print(line)
+        return 0
     for line in usage(private, public, sender, public_raw_b64(key.public_key())):
         print(line)
     return 0
@@ -92,6 +106,27 @@ def usage(private: Path, public: Path, sender: str, fingerprint: str) -> list[st
         "  upstream:",
         "    command_keys:",
         f"      {sender}: {_yaml(public)}",
+    ]
+
+
+def mirror_usage(private: Path, public: Path, kid: str) -> list[str]:
+    """Where each half of a mirror pair goes."""
+    return [
+        f"private key: {private} (mode 0600; it opens the journal's mirror: it stays with "
+        "the archive)",
+        f"public key:  {public} (it seals: give it to every station that mirrors)",
+        f"key id:      {kid} (what each sealed record names in its 'to')",
+        "",
+        "Add to the archive's config:",
+        "  archive:",
+        f"    mirror_key_file: {_yaml(private)}",
+        "Under systemd, instead: leave mirror_key_file unset and add to the archive's unit",
+        f"  LoadCredential=mirror-key:{private}",
+        "",
+        "Add to each station's config:",
+        "  upstream:",
+        "    mirror: true",
+        f"    mirror_key: {_yaml(public)}",
     ]
 
 

@@ -19,9 +19,23 @@ class Finding:
     ok: bool
     what: str  # the config key or device
     detail: str
+    warn: bool = False  # works, but not as it should in production (a broker in clear)
 
     def line(self) -> str:
-        return f"{'ok  ' if self.ok else 'FAIL'} {self.what}: {self.detail}"
+        word = "FAIL" if not self.ok else "WARN" if self.warn else "ok  "
+        return f"{word} {self.what}: {self.detail}"
+
+
+def clear_broker(key: str, where: str, tls: object | None) -> Finding:
+    """Whether a config talks to its broker in clear: anyone on the network then reads
+    every message and the credentials, and a locked broker (docs/operations.md, "The
+    studio's broker") cannot tell its parties apart by certificate."""
+    if tls is not None:
+        return Finding(True, key, f"{where}: TLS")
+    return Finding(True, key, f"{where}: in clear (no TLS): the broker's traffic and any "
+                   "password can be read on the network; set tls: {ca_file, cert_file, "
+                   "key_file} with the studio's certificates (`station broker-config`)",
+                   warn=True)
 
 
 def serial_port(key: str, port: str, baud: int, pin: str | None) -> Finding:

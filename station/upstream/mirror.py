@@ -36,6 +36,7 @@ from station.journal.errors import JournalError
 from station.journal.files import companions
 from station.journal.schema import connect
 from station.wire.messages import JOURNAL, JOURNAL_TOPIC, STATION_VERSION, iso_ts
+from station.wire.sealing import Sealer
 from station.wire.signing import Signer
 
 log = logging.getLogger(__name__)
@@ -100,6 +101,51 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
+def _seal_into(message: dict[str, Any], content: dict[str, Any],
+               sealer: Sealer | None) -> dict[str, Any]:
+    """The record's content in ``message``: as it is, or sealed for the archive (everything
+    the chain covers, the hash too: the hash of a short event whose prefix and times are
+    known would name its card to anyone who tries the 416 codes)."""
+    if sealer is None:
+        message.update(content)
+    else:
+        message["sealed"] = sealer.seal(content, message["key"])
+        message["to"] = sealer.kid
+    return message
+
+
+def header_message(signer: Signer, table: str, journal_id: bytes, header: bytes, *,
+                   created: str, sealer: Sealer | None = None) -> bytes:
+    """The signed mirror message of a journal's header (seq 0)."""
+    jid = journal_id.hex()
+    return signer.sign(_seal_into({
+        "v": 1, "kind": JOURNAL, "table": table, STATION_VERSION: __version__,
+        "seq": 0, "prev_seq": None, "key": f"{table}:journal:{jid}:0", "ts": created,
+        "journal": jid}, {"header": b64(header), "hash": jid}, sealer))
+
+
+def record_message(signer: Signer, table: str, journal_id: bytes,
+                   row: tuple[int, float, float, bytes, bytes],
+                   messages: list[tuple[str, bytes]], *,
+                   sealer: Sealer | None = None) -> bytes:
+    """The signed mirror message of one committed record: ``row`` is its (seq, wall_ts,
+    mono_ts, body, hash) and ``messages`` its outbox rows (topic, payload). Pure: the
+    secrecy test builds it from a station's events as the mirror would."""
+    seq, wall, mono, body, digest = row
+    jid = journal_id.hex()
+    envelope: dict[str, Any] = {
+        "v": 1, "kind": JOURNAL, "table": table, STATION_VERSION: __version__,
+        "seq": seq, "prev_seq": seq - 1, "key": f"{table}:journal:{jid}:{seq}",
+        "ts": iso_ts(wall) if 0 <= wall < 253402300800 else iso_ts(0.0), "journal": jid}
+    content = {
+        # repr: the shortest text that reads back as the same float64, so the archive
+        # hashes exactly what the station hashed.
+        "wall_ts": repr(float(wall)), "mono_ts": repr(float(mono)), "body": b64(body),
+        "messages": [{"topic": t, "payload": b64(p)} for t, p in messages],
+        "hash": bytes(digest).hex()}
+    return signer.sign(_seal_into(envelope, content, sealer))
+
+
 @dataclass(frozen=True, slots=True)
 class MirrorItem:
     """One record's mirror message (or the header's, seq 0), ready to publish: one payload,
@@ -155,10 +201,12 @@ class JournalMirror:
     Raises ``JournalError`` when a journal cannot be read."""
 
     def __init__(self, journal: Path, *, table: str, signer: Signer,
+                 sealer: Sealer | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.path = journal
         self.table = table
         self._signer = signer
+        self._sealer = sealer  # None: the content in clear (a test, or an archive's own)
         self._clock = clock
         self._sources: list[_Source] | None = None
         self._cursor = (0, 0, 0)  # (source, next seq to send, last outbox id sent)
@@ -279,13 +327,8 @@ class JournalMirror:
         return items
 
     def _header(self, source: _Source) -> bytes:
-        created = self._created(source.header)
-        return self._signer.sign({
-            "v": 1, "kind": JOURNAL, "table": self.table, STATION_VERSION: __version__,
-            "seq": 0, "prev_seq": None,
-            "key": f"{self.table}:journal:{source.journal_id.hex()}:0", "ts": created,
-            "journal": source.journal_id.hex(), "header": b64(source.header),
-            "hash": source.journal_id.hex()})
+        return header_message(self._signer, self.table, source.journal_id, source.header,
+                              created=self._created(source.header), sealer=self._sealer)
 
     @staticmethod
     def _created(header: bytes) -> str:
@@ -297,19 +340,8 @@ class JournalMirror:
 
     def _record(self, source: _Source, row: tuple[int, float, float, bytes, bytes],
                 messages: list[tuple[str, bytes]]) -> bytes:
-        seq, wall, mono, body, digest = row
-        message: dict[str, Any] = {
-            "v": 1, "kind": JOURNAL, "table": self.table, STATION_VERSION: __version__,
-            "seq": seq, "prev_seq": seq - 1,
-            "key": f"{self.table}:journal:{source.journal_id.hex()}:{seq}",
-            "ts": iso_ts(wall) if 0 <= wall < 253402300800 else iso_ts(0.0),
-            "journal": source.journal_id.hex(),
-            # repr: the shortest text that reads back as the same float64, so the archive
-            # hashes exactly what the station hashed.
-            "wall_ts": repr(float(wall)), "mono_ts": repr(float(mono)), "body": b64(body),
-            "messages": [{"topic": t, "payload": b64(p)} for t, p in messages],
-            "hash": bytes(digest).hex()}
-        return self._signer.sign(message)
+        return record_message(self._signer, self.table, source.journal_id, row, messages,
+                              sealer=self._sealer)
 
     def _item(self, index: int, source: _Source, seq: int, *, out_after: int, payload: bytes,
               max_bytes: int) -> MirrorItem:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 
 def _write_new(path: Path, data: bytes, mode: int) -> None:
@@ -34,6 +35,21 @@ def write_pair(private: Path, public: Path) -> Ed25519PrivateKey:
     from station.wire.signing import private_pem, public_pem  # noqa: PLC0415
 
     key = Ed25519PrivateKey.generate()
+    _write_new(private, private_pem(key), 0o600)
+    _write_new(public, public_pem(key.public_key()), 0o644)
+    return key
+
+
+def write_mirror_pair(private: Path, public: Path) -> X25519PrivateKey:
+    """A new X25519 pair for the journal's mirror (station.wire.sealing), written as
+    ``write_pair`` writes a signing pair; raises OSError."""
+    from cryptography.hazmat.primitives.asymmetric.x25519 import (  # noqa: PLC0415
+        X25519PrivateKey,
+    )
+
+    from station.wire.sealing import private_pem, public_pem  # noqa: PLC0415
+
+    key = X25519PrivateKey.generate()
     _write_new(private, private_pem(key), 0o600)
     _write_new(public, public_pem(key.public_key()), 0o644)
     return key

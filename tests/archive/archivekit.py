@@ -11,8 +11,10 @@ from typing import Any
 
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from station.services.archive.store import SUFFIX
+from station.wire import sealing
 from station.wire.signing import private_pem, public_pem
 from tests.stationkit import table_config, write_key
 from tests.upstream.broker import Broker
@@ -38,9 +40,22 @@ class Site:
         return sorted(folder.glob(f"*{SUFFIX}")) if folder.is_dir() else []
 
 
+# The archive's mirror key (X25519): every table of the tests seals its records for it.
+MIRROR_KEY = X25519PrivateKey.generate()
+
+
+def mirror_public(folder: Path) -> Path:
+    """The archive's public mirror key, written in ``folder`` (a station's)."""
+    path = folder / "mirror-key.pub.pem"
+    if not path.exists():
+        path.write_bytes(sealing.public_pem(MIRROR_KEY.public_key()))
+    return path
+
+
 def mirrored_upstream(broker: Broker, key: Path, **more: Any) -> dict[str, Any]:
     return {"type": "mqtt", "host": "127.0.0.1", "port": broker.port, "prefix": "baccarat",
-            "signing_key_file": str(key), "reconnect_max_s": 1, "mirror": True, **more}
+            "signing_key_file": str(key), "reconnect_max_s": 1, "mirror": True,
+            "mirror_key": str(mirror_public(key.parent)), **more}
 
 
 def write_archive_config(folder: Path, broker: Broker, keys_dir: Path, **archive: Any) -> \
@@ -50,10 +65,14 @@ def write_archive_config(folder: Path, broker: Broker, keys_dir: Path, **archive
     key_path = folder / "archive-key.pem"
     key_path.write_bytes(private_pem(key))
     key_path.chmod(0o600)
+    mirror_path = folder / "mirror-key.pem"
+    mirror_path.write_bytes(sealing.private_pem(MIRROR_KEY))
+    mirror_path.chmod(0o600)
     cfg = {"broker": {"host": "127.0.0.1", "port": broker.port, "prefix": "baccarat"},
            "tables": {"keys_dir": str(keys_dir)},
            "archive": {"dir": str(folder / "journals"), "name": "dc1",
-                       "signing_key_file": str(key_path), **archive}}
+                       "signing_key_file": str(key_path),
+                       "mirror_key_file": str(mirror_path), **archive}}
     path = folder / "archive.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return path, key

@@ -76,7 +76,8 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # The journal mirror and the archive (issue 24): a few cards, tables and seconds.
     "bench_mirror.py": (("--cards", "20", "--blocks", "1", "--tables", "3", "--pace-s", "5",
                          "--outage-tables", "2", "--outage-s", "60"),
-                        ("p99 with the mirror", "at the simulated pace", "outage of 2")),
+                        ("p99 with the mirror in clear", "TLS + sealed mirror over",
+                         "at the simulated pace", "outage of 2")),
     # The station's unit under a real systemd (issue 34): one boot of the container.
     "bench_units.py": (("--runs", "1"), ("READY after systemctl start, cold",
                                          "kill -9 to READY again", "systemctl stop")),

@@ -178,3 +178,16 @@ def test_a_tables_key_that_cannot_be_used_is_refused(
              str(key), "not a PEM private key")
     assert sorted(p.name for p in directory.iterdir()) == ["t-02"]
     assert key.read_text() == "not a key\n"
+
+
+def test_each_member_gets_its_own_client_certificate_by_its_table_id(tmp_path: Path) -> None:
+    """On a locked broker each table is its own certificate (station-<table>, docs/fleet.md):
+    ``{table}`` in a tls file's name is the member's id."""
+    raw = {"table": {"id": "a"}, "upstream": {"type": "mqtt", "tls": {
+        "ca_file": "certs/ca.pem", "cert_file": "certs/station-{table}.pem",
+        "key_file": "certs/station-{table}-key.pem"}}}
+    data = derive(raw, tmp_path, "a-07", tmp_path / "a-07", index=6, number="07")
+    assert data["upstream"]["tls"] == {
+        "ca_file": str(tmp_path / "certs" / "ca.pem"),
+        "cert_file": str(tmp_path / "certs" / "station-a-07.pem"),
+        "key_file": str(tmp_path / "certs" / "station-a-07-key.pem")}

@@ -4,7 +4,8 @@ before its reveal.
 Random shoes, random ways and times of revealing (the dealer's button, the player's client
 upstream, the deadline, with early timer events thrown in), through the real Station and
 every exit the daemon gives it (tests/modeskit.py: upstream messages as signed bytes would
-carry them, the console display, the table log at info level, the page's view in both
+carry them on every topic, the journal mirror's record included, with every base64 field
+decoded; the console display, the table log at info level, the page's view in both
 languages, the metrics text). After every event, for every card still face down, no exit may
 carry its code (as a token), its hand's total next to the hand's name, or anything that only
 follows from it: the third-card prompt and its phases.
@@ -139,7 +140,7 @@ def check_secrecy(station: Station, truth: Truth, texts: list[str]) -> None:
 
 
 def play(rules: TableRules, cards: list[str], reveals: st.DataObject | None,
-         check: bool) -> Table:
+         check: bool, sealed: bool = True) -> Table:
     station = Station(rules, PAYTABLE)
     truth = Truth(station)
 
@@ -153,6 +154,8 @@ def play(rules: TableRules, cards: list[str], reveals: st.DataObject | None,
             check_secrecy(station, truth, texts)
 
     table = Table(station, cards, choose, observe)
+    if not sealed:
+        table.exits.sealer = None
     original_send = table.send
 
     def send(event: InputEvent) -> list[Output]:
@@ -199,3 +202,20 @@ def test_the_check_sees_what_it_looks_for() -> None:
     assert shapes == {(2, 2), (3, 2), (2, 3), (3, 3)}
     assert checked >= 50
     assert {parse_card(c).code for c in CODES} == set(CODES)
+
+
+def test_the_check_reads_the_journal_mirror() -> None:
+    """The mirror is read: in clear (no ``upstream.mirror_key``, as before issue 32) its
+    record of a face-down card names the card, and the check fails on it; sealed, it passes
+    the same shoe, and the records were there to read (one per event)."""
+    rng = random.Random(3)
+    cards = [rng.choice(CODES) for _ in range(70)]
+    try:
+        play(face_down_rules("squeeze"), cards, None, check=True, sealed=False)
+    except AssertionError as exc:
+        assert "left the station before its reveal" in str(exc)
+    else:
+        raise AssertionError("a mirror in clear passed the secrecy check")
+    table = play(face_down_rules("squeeze"), cards, None, check=True)
+    assert len(table.exits.mirrored) > 50
+    assert all(b'"sealed"' in m for m in table.exits.mirrored)

@@ -74,3 +74,12 @@ def test_a_pin_is_set_before_the_tables_keys_exist_and_says_what_the_pit_needs(
     keys.mkdir(parents=True)
     done = station("pit", "pin", "remove", "carol", "-c", str(config))
     assert done.returncode == 0 and "does not exist" not in done.stderr
+
+
+def test_the_pits_check_warns_of_a_broker_in_clear(tmp_path: Path) -> None:
+    folder = PitFolder(tmp_path / "pit")
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    done = station("pit", "--check", "-c", str(folder.config(1883, keys)))
+    assert done.returncode == 0, done.stderr
+    assert "WARN broker.tls: 127.0.0.1:1883: in clear (no TLS)" in done.stdout, done.stdout

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from station.errors import ConfigError
 from station.kinds.keys import Key
 from station.kinds.outlets import OutletContext, secret_file
-from station.kinds.probes import Finding
+from station.kinds.probes import Finding, clear_broker
 from station.settings.configmodel import StationConfig
 from station.settings.configsection import Section, secret_path
 from station.settings.upstream import KEY_NAME
@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from station.upstream.mqtt import MqttPublisher
 
 BROKER_TIMEOUT_S = 5.0
+MIRROR_KEY_FIX = (
+    "required with mirror: true: the archive's X25519 public key (PEM), for which each "
+    "record's content is sealed, so no other subscriber of the broker reads the journal (on "
+    "a squeeze or VIP table it holds every face-down card before its reveal); `station "
+    "keygen DIR --mirror` writes the archive's pair, or set mirror: false")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,9 @@ class MqttSettings:
     # Publish every committed journal record on <prefix>/<table>/journal for an archive
     # (station.upstream.mirror); off by default: it is for a table that has an archive.
     mirror: bool = False
+    # The archive's X25519 public key (PEM): each mirror record's content is sealed for it
+    # (station.wire.sealing), so no other subscriber reads the journal. Required with mirror.
+    mirror_key: Path | None = None
     command_keys: Mapping[str, Path] = field(default_factory=dict)  # name -> public key PEM
     command_window_s: float = 30.0
     command_skew_s: float = 5.0
@@ -46,6 +54,8 @@ class MqttSettings:
             if not KEY_NAME.match(name):
                 out.append((f"command_keys.{name}", "a key's name is 1-64 letters, digits, "
                                                     "'_', '-' or '.'; it is who sent a command"))
+        if self.mirror and self.mirror_key is None:
+            out.append(("mirror_key", MIRROR_KEY_FIX))
         if self.command_window_s <= 0:
             out.append(("command_window_s", "must be more than 0"))
         if self.command_skew_s < 0:
@@ -75,6 +85,8 @@ KEYS = (
         "doubles from 1 s up to this (1-3600)", "s"),
     Key("mirror", "true or false", "false", "publish every committed journal record on "
         "PREFIX/TABLE/journal, for `station archive` to keep a verified copy off the machine"),
+    Key("mirror_key", "file", "null", "with mirror: the archive's X25519 public key (PEM) "
+        "the journal's records are sealed for (`station keygen DIR --mirror`); required"),
     Key("command_keys", "{name: file}", "{}", "the public keys (PEM) of whoever may send "
         "commands, by sender name; empty: commands from the broker are not taken"),
     Key("command_window_s", "number", f"{_C.command_window_s:g}", "how old a command may be "
@@ -98,7 +110,8 @@ def parse(sec: Section, chosen: bool) -> MqttSettings:
         link=link, command_keys=command_keys,
         command_window_s=sec.float_("command_window_s", d.command_window_s, "e.g. 30"),
         command_skew_s=sec.float_("command_skew_s", d.command_skew_s, "e.g. 5"),
-        mirror=sec.bool_("mirror", d.mirror, "true publishes the journal for an archive"))
+        mirror=sec.bool_("mirror", d.mirror, "true publishes the journal for an archive"),
+        mirror_key=_mirror_key(sec))
     for key, problem in own.problems():
         sec.fail(sec.key(key), problem)
     return own
@@ -124,6 +137,11 @@ def _tls(sec: Section) -> TlsSettings | None:
     return TlsSettings(*(None if (v := t.path_(k, None, "a PEM file")) is None
                          else secret_path(t, k, v)
                          for k in ("ca_file", "cert_file", "key_file")))
+
+
+def _mirror_key(sec: Section) -> Path | None:
+    value = sec.path_("mirror_key", None, "the archive's X25519 public key (PEM)")
+    return None if value is None else sec.path.parent / value
 
 
 def _command_keys(sec: Section) -> dict[str, Path]:
@@ -178,9 +196,11 @@ def build(ctx: OutletContext) -> MqttPublisher:
     mirror = None
     if up.mirror:
         from station.upstream.mirror import JournalMirror  # noqa: PLC0415
+        from station.wire.sealing import load_mirror_public  # noqa: PLC0415
 
+        assert up.mirror_key is not None  # problems() refuses a mirror without one
         mirror = JournalMirror(Path(config.journal_path), table=config.rules.table,
-                               signer=ctx.signer)
+                               signer=ctx.signer, sealer=load_mirror_public(up.mirror_key))
     return MqttPublisher(ctx.box, up.link, table=config.rules.table, signer=ctx.signer,
                          verifier=verifier, on_command=ctx.on_command if verifier else None,
                          head=ctx.head, mirror=mirror)
@@ -188,8 +208,23 @@ def build(ctx: OutletContext) -> MqttPublisher:
 
 def probe(config: StationConfig) -> Iterator[Finding]:
     """One MQTT connect under a client id of its own (so a running station's session is
-    never taken over), then a clean disconnect."""
+    never taken over), then a clean disconnect; whether it is in clear; the mirror's key."""
+    up = settings(config)
+    yield clear_broker("upstream.tls", f"{up.link.host}:{up.link.effective_port}", up.link.tls)
+    if up.mirror and up.mirror_key is not None:
+        yield _mirror_key_finding(up.mirror_key)
     yield _broker(config)
+
+
+def _mirror_key_finding(path: Path) -> Finding:
+    from station.wire.sealing import load_mirror_public  # noqa: PLC0415
+
+    try:
+        sealer = load_mirror_public(path)
+    except ConfigError as exc:
+        return Finding(False, "upstream.mirror_key", str(exc))
+    return Finding(True, "upstream.mirror_key", f"{path}: the journal's records are sealed "
+                   f"for the archive's X25519 key {sealer.kid}")
 
 
 def _broker(config: StationConfig) -> Finding:

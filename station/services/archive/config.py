@@ -1,6 +1,6 @@
 """ARCHIVE.yaml: ``broker:`` and ``tables:``, read by the parser of every service that
 listens to many tables (station.services.broker.config), and ``archive:`` (``dir``, ``name``,
-``signing_key_file``). Unknown keys are refused."""
+``signing_key_file``, ``mirror_key_file``). Unknown keys are refused."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from station.settings.configsection import secret_path
 from station.settings.upstream import KEY_NAME
 from station.settings.yamlload import load_yaml
 
-ARCHIVE_KEYS: Final = ("dir", "name", "signing_key_file")
+ARCHIVE_KEYS: Final = ("dir", "name", "signing_key_file", "mirror_key_file")
 # The broker keeps queueing the mirror for the archive this long while it is away (a restart,
 # an upgrade): a day, since every record it misses is one the stations must send again.
 SESSION_EXPIRY_S: Final = 86400
@@ -24,6 +24,10 @@ class ArchiveSettings:
     dir: Path  # one folder per table under it
     name: str  # who acknowledges: the `actor` of the archived commands
     signing_key_file: Path | None  # None: the unit's credential signing-key
+    # The X25519 private key the stations seal their mirror for (upstream.mirror_key);
+    # None: the unit's credential mirror-key, if it has one (without, sealed records are
+    # refused and alerted).
+    mirror_key_file: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,9 @@ def load_archive_config(path: Path) -> ArchiveConfig:
         sec.fail(sec.key("name"), f"{given!r}: 1-64 letters, digits, '_', '-' or '.'; the "
                  "stations list the archive's key under this name in upstream.command_keys")
     key = sec.path_("signing_key_file", None, "the archive's Ed25519 private key (PEM)")
+    mirror = sec.path_("mirror_key_file", None, "the archive's X25519 private key (PEM), "
+                       "`station keygen DIR --mirror`")
     return ArchiveConfig(path, sections.broker, sections.tables, ArchiveSettings(
         path.parent / folder, given,
-        None if key is None else secret_path(sec, "signing_key_file", key)))
+        None if key is None else secret_path(sec, "signing_key_file", key),
+        None if mirror is None else secret_path(sec, "mirror_key_file", mirror)))

@@ -29,6 +29,7 @@ from station.journal.errors import JournalError
 from station.services.archive.store import ArchivedJournal, file_name, id_prefix
 from station.wire.chain import outbox_digest, record_hash
 from station.wire.schema import validate
+from station.wire.sealing import Opener, SealError
 from station.wire.signing import SignatureError, verify
 
 log = logging.getLogger(__name__)
@@ -43,8 +44,12 @@ OPEN_PER_TABLE: Final = 2  # archived journals kept open per table (the current 
 
 # The archive's alert problems (``archive_alert``'s ``problem``, docs/journal.md), declared
 # once: tests/archive/test_archive_problems.py holds what the receiver raises and the doc to it.
-PROBLEMS: Final = ("signature", "malformed", "unknown_table", "gap", "chain", "conflict",
-                   "storage")
+PROBLEMS: Final = ("signature", "malformed", "sealed", "unknown_table", "gap", "chain",
+                   "conflict", "storage")
+# What a sealed record's content may hold (station.upstream.mirror): the header's, or a
+# record's; nothing of the envelope (seq, journal, table) may come from inside.
+_SEALED_HEADER: Final = frozenset({"header", "hash"})
+_SEALED_RECORD: Final = frozenset({"wall_ts", "mono_ts", "body", "messages", "hash"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +92,11 @@ class Receiver:
     """The archive's state: one folder per table under ``root``, each archived journal
     named by its creation and journal id. Used by one thread."""
 
-    def __init__(self, root: Path, keys: dict[str, Ed25519PublicKey]) -> None:
+    def __init__(self, root: Path, keys: dict[str, Ed25519PublicKey],
+                 opener: Opener | None = None) -> None:
         self.root = root
         self.keys = keys
+        self.opener = opener  # the archive's mirror key; None: sealed records are refused
         self._open: dict[str, dict[bytes, ArchivedJournal]] = {}  # table -> id -> journal
         self._parts: dict[str, tuple[str, int, int, list[bytes]]] = {}
         self._dirty: set[tuple[str, bytes]] = set()
@@ -118,6 +125,8 @@ class Receiver:
                     raise _Refused("malformed", "the parts do not make up the record they "
                                    "are parts of")
                 message = inner
+            if "sealed" in message:
+                message = self._opened(message)
             return self._apply(table, message), None
         except _Refused as exc:
             return REFUSED, Finding(table, exc.problem, exc.detail, jid, seq)
@@ -146,6 +155,29 @@ class Receiver:
             raise _Refused("malformed", f"a message of table {message['table'][:64]!r} on "
                            f"table {table!r}'s topic")
         return message
+
+    def _opened(self, m: dict[str, Any]) -> dict[str, Any]:
+        """A sealed record (signature checked) with its content opened and checked as a
+        record in clear is."""
+        if self.opener is None:
+            raise _Refused("sealed", "the record is sealed for an archive key, and this "
+                           "archive has none: set archive.mirror_key_file (or the unit's "
+                           "credential mirror-key) to the key the stations seal for")
+        try:
+            content = self.opener.open(m["sealed"], m["to"], m["key"])
+        except SealError as exc:
+            raise _Refused("sealed", str(exc)) from None
+        allowed = _SEALED_HEADER if m["seq"] == 0 else _SEALED_RECORD
+        if set(content) != allowed:
+            raise _Refused("malformed", "the sealed content holds "
+                           f"{sorted(content)[:8]}, not {sorted(allowed)}")
+        opened = {k: v for k, v in m.items() if k not in ("sealed", "to")}
+        opened.update(content)
+        try:
+            validate(opened)
+        except ValueError as exc:
+            raise _Refused("malformed", f"the sealed content: {str(exc)[:300]}") from None
+        return opened
 
     def _part(self, table: str, m: dict[str, Any]) -> bytes | None:
         jid, seq, part, parts = m["journal"], m["seq"], m["part"], m["parts"]

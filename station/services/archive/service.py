@@ -18,6 +18,7 @@ a worker that checks and writes what arrives, the broker acknowledged only after
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import secrets
 import threading
@@ -38,6 +39,8 @@ from station.services.archive.config import ArchiveConfig
 from station.services.archive.receiver import REFUSED, WRITTEN, Finding, Head, Receiver
 from station.services.broker.client import connect_persistent, service_client
 from station.wire.messages import iso_ts
+from station.wire.sealing import CREDENTIAL_NAME as SEAL_CREDENTIAL
+from station.wire.sealing import Opener, load_mirror_private
 from station.wire.signing import Signer
 
 log = logging.getLogger(__name__)
@@ -72,7 +75,7 @@ class ArchiveService:
         self._clock = clock
         self.signer: Signer = archive_signer(config)
         self._keys_loaded = time.monotonic()
-        self.receiver = Receiver(config.archive.dir, self._load_keys())
+        self.receiver = Receiver(config.archive.dir, self._load_keys(), archive_opener(config))
         self._inbox: queue.SimpleQueue[_Incoming | None] = queue.SimpleQueue()
         self._generation = 0
         self._connected = threading.Event()
@@ -259,6 +262,24 @@ class ArchiveService:
 def archive_signer(config: ArchiveConfig) -> Signer:
     return service_signer(config.path, "archive.signing_key_file",
                           config.archive.signing_key_file, "archive", "station archive --check")
+
+
+def archive_opener(config: ArchiveConfig) -> Opener | None:
+    """The archive's mirror key: ``archive.mirror_key_file``, else the unit's credential
+    ``mirror-key`` when systemd passed one; None without either (sealed records are then
+    refused and alerted, problem ``sealed``). Raises ConfigError for a key that is named
+    and cannot be used."""
+    path = config.archive.mirror_key_file
+    if path is None:
+        folder = os.environ.get("CREDENTIALS_DIRECTORY")
+        found = Path(folder) / SEAL_CREDENTIAL if folder else None
+        if found is None or not found.exists():
+            return None
+        path = found
+    try:
+        return load_mirror_private(path)
+    except ConfigError as exc:
+        raise ConfigError(f"{config.path}: archive.mirror_key_file: {exc}") from exc
 
 
 def archive_dirs_ok(root: Path) -> None:

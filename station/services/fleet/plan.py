@@ -138,7 +138,10 @@ def derive(raw: Any, here: Path, table: str, folder: Path, *, index: int,
     if up.get("credentials_file") is not None:
         up["credentials_file"] = _beside(here, up["credentials_file"])
     if isinstance(up.get("tls"), dict):
-        up["tls"] = {k: v if v is None else _beside(here, v) for k, v in up["tls"].items()}
+        # "{table}" in a file's name is the member's table id: on a locked broker each table
+        # is its own client certificate (station-<table>), never one shared by the fleet.
+        up["tls"] = {k: v if v is None else _beside(here, str(v).replace("{table}", table))
+                     for k, v in up["tls"].items()}
     if isinstance(up.get("command_keys"), dict):
         up["command_keys"] = {k: _beside(here, v) for k, v in up["command_keys"].items()}
     sim = data["simulation"]

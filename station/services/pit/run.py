@@ -28,6 +28,7 @@ def check(config_path: Path, credentials: Path | None = None) -> int:
     """Everything ``serve`` reads before it runs, read and checked; nothing written.
     ``credentials``: the folder the unit's LoadCredential= files are in."""
     from station.client import load_keys  # noqa: PLC0415
+    from station.kinds.probes import clear_broker  # noqa: PLC0415
 
     config = load_pit_config(config_path)
     with credentials_from(credentials, "pit"):
@@ -38,6 +39,9 @@ def check(config_path: Path, credentials: Path | None = None) -> int:
                      f"{config.keys_dir}; broker {config.broker.host}:"
                      f"{config.broker.effective_port}; serving on {config.pit.host}:"
                      f"{config.pit.port}\n")
+    clear = clear_broker("broker.tls", config.broker.where, config.broker.tls)
+    if clear.warn:
+        sys.stdout.write(clear.line() + "\n")
     return 0
 
 
