@@ -7,9 +7,10 @@ Each start is a real ``python -m station.cli run`` process with no ``-c`` (the s
 ``config/station.yaml``: simulated reader, console display, the metrics endpoint, the clock
 check, the install check) in a fresh scratch folder, so a new journal every time, and
 NOTIFY_SOCKET pointing at a datagram socket of ours; the time is from just before the spawn
-to the READY=1 datagram. With ``--vs`` the same is done, start by start in turn, with the
-other checkout's ``station`` package first on ``sys.path`` (the same interpreter and
-dependencies), so the two figures come from the same minutes of a shared machine.
+to the READY=1 datagram, in wall time and in the CPU time the process had used by then
+(user + sys, from /proc, in clock ticks of 10 ms). With ``--vs`` the same is done, start by
+start in turn, with the other checkout's ``station`` package first on ``sys.path`` (the same
+interpreter and dependencies), so the two figures come from the same minutes of a shared machine.
 ``--help`` is timed the same way: spawn to exit, against ``python -c pass``.
 """
 
@@ -39,7 +40,15 @@ def _env(tree: Path, notify: str | None) -> dict[str, str]:
     return env
 
 
-def time_to_ready(tree: Path) -> float:
+def cpu_of(pid: int) -> float:
+    """CPU seconds (user + sys) the process has used so far, from /proc: on a shared machine
+    the figure a queue of other work does not stretch."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def time_to_ready(tree: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) from the spawn to READY=1."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
@@ -53,7 +62,8 @@ def time_to_ready(tree: Path) -> float:
             try:
                 while b"READY=1" not in sock.recv(4096).split(b"\n"):
                     pass
-                return time.perf_counter() - started
+                wall = time.perf_counter() - started
+                return wall, cpu_of(proc.pid)
             finally:
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(30)
@@ -82,15 +92,19 @@ def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, load {os.getloadavg()[0]:.1f} at start")
     ready: dict[str, list[float]] = {k: [] for k in trees}
+    cpu: dict[str, list[float]] = {k: [] for k in trees}
     helps: dict[str, list[float]] = {k: [] for k in trees}
     bare: list[float] = []
     for _ in range(args.starts):
         for name, tree in trees.items():
-            ready[name].append(time_to_ready(tree))
+            wall, used = time_to_ready(tree)
+            ready[name].append(wall)
+            cpu[name].append(used)
             helps[name].append(time_of([sys.executable, "-m", "station.cli", "--help"], tree))
         bare.append(time_of([sys.executable, "-c", "pass"], REPO))
     for name in trees:
-        print(f"{name}: spawn to READY {ms(ready[name])} over {args.starts} starts")
+        print(f"{name}: spawn to READY {ms(ready[name])} wall, {ms(cpu[name])} of CPU, over "
+              f"{args.starts} starts")
         extra = [h - b for h, b in zip(helps[name], bare, strict=True)]
         print(f"{name}: station --help {ms(helps[name])}; minus python -c pass, start by "
               f"start: {ms(extra)}")

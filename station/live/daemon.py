@@ -58,6 +58,7 @@ MAX_HELD = 10_000  # events held in memory while the journal cannot be written
 # misconfigured script cannot grow the journal, the outbox or the loop's queue with its rate.
 UPSTREAM_REFUSALS_FULL = 10
 UPSTREAM_REFUSALS_INTERVAL_S = 10.0
+WARM_SLICE_S = 0.05  # the heartbeat's turn while an event waits for the station's tables
 
 class Display(Protocol):
     """What shows the dealer the station (``ConsoleDisplay``, ``station.web.WebDisplay``):
@@ -137,6 +138,10 @@ class Daemon:
         # Start-up work that no card waits for (the first retention survey): run on a thread
         # once READY=1 is out (``_after_ready``).
         self.after_ready: list[Callable[[], None]] = []
+        # Clear from ``run``'s start until the station's tables are built (``Station.prepare``
+        # on the after-ready thread); set while no loop runs (a test's ``submit``).
+        self._warm = threading.Event()
+        self._warm.set()
 
     # --- thread-safe entry points ---------------------------------------------------------
     def post(self, source: EventSource, event: InputEvent) -> None:
@@ -183,6 +188,7 @@ class Daemon:
             self.display.show([self.station.prompt])
         if self.outlet is not None:
             self.outlet.start()
+        self._warm.clear()
         for s in self.sources:
             s.start(self.post, self.source_ended)
         self._tell_sources()
@@ -257,22 +263,32 @@ class Daemon:
         """Once READY=1 is out: the install check on its thread (its first finding comes
         through ``inject`` like any later one), and on one more thread the tables a round
         builds (``Station.prepare``: settlement's and the bet guard's, a few tenths of a
-        second) and the start-up work no card waits for (``self.after_ready``: the first
-        retention survey). Events are taken meanwhile: one that needs a table not built yet
-        builds it on this loop (``prepare`` only ever puts a finished table in place, so
-        building one twice costs time, never a result)."""
+        second), then the start-up work no card waits for (``self.after_ready``: the first
+        retention survey)."""
         if self.install_watch is not None:
             self.install_watch.start(self.inject)
         work = [self.station.prepare, *self.after_ready]
 
         def warm() -> None:
-            for job in work:
+            for n, job in enumerate(work):
                 try:
                     job()
                 except Exception:  # a table not built is built when it is needed
                     log.exception("start-up work after READY failed")
+                finally:
+                    if n == 0:
+                        self._warm.set()
 
         threading.Thread(target=warm, name="after-ready", daemon=True).start()
+
+    def _await_warm(self) -> None:
+        """An event that comes while the tables are being built waits for them (never
+        longer than building them here would take, and without the two threads building
+        the same table at once), the heartbeat going on meanwhile so the watchdog hears
+        the loop on time."""
+        while not self._warm.wait(WARM_SLICE_S):
+            if self.heartbeat is not None:
+                self.heartbeat()
 
     def _last_findings(self, wait_s: float = 30.0) -> None:
         """A simulated table that has dealt all it had ends the run: the install check's
@@ -306,6 +322,8 @@ class Daemon:
 
     def _process(self, event: InputEvent, source: EventSource | None,
                  extra: Extra | None) -> bool:
+        if not self._warm.is_set():
+            self._await_warm()
         started = time.monotonic()
         before = Snapshot.of(self.station)
         outputs = self.station.apply(event)

@@ -234,11 +234,8 @@ class Station:
     def prepare(self) -> None:
         """Build now the tables a round would otherwise build when it first needs them (the
         settlement's classes and cases, the bet guard's analyzer and running shoe). The
-        daemon calls it on a thread of its own once READY=1 is out, while its loop may be
-        applying events: it only fills caches, each put in place whole by one assignment,
-        and a round that needs one first builds its own, equal one (the guard's running
-        shoe follows whichever it finds from the counts). Nothing it builds changes an
-        output."""
+        daemon calls it on a thread of its own once READY=1 is out, its loop holding any
+        event until it is done. Nothing it builds changes an output."""
         if self.dealing.settler is not None:
             self.dealing.settler.prepare()
         if self.dealing.guard is not None:
