@@ -147,8 +147,8 @@ class Settler:
         return out
 
     def prepare(self) -> dict[int, tuple[Entry, ...]]:
-        """Build the tables now, if they are not built yet. Each is put in place whole by one
-        assignment: a round on another thread meanwhile builds its own, equal one."""
+        """Build the tables now, if they are not built yet (``Station.prepare``); a round
+        that comes first builds what it needs itself."""
         if not self._values_full:
             self._by_values = {key: self._template_of(entries)
                                for key, entries in _values_table(self._values).items()}
