@@ -5,7 +5,6 @@ and the running shoe's kept sums are the composition's own at every card."""
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 
@@ -19,9 +18,9 @@ from station.game.analysis.running import RunningShoe
 from station.game.betguard import BetGuard, Opening, published
 from station.game.cards import parse_card
 from station.settings.paytable import load_paytable
+from tests.sampling import LONG
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
-LONG = os.environ.get("STATION_LONG_TESTS") == "1"  # more shoes, every paytable
 SHOES = 12 if LONG else 2
 
 
