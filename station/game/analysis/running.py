@@ -30,7 +30,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from station.game.analysis.composition import _FALLS, CompositionAnalyzer, _tree
+from station.game.analysis.composition import FALLS, CompositionAnalyzer, value_tree
 from station.game.analysis.estimate import Estimate, Valued
 from station.game.analysis.tree import ROUND_CARDS, falling
 from station.game.cards import ALL_CARDS, DECK_SIZE
@@ -53,14 +53,14 @@ class _Values:
     """The values group's tables for one analyzer, built once."""
 
     def __init__(self, analyzer: CompositionAnalyzer) -> None:
-        tree = _tree()
+        tree = value_tree()
         groups = tree.cards.shape[0]
         keys = len(tree.keys)
         # Each group's copies of each value, from its factor indices (value * 7 + copies).
         copies = np.zeros((groups, 10), dtype=np.int64)
         for row in tree.factors:
-            copies[np.arange(groups), row // _FALLS] += np.where(row % _FALLS > 0,
-                                                                  row % _FALLS, 0)
+            copies[np.arange(groups), row // FALLS] += np.where(row % FALLS > 0,
+                                                                  row % FALLS, 0)
         ends = np.append(tree.starts, len(tree.entry_group))
         key_of_entry = np.repeat(np.arange(keys), np.diff(ends))
         coef = analyzer._v_coef  # (keys, bets) int64 returns over each bet's denominator
@@ -74,8 +74,8 @@ class _Values:
         self.high_of = self.high_of.ravel()
         # Where each half's factors are in the flattened (10, 7) table of falling factorials,
         # one row per value (five contiguous products beat a reduction along a short axis).
-        self.low_index = np.ascontiguousarray((np.arange(_LOW) * _FALLS + low).T)
-        self.high_index = np.ascontiguousarray((np.arange(_LOW, 10) * _FALLS + high).T)
+        self.low_index = np.ascontiguousarray((np.arange(_LOW) * FALLS + low).T)
+        self.high_index = np.ascontiguousarray((np.arange(_LOW, 10) * FALLS + high).T)
         # By round length, then by low half: each length's weights are then the low
         # products repeated (np.repeat, not a gather) times the high products gathered.
         order = np.lexsort((self.low_of, tree.cards))
@@ -94,7 +94,7 @@ class _Values:
         self.keys = [b.key for b in analyzer._values]
         # falling(c, j) for every count c a value can have and j = 0..6.
         most = 4 * DECKS_MAX * 4  # value 0 has four ranks
-        self.falls = np.array([[falling(c, j) for j in range(_FALLS)]
+        self.falls = np.array([[falling(c, j) for j in range(FALLS)]
                                for c in range(most + 1)], dtype=np.float64)
 
 
@@ -144,7 +144,7 @@ class RunningShoe:
         for i, c in enumerate(left):
             self.values[_VALUE_OF[i]] += c
         self.fall = (self._v.falls[self.values] if self._v is not None
-                     else np.zeros((10, _FALLS)))
+                     else np.zeros((10, FALLS)))
         self.ranks = [0] * 13
         for i, c in enumerate(left):
             self.ranks[_RANK_OF[i]] += c
