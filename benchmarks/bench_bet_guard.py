@@ -58,13 +58,13 @@ def percentile(xs: list[float], q: float) -> float:
 
 def bench_rtp(count: int) -> None:
     t0 = time.perf_counter()
-    from station.game.analysis.composition import CompositionAnalyzer, _tree  # noqa: PLC0415
+    from station.game.analysis.composition import CompositionAnalyzer, value_tree  # noqa: PLC0415
     from station.settings.paytable import load_paytable  # noqa: PLC0415
 
     imported = time.perf_counter() - t0
     table = load_paytable(SEED003)
     t0 = time.perf_counter()
-    _tree()
+    value_tree()
     tree_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     analyzer = CompositionAnalyzer(table)

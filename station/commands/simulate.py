@@ -12,6 +12,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from drivers.events import InputEvent
 from drivers.simulated import SUPERVISOR_POLICIES, Fault, SimulatedDealer, random_shoes
+from station.commands.progress import Progress
 from station.errors import InputFileError
 from station.game.analysis import analyze
 from station.game.guardstats import GuardStats
@@ -74,6 +75,9 @@ def register(sub: Any) -> None:
     p.add_argument("--stats", action="store_true",
                    help="print each bet's observed return, with a confidence interval, next "
                    "to its exact return, and what the bet guard closed (stderr)")
+    p.add_argument("--progress", action="store_true",
+                   help="show a progress bar on stderr (shown anyway when stderr is a "
+                   "terminal)")
     p.add_argument("--bet-guard", choices=GUARD_MODES, default=None,
                    help="the bet guard for this run, in place of table.bet_guard (off "
                    "without -c): off, observe or close")
@@ -131,6 +135,9 @@ def run(args: argparse.Namespace) -> int:
                              else args.shoes or 1)
     dealer = SimulatedDealer(shoes, faults, supervisor=args.supervisor, **_dealers(args))
     station = Station(rules, paytable, prompts=args.display)
+    # The tables the rounds use (settlement's, the bet guard's) before the clock starts: the
+    # rate is the rounds', not the one-off set-up's.
+    station.prepare()
     stats = BetStats() if args.stats else None
     guard_stats = GuardStats() if args.stats else None
     # Every output is checked against the inputs and the other outputs before anything is
@@ -158,9 +165,15 @@ def run(args: argparse.Namespace) -> int:
         if record_stream is not None:
             record = Recorder(record_stream, rules, paytable).write
 
+        progress = (Progress(sys.stderr, len(args.shoe_file) if args.shoe_file is not None
+                             else args.shoes or 1)
+                    if args.progress or sys.stderr.isatty() else None)
+
         def on_outputs(outputs: list[Output]) -> None:
             for o in outputs:
                 if type(o) is Published:
+                    if progress is not None:
+                        progress.round(o.record.get("shoe"))
                     if sink is not None:
                         sink.write(o.record)
                     if stats is not None:
@@ -186,6 +199,8 @@ def run(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         end = simulate(station, dealer, after, before)
         elapsed = time.perf_counter() - started
+        if progress is not None:
+            progress.close()
         if messages is not None:
             messages.close()
     _summary(what, end, elapsed)

@@ -10,14 +10,20 @@ shoe that a bet's return is strictly over the limit; ``close`` also closes that 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Final
 
+from station.game.analysis.estimate import over_limit, published_of
+from station.game.analysis.groups import check_valued
 from station.game.analysis.tree import ROUND_CARDS
 from station.game.limits import GUARD_MODES
 
-if TYPE_CHECKING:  # the analyzer brings numpy: imported when a guard is made, not before
+if TYPE_CHECKING:  # the analyzer brings numpy: imported when it is built, not before
+    from station.game.analysis.composition import CompositionAnalyzer
+    from station.game.analysis.estimate import Valued
+    from station.game.analysis.running import RunningShoe
     from station.game.bets.model import Paytable
 
 # Published returns are rounded half to even to this many decimals (0.989421 is 98.9421%),
@@ -62,12 +68,36 @@ class BetGuard:
         if mode not in GUARD_MODES[1:]:
             raise ValueError(f"bet guard mode {mode!r} is not one of {GUARD_MODES[1:]}")
         self.mode = mode
-        from station.game.analysis.composition import CompositionAnalyzer  # noqa: PLC0415
-
+        # A bet the analysis cannot value is refused now, when the config is read; the
+        # analyzer itself (numpy, tables of a few hundred milliseconds) is built by
+        # ``prepare``, after READY=1, or by the first opening that needs it.
+        check_valued(paytable)
+        self.paytable = paytable
         self.limit = limit_of(max_rtp)
-        self.analyzer = CompositionAnalyzer(paytable)
+        self._bound = float(self.limit)
+        self._analyzer: CompositionAnalyzer | None = None
+        self._running: RunningShoe | None = None
         self._alerted: set[str] = set()
         self._closed: list[str] = []
+
+    def prepare(self) -> CompositionAnalyzer:
+        """The analyzer and the running shoe, built now if they are not yet (one thread at
+        a time)."""
+        if self._analyzer is None:
+            from station.game.analysis.composition import (  # noqa: PLC0415
+                CompositionAnalyzer,
+            )
+
+            self._analyzer = CompositionAnalyzer(self.paytable)
+        if self._running is None:
+            from station.game.analysis.running import RunningShoe  # noqa: PLC0415
+
+            self._running = RunningShoe(self._analyzer)
+        return self._analyzer
+
+    @property
+    def analyzer(self) -> CompositionAnalyzer:
+        return self.prepare()
 
     def new_shoe(self) -> None:
         self._alerted = set()
@@ -85,18 +115,57 @@ class BetGuard:
         left = [decks - n for n in drawn]
         if sum(left) < ROUND_CARDS:
             return Opening({}, list(self._closed))
-        exact = self.analyzer.rtp_ratios(left)
-        top, bottom = self.limit.numerator, self.limit.denominator
+        values = self._follow(left)
+        exact: dict[str, tuple[int, int]] = {}
+
+        def exact_of(key: str) -> tuple[int, int]:
+            # An estimate too near a rounding boundary or the limit to say (station.game.
+            # analysis.running): today's exact integers decide, for every bet at once.
+            if not exact:
+                exact.update(self.analyzer.rtp_ratios(left))
+            return exact[key]
+
         alerts = []
         for key in open_bets:
-            rtp = exact[key]
-            # rtp > limit, exactly, in integers (denominators are positive).
-            if rtp[0] * bottom > top * rtp[1] and key not in self._alerted:
+            over = over_limit(values[key], self.limit, self._bound)
+            if over is None:
+                values[key] = exact_of(key)
+                over = over_limit(values[key], self.limit, self._bound)
+            if over and key not in self._alerted:
                 self._alerted.add(key)
-                alerts.append({"bet": key, "rtp": published(rtp)})
+                alerts.append({"bet": key, "rtp": self._published(values, key, exact_of)})
                 if self.mode == "close":
                     self._closed.append(key)
         if self.mode == "close" and alerts:
             open_bets[:] = [k for k in open_bets if k not in self._closed]
-        return Opening({k: published(exact[k]) for k in open_bets}, list(self._closed),
-                       alerts)
+        return Opening({k: self._published(values, k, exact_of) for k in open_bets},
+                       list(self._closed), alerts)
+
+    @staticmethod
+    def _published(values: dict[str, Valued], key: str,
+                   exact_of: Callable[[str], tuple[int, int]]) -> float:
+        figure = published_of(values[key])
+        if figure is None:
+            values[key] = ratio = exact_of(key)
+            figure = published(ratio)
+        return figure
+
+    def _follow(self, left: list[int]) -> dict[str, Valued]:
+        """Every bet's return for ``left``, from the running shoe brought up to it card by
+        card (started afresh at a new shoe, or if a count ever went up)."""
+        running = self._running
+        if running is None:
+            self.prepare()
+            running = self._running
+            assert running is not None
+        was = running.left
+        if was != left:
+            taken = [(i, b - a) for i, (a, b) in enumerate(zip(left, was, strict=True))
+                     if a != b]
+            if any(n < 0 for _, n in taken):
+                running.start(left)
+            else:
+                for index, n in taken:
+                    for _ in range(n):
+                        running.take(index)
+        return running.rtp()

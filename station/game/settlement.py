@@ -91,13 +91,16 @@ class Settler:
         # for each record. All built now, as the class table below: a case met for the first
         # time cost its round-ending card tens of microseconds (a fifth of the slowest 1% of
         # card reads in a 200-shoe run).
-        self._by_values: dict[tuple[int, int, int, int], BetResults] = {
-            key: self._template_of(entries)
-            for key, entries in _values_table(self._values).items()}
+        # Filled by ``prepare`` with the class table below; until then a case is settled
+        # when a round first ends with it.
+        self._by_values: dict[tuple[int, int, int, int], BetResults] = {}
+        self._values_full = False
         # Every class of the first four cards, settled once per process for these card bets:
         # no round pays for a class met for the first time (the slow tail of Station.apply),
-        # and the table's size is fixed before the first round, however long the run.
-        self._by_class = _class_table(self._first_two) if self._first_two else {}
+        # and the table's size is fixed before the first round, however long the run. Built
+        # by ``prepare`` (the daemon calls it on a thread once READY=1 is out: a tenth of a
+        # second no restart should wait for), else by the first round that needs it.
+        self._by_class: dict[int, tuple[Entry, ...]] | None = None if self._first_two else {}
         # Bets settled per class or per round; writing an existing key keeps its place.
         self._rest = tuple(b.key for b in (*self._first_two, *self._live))
 
@@ -124,7 +127,10 @@ class Settler:
                      + pair[p0][b1]) * 144 + pair[p1][b0]) * 144 + pair[p1][b1])
             # The table holds every class; settling afresh keeps a station running should a
             # deal ever fall outside it.
-            found = self._by_class.get(cls)
+            table = self._by_class
+            if table is None:
+                table = self.prepare()
+            found = table.get(cls)
             if found is None:
                 outcome = outcome or decide(tuple(player), tuple(banker))
                 found = self._entries(self._first_two, outcome)
@@ -139,6 +145,17 @@ class Settler:
         if self._rest:
             out.update(zip(self._rest, firsts + live, strict=True))
         return out
+
+    def prepare(self) -> dict[int, tuple[Entry, ...]]:
+        """Build the tables now, if they are not built yet (``Station.prepare``); a round
+        that comes first builds what it needs itself."""
+        if not self._values_full:
+            self._by_values = {key: self._template_of(entries)
+                               for key, entries in _values_table(self._values).items()}
+            self._values_full = True
+        if self._by_class is None:
+            self._by_class = _class_table(self._first_two)
+        return self._by_class
 
     def _template(self, outcome: RoundOutcome) -> BetResults:
         return self._template_of(self._entries(self._values, outcome))

@@ -274,6 +274,8 @@ class Retention:
         return done
 
     def start(self) -> None:
+        if self._stop.is_set():
+            return  # stopped before it was started (a station stopped as it started)
         self._thread = threading.Thread(target=self._loop, name="journal-retention",
                                         daemon=True)
         self._thread.start()

@@ -145,7 +145,8 @@ def _build(config: StationConfig, closers: list[Callable[[], None]],
         retention = Retention(Path(config.journal_path), config.rules.table,
                               config.journal_retention,
                               Path(config.recording_dir) if config.recording_dir else None)
-        retention.start()
+        # Its first survey once READY=1 is out: no card waits for it (issue 35).
+        daemon.after_ready.append(retention.start)
         closers.append(retention.stop)
     return Assembled(daemon, rec.events, session, closers)
 

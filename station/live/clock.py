@@ -14,7 +14,6 @@ call, no subprocess. It returns ``TIME_ERROR`` (5) while the clock is unsynchron
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import time
 from collections.abc import Callable, Mapping
 
@@ -38,9 +37,10 @@ _FIXED: dict[str, bool | None] = {"synchronised": True, "unsynchronised": False,
 
 def kernel_synchronised() -> bool | None:
     """The kernel's view (adjtimex read-only); None where the call is not available."""
-    name = ctypes.util.find_library("c")
     try:
-        libc = ctypes.CDLL(name, use_errno=True)
+        # The process's own symbols, libc's among them: ctypes.util.find_library would run
+        # ldconfig in a subprocess at the first check, just after READY (issue 35).
+        libc = ctypes.CDLL(None, use_errno=True)
         buf = ctypes.create_string_buffer(_TIMEX_BYTES)
         state = int(libc.adjtimex(buf))
     except (OSError, AttributeError):

@@ -58,6 +58,7 @@ MAX_HELD = 10_000  # events held in memory while the journal cannot be written
 # misconfigured script cannot grow the journal, the outbox or the loop's queue with its rate.
 UPSTREAM_REFUSALS_FULL = 10
 UPSTREAM_REFUSALS_INTERVAL_S = 10.0
+WARM_SLICE_S = 0.05  # the heartbeat's turn while an event waits for the station's tables
 
 class Display(Protocol):
     """What shows the dealer the station (``ConsoleDisplay``, ``station.web.WebDisplay``):
@@ -134,6 +135,13 @@ class Daemon:
         # install_watch: the install check (station.live.install_watch), at start and
         # every 24 h on its own thread; its findings come in through ``inject``.
         self.install_watch: InstallWatch | None = None
+        # Start-up work that no card waits for (the first retention survey): run on a thread
+        # once READY=1 is out (``_after_ready``).
+        self.after_ready: list[Callable[[], None]] = []
+        # Clear from ``run``'s start until the station's tables are built (``Station.prepare``
+        # on the after-ready thread); set while no loop runs (a test's ``submit``).
+        self._warm = threading.Event()
+        self._warm.set()
 
     # --- thread-safe entry points ---------------------------------------------------------
     def post(self, source: EventSource, event: InputEvent) -> None:
@@ -180,11 +188,12 @@ class Daemon:
             self.display.show([self.station.prompt])
         if self.outlet is not None:
             self.outlet.start()
-        if self.install_watch is not None:
-            self.install_watch.start(self.inject)
+        self._warm.clear()
         for s in self.sources:
             s.start(self.post, self.source_ended)
         self._tell_sources()
+        started = False
+        ended_by_sources = False
         try:
             while True:
                 wait = (max(0.0, self._next_retry - time.monotonic()) if self._outage
@@ -193,6 +202,11 @@ class Daemon:
                     beat = self.heartbeat()
                     if beat is not None:
                         wait = beat if wait is None else min(wait, beat)
+                if not started:
+                    # READY=1 is out (the heartbeat's first call): only now what a first card
+                    # does not need (docs/operations.md, "Start-up").
+                    started = True
+                    self._after_ready()
                 if self._refusals_pending():
                     wait = 1.0 if wait is None else min(wait, 1.0)
                 if self.clock_watch is not None:
@@ -223,6 +237,7 @@ class Daemon:
                     break
                 if item[0] is _ENDED:
                     if self._on_source_ended(item[1], item[2]):
+                        ended_by_sources = self.exit_code == 0
                         break
                     continue
                 if item[0] is _UPSTREAM:
@@ -231,6 +246,8 @@ class Daemon:
                     self.submit(item[1], item[0])
                 if until is not None and until():
                     break
+            if ended_by_sources:
+                self._last_findings()
         finally:
             if self.install_watch is not None:
                 self.install_watch.stop()
@@ -241,6 +258,52 @@ class Daemon:
             for w in (self.results, self.announcements):
                 if w is not None:
                     w.close()
+
+    def _after_ready(self) -> None:
+        """Once READY=1 is out: the install check on its thread (its first finding comes
+        through ``inject`` like any later one), and on one more thread the tables a round
+        builds (``Station.prepare``: settlement's and the bet guard's, a few tenths of a
+        second), then the start-up work no card waits for (``self.after_ready``: the first
+        retention survey)."""
+        if self.install_watch is not None:
+            self.install_watch.start(self.inject)
+        work = [self.station.prepare, *self.after_ready]
+
+        def warm() -> None:
+            for n, job in enumerate(work):
+                try:
+                    job()
+                except Exception:  # a table not built is built when it is needed
+                    log.exception("start-up work after READY failed")
+                finally:
+                    if n == 0:
+                        self._warm.set()
+
+        threading.Thread(target=warm, name="after-ready", daemon=True).start()
+
+    def _await_warm(self) -> None:
+        """An event that comes while the tables are being built waits for them (never
+        longer than building them here would take, and without the two threads building
+        the same table at once), the heartbeat going on meanwhile so the watchdog hears
+        the loop on time."""
+        while not self._warm.wait(WARM_SLICE_S):
+            if self.heartbeat is not None:
+                self.heartbeat()
+
+    def _last_findings(self, wait_s: float = 30.0) -> None:
+        """A simulated table that has dealt all it had ends the run: the install check's
+        first finding, still under way, is waited for and journaled, so a short run has it
+        as a long one does. A stop (SIGTERM) never waits for it."""
+        if self.install_watch is None:
+            return
+        self.install_watch.first_done.wait(wait_s)
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(item, tuple) and item[0] is None:
+                self.submit(item[1])
 
     def submit(self, event: InputEvent, source: EventSource | None = None,
                extra: Extra | None = None) -> None:
@@ -259,6 +322,8 @@ class Daemon:
 
     def _process(self, event: InputEvent, source: EventSource | None,
                  extra: Extra | None) -> bool:
+        if not self._warm.is_set():
+            self._await_warm()
         started = time.monotonic()
         before = Snapshot.of(self.station)
         outputs = self.station.apply(event)

@@ -3,7 +3,8 @@
 What it finds becomes an ``InstallModified`` input event, journaled like any other (so a
 replay raises the same ``install_modified`` alert with no install to check) and counted in the
 metrics. Hashing every installed file takes a noticeable moment, so the check runs on a
-thread of its own and only its finding goes through the loop's queue.
+thread of its own, started once READY=1 is out, and only its finding goes through the loop's
+queue.
 
 An editable install or a checkout (a developer's, the test suite's) has no ``RECORD`` hashes
 for its sources: it is *not checkable*. That is said once in the log and in the metrics,
@@ -16,10 +17,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from drivers.events import InstallModified
 from station.errors import StationError
-from station.live.install_check import Report, verify
+
+if TYPE_CHECKING:
+    from station.live.install_check import Report
 
 log = logging.getLogger(__name__)
 
@@ -45,30 +49,37 @@ def finding(report: Report, ts: float) -> InstallModified | None:
     return InstallModified(files, detail[:500], ts)
 
 
+def _verify() -> Report:
+    # Imported on the check's thread, after READY: importlib.metadata is a noticeable part
+    # of a start-up that no first card needs (issue 35).
+    from station.live.install_check import verify  # noqa: PLC0415
+
+    return verify()
+
+
 class InstallWatch:
     """Runs the check on its thread at ``start`` and every ``every_s``; ``post`` takes each
     finding to the loop (the daemon's thread-safe ``inject``)."""
 
-    def __init__(self, check: Callable[[], Report] = verify, *,
+    def __init__(self, check: Callable[[], Report] | None = None, *,
                  every_s: float = CHECK_EVERY_S,
                  wall: Callable[[], float] = time.time) -> None:
-        self._check = check
+        self._check = check or _verify
         self._every = every_s
         self._wall = wall
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.first_done = threading.Event()
         self.state = NOT_CHECKED
         self.differences = 0
         self.checks = 0
 
     def start(self, post: Callable[[InstallModified], None]) -> None:
-        """The check at start, here (the station waits for it, so its finding comes before
-        any card), then one every ``every_s`` on the thread."""
-        event = self.check_once()
-        if event is not None:
-            post(event)
-        if self.state == NOT_CHECKABLE:
-            return  # an editable install stays one: nothing to check later either
+        """The check at start and then one every ``every_s``, all on the thread: the daemon
+        calls it once READY=1 is out, so a station that restarts mid-round takes its next
+        card without waiting for every installed file to be hashed (issue 35); the first
+        finding comes through ``post`` like any later one. ``first_done`` is set once the
+        first check is over."""
         self._thread = threading.Thread(target=self._run, args=(post,), name="install-check",
                                         daemon=True)
         self._thread.start()
@@ -96,6 +107,14 @@ class InstallWatch:
         return finding(report, self._wall())
 
     def _run(self, post: Callable[[InstallModified], None]) -> None:
+        try:
+            event = self.check_once()
+            if event is not None:
+                post(event)
+        finally:
+            self.first_done.set()  # after the post: its finding is in the queue by then
+        if self.state == NOT_CHECKABLE:
+            return  # an editable install stays one: nothing to check later either
         while not self._stop.wait(self._every):
             event = self.check_once()
             if event is not None:

@@ -77,6 +77,7 @@ def simulate(
     record: Callable[[InputEvent], None] | None = None,
 ) -> SimulationEnd:
     """Run until the dealer has nothing more to do; return how it ended."""
+    station.prepare()  # every table built before the first round, as in the daemon
     end = SimulationEnd()
     futile = 0
     dealing = station.dealing

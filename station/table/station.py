@@ -231,6 +231,16 @@ class Station:
         """Devices lost now, with what their driver said (a copy, for the display)."""
         return dict(self._lost)
 
+    def prepare(self) -> None:
+        """Build now the tables a round would otherwise build when it first needs them (the
+        settlement's classes and cases, the bet guard's analyzer and running shoe). The
+        daemon calls it on a thread of its own once READY=1 is out, its loop holding any
+        event until it is done. Nothing it builds changes an output."""
+        if self.dealing.settler is not None:
+            self.dealing.settler.prepare()
+        if self.dealing.guard is not None:
+            self.dealing.guard.prepare()
+
     def apply(self, event: InputEvent) -> list[Output]:
         """Apply one event; return the notices, published rounds and prompt change it caused."""
         out = self._out = []

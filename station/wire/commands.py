@@ -18,15 +18,17 @@ import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from station.table.acks import claim_problem
 from station.table.actions import ARCHIVED_ACTION, UPSTREAM_ACTIONS
 from station.table.procedures import NOTE_MAX, pause_problem
 from station.wire.signing import SignatureError, verify
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 ACTIONS: Final = tuple(UPSTREAM_ACTIONS)  # station.table.actions: the one list
 REASONS: Final = (

@@ -14,18 +14,20 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PrivateKey,
-    Ed25519PublicKey,
-)
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+        Ed25519PrivateKey,
+        Ed25519PublicKey,
+    )
 
 from station.errors import ConfigError, StationError
 from station.wire.canonical import SIG, CanonicalError, canonical, encode, normalize
 
+# cryptography is imported where a key is read or a signature checked: a station
+# whose upstream signs nothing, or that has not yet read its key, does not load it at start
+# (issue 35, start to READY).
 CREDENTIAL_NAME = "signing-key"  # systemd: LoadCredential=signing-key:/etc/station/signing-key.pem
 SIGNATURE_BYTES = 64
 
@@ -56,6 +58,7 @@ class Signer:
 
 def verify(message: Mapping[str, Any], key: Ed25519PublicKey) -> None:
     """Check ``message["sig"]`` against ``key``; raises SignatureError saying why not."""
+    from cryptography.exceptions import InvalidSignature  # noqa: PLC0415 - imported when needed
     sig = message.get(SIG)
     if not isinstance(sig, str):
         raise SignatureError("no 'sig' field" if sig is None else "'sig' is not a string")
@@ -104,6 +107,11 @@ def load_signer(path: Path | None, environ: Mapping[str, str] | None = None) -> 
 def load_private_key(path: Path) -> Ed25519PrivateKey:
     """Read a PEM (PKCS#8) Ed25519 private key. Raises ConfigError: missing, unreadable,
     readable or writable by other users, not PEM, encrypted, or not Ed25519."""
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (  # noqa: PLC0415
+        Ed25519PrivateKey,
+    )
+
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -137,6 +145,11 @@ def load_private_key(path: Path) -> Ed25519PrivateKey:
 
 def load_public_key(path: Path) -> Ed25519PublicKey:
     """Read a PEM (SubjectPublicKeyInfo) Ed25519 public key; raises ConfigError."""
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (  # noqa: PLC0415
+        Ed25519PublicKey,
+    )
+
     data = _read(path, "public key")
     try:
         key = serialization.load_pem_public_key(data)
@@ -161,6 +174,8 @@ def _read(path: Path, what: str) -> bytes:
 
 
 def private_pem(key: Ed25519PrivateKey) -> bytes:
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
+
     return key.private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,
@@ -169,6 +184,8 @@ def private_pem(key: Ed25519PrivateKey) -> bytes:
 
 
 def public_pem(key: Ed25519PublicKey) -> bytes:
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
+
     return key.public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
@@ -176,5 +193,7 @@ def public_pem(key: Ed25519PublicKey) -> bytes:
 
 def public_raw_b64(key: Ed25519PublicKey) -> str:
     """The 32 raw public-key bytes in base64: a short fingerprint to compare by eye."""
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
+
     raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return base64.b64encode(raw).decode("ascii")

@@ -101,7 +101,7 @@ def test_settler_matches_settle_on_every_class_of_the_first_four_cards(name: str
     after the class was cached from another deal of it, so a cache key too coarse fails."""
     table = load_paytable(REPO / "config" / "paytables" / name)
     settler = Settler(table)
-    size = len(settler._by_class)
+    size = len(settler.prepare())
     rng = random.Random(11)
     swap_suits = {"S": "C", "C": "S", "H": "H", "D": "D"}
     others = [r for r in "A23567890JQK".replace("0", "T")]
@@ -113,9 +113,9 @@ def test_settler_matches_settle_on_every_class_of_the_first_four_cards(name: str
             p, b = (deal[0], deal[2]), (deal[1], deal[3])
             outcome = decide(p, b)
             assert settler.settle(outcome) == settle(table, outcome), deal
-            assert _class_of(p, b) in settler._by_class, "the table holds every class"
+            assert _class_of(p, b) in settler.prepare(), "the table holds every class"
     # Complete before the first round, so it never grows, however long the run.
-    assert len(settler._by_class) == size
+    assert len(settler.prepare()) == size
 
 
 def test_a_deal_outside_the_class_table_is_settled_afresh() -> None:
@@ -138,13 +138,14 @@ def test_class_tables_are_shared_and_a_few_are_kept(tmp_path: Path) -> None:
     """Settlers of the same card bets share one table; one per set of card bets, and only
     the last few sets, so a process that loads many paytables stays small."""
     seed000 = REPO / "config" / "paytables" / "seed000.yaml"
-    assert Settler(load_paytable(seed000))._by_class is Settler(load_paytable(seed000))._by_class
+    assert (Settler(load_paytable(seed000)).prepare()
+            is Settler(load_paytable(seed000)).prepare())
     tables = []
     for pays in range(11, 12 + CLASS_TABLES_KEPT):
         path = tmp_path / f"p{pays}.yaml"
         path.write_text(PAIR_ONLY.replace("PAYS", str(pays)), encoding="utf-8")
         settler = Settler(load_paytable(path))
-        tables.append(settler._by_class)
+        tables.append(settler.prepare())
         outcome = decide((parse_card("9S"), parse_card("9H")), (parse_card("2C"), parse_card("3D")))
         assert settler.settle(outcome) == {"pp": {"outcome": "win", "pays": pays}}
     assert len({id(t) for t in tables}) == len(tables)  # the pays differ: a table each
@@ -161,8 +162,10 @@ def test_every_case_of_the_values_is_built_before_the_first_round() -> None:
     reachable = {tuple(index_key(i)) for i, w in enumerate(round_weights(8)) if w}
     assert len(reachable) == 205
     for name in ("seed000.yaml", "seed003.yaml"):
-        assert set(Settler(load_paytable(REPO / "config" / "paytables" / name))._by_values
-                   ) == reachable
+        settler = Settler(load_paytable(REPO / "config" / "paytables" / name))
+        assert not settler._by_values  # built by prepare (after READY in the daemon)
+        settler.prepare()
+        assert set(settler._by_values) == reachable
 
 
 @pytest.mark.parametrize("name", ["seed000.yaml", "seed003.yaml"])
@@ -276,8 +279,8 @@ def test_values_tables_are_shared_and_a_few_are_kept(tmp_path: Path) -> None:
         path = tmp_path / f"t{pays}.yaml"
         path.write_text("name: ties\nbets:\n  - {key: tie, label: T, kind: tie, pays: {win: "
                         f"{pays}}}, push: [], cutoff_round: null}}\n", encoding="utf-8")
-        Settler(load_paytable(path))
-        Settler(load_paytable(path))
+        Settler(load_paytable(path)).prepare()
+        Settler(load_paytable(path)).prepare()
         tables.append(next(reversed(_VALUES.values())))
         outcome = decide((parse_card("9S"), parse_card("KH")), (parse_card("4C"), parse_card("5D")))
         assert Settler(load_paytable(path)).settle(outcome) == {

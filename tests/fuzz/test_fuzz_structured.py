@@ -230,7 +230,7 @@ def _simulate(rng: random.Random, pool: dict[str, list[str]]) -> list[str]:
         ("--faults", "files"),
         ("--supervisor", "words"), ("--display", None), ("-c", "configs"),
         ("--paytable", "paytables"), ("--no-bets", None), ("--variant", "words"),
-        ("--stats", None)]
+        ("--stats", None), ("--progress", None), ("--bet-guard", "words")]
     for name, values in rng.sample(options, rng.randint(0, 5)):
         argv.append(name)
         if values is not None:

@@ -89,7 +89,7 @@ class _Tree:
 
 
 @lru_cache(maxsize=1)
-def _tree() -> _Tree:
+def value_tree() -> _Tree:
     """Every round of the tableau by value, grouped by multiset: about 0.1 s, once."""
     groups: dict[tuple[int, ...], dict[int, int]] = defaultdict(lambda: defaultdict(int))
 
@@ -125,7 +125,7 @@ def _tree() -> _Tree:
     multisets = list(groups)
     factors = []
     for m in multisets:
-        row = [v * _FALLS + n for v, n in enumerate(m) if n]
+        row = [v * FALLS + n for v, n in enumerate(m) if n]
         factors.append(row + [0] * (ROUND_CARDS - len(row)))
     entries = sorted((key, g, n) for g, m in enumerate(multisets) for key, n in groups[m].items())
     keys = sorted({key for key, _, _ in entries})
@@ -142,7 +142,7 @@ def _tree() -> _Tree:
     )
 
 
-_FALLS: Final = ROUND_CARDS + 1  # falling(c, 0) .. falling(c, 6)
+FALLS: Final = ROUND_CARDS + 1  # falling(c, 0) .. falling(c, 6)
 _STEPS: Final = np.arange(ROUND_CARDS, dtype=np.int64)
 # (10, 52): which cards count each value, so the value counts are one product.
 _BY_VALUE: Final = (np.arange(10)[:, None] == np.array(_VALUE_OF)[None, :]).astype(np.int64)
@@ -161,14 +161,14 @@ def key_weights(counts: Sequence[int]) -> tuple[tuple[int, ...], Any, int]:
 
     The weights add up to ``falling(n, 6)`` for ``n`` cards, padding a round of four or
     five cards with the unused draws, as ``station.game.analysis.tree.round_weights`` does."""
-    tree = _tree()
+    tree = value_tree()
     c = _BY_VALUE @ np.asarray(counts, dtype=np.int64)
     n = int(c.sum())
     # falling(c, m) for m = 0..6: a running product of c, c-1, ...; it stays 0 once a factor
     # is 0, so a value with fewer cards than asked for weighs nothing.
-    fall = np.ones((10, _FALLS), dtype=np.int64)
+    fall = np.ones((10, FALLS), dtype=np.int64)
     np.cumprod(np.maximum(c[:, None] - _STEPS, 0), axis=1, out=fall[:, 1:])
-    pad = np.array([falling(n - k, ROUND_CARDS - k) for k in range(_FALLS)], dtype=np.int64)
+    pad = np.array([falling(n - k, ROUND_CARDS - k) for k in range(FALLS)], dtype=np.int64)
     f = fall.ravel()[tree.factors]
     # Six row products (a reduction along the short axis of (groups, 6) was twice as slow).
     w = f[0] * f[1]
@@ -279,7 +279,7 @@ class CompositionAnalyzer:
         self._values = groups["values"]
         self._hand = groups["hand"]
         self._pairs = groups["pairs"]
-        tree = _tree()
+        tree = value_tree()
         self._value_outcomes = [value_round(k) for k in tree.keys]
         self._hand_outcomes = [decide(h, h) for h in _HANDS]  # each side reads its own two
         self._pair_outcomes = [decide(p, b) for _, p, b in _PAIR_CLASSES]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+from station.errors import ConfigError
 from station.game.bets.model import Bet, Paytable
 from station.game.bets.registry import reads
 
@@ -34,3 +35,13 @@ def group_of(bet: Bet) -> Group | None:
 def unvalued(paytable: Paytable) -> list[str]:
     """Keys of the bets of ``paytable`` the composition analysis cannot value."""
     return [b.key for b in paytable.bets if group_of(b) is None]
+
+
+def check_valued(paytable: Paytable) -> None:
+    """Raise ``ConfigError`` for the first bet the composition analysis cannot value, as
+    ``CompositionAnalyzer`` would, without building it (or importing numpy)."""
+    for bet in paytable.bets:
+        if group_of(bet) is None:
+            raise ConfigError(
+                f"{paytable.path}: bet {bet.key!r}: kind {bet.kind!r}: the shoe-composition "
+                "analysis cannot value it; set table.bet_guard: off for this paytable")
