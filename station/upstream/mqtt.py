@@ -35,6 +35,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as paho
@@ -258,6 +259,15 @@ class MqttPublisher:
 
     def backlog(self) -> int:
         return self._outbox.backlog()
+
+    def resend(self, path: Path, journal_id: bytes, seq: int) -> str | None:
+        """The archive's ``resend``: mirror the journal at ``path`` again from ``seq``
+        (station.upstream.outlet.Resender). Any thread; never blocks."""
+        if self._mirror is None:
+            return "this station does not mirror its journal (upstream.mirror is false)"
+        self._mirror.resend(path, journal_id, seq)
+        self._wake.set()
+        return None
 
     @property
     def connected(self) -> bool:

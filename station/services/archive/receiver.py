@@ -56,6 +56,9 @@ class Finding:
     detail: str
     journal: str | None = None
     seq: int | None = None
+    # A gap's first record the archive lacks (0: the journal's header): what it asks the
+    # station to send again (a signed ``resend``, docs/journal.md).
+    missing: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +72,9 @@ class Head:
 
 
 class _Refused(Exception):
-    def __init__(self, problem: str, detail: str) -> None:
+    def __init__(self, problem: str, detail: str, missing: int | None = None) -> None:
         super().__init__(detail)
-        self.problem, self.detail = problem, detail
+        self.problem, self.detail, self.missing = problem, detail, missing
 
 
 def _b64(value: Any, what: str) -> bytes:
@@ -94,7 +97,11 @@ class Receiver:
         self._parts: dict[str, tuple[str, int, int, list[bytes]]] = {}
         self._dirty: set[tuple[str, bytes]] = set()
         self._news: set[tuple[str, bytes]] = set()  # dirty with a record that is not an ack
-        self.ended: list[Head] = []  # journals a newer one followed: acknowledge at once
+        # Journals a newer one followed, acknowledged at once to their end: their heads are
+        # taken after the commit that writes their last records (never before, which would
+        # name an end short of the one on disk), into ``ended``.
+        self._ending: set[tuple[str, bytes]] = set()
+        self.ended: list[Head] = []
 
     # --- one message ------------------------------------------------------------------------
 
@@ -120,7 +127,7 @@ class Receiver:
                 message = inner
             return self._apply(table, message), None
         except _Refused as exc:
-            return REFUSED, Finding(table, exc.problem, exc.detail, jid, seq)
+            return REFUSED, Finding(table, exc.problem, exc.detail, jid, seq, exc.missing)
         except JournalError as exc:
             return REFUSED, Finding(table, "storage", str(exc), jid, seq)
 
@@ -155,7 +162,7 @@ class Receiver:
         if held is None or held[:3] != (jid, seq, parts) or len(held[3]) != part - 1:
             self._parts.pop(table, None)
             raise _Refused("gap", f"part {part} of {parts} of record {seq} without the parts "
-                           "before it")
+                           "before it", missing=seq)
         held[3].append(_b64(m["data"], "data"))
         if sum(len(p) for p in held[3]) > MAX_PARTS_BYTES:
             self._parts.pop(table, None)
@@ -174,7 +181,7 @@ class Receiver:
         journal = self._journal(table, jid)
         if journal is None:
             raise _Refused("gap", f"record {seq} of a journal whose header the archive does "
-                           "not hold")
+                           "not hold", missing=0)
         try:
             wall, mono = float(m["wall_ts"]), float(m["mono_ts"])
         except ValueError:
@@ -191,6 +198,11 @@ class Receiver:
             prev, mine = held
             if record_hash(prev, seq=seq, wall_ts=wall, mono_ts=mono, digest=digest,
                            body=body) == mine == claimed:
+                # Held already, but maybe never acknowledged (an archive killed between its
+                # commit and its acknowledgement): worth acknowledging as a new one is.
+                if not _is_ack(body):
+                    self._news.add((table, jid))
+                    self._dirty.add((table, jid))
                 return DUPLICATE
             raise _Refused("conflict", f"record {seq} differs from the record {seq} the "
                            "archive holds (a rewritten history, or a forgery)")
@@ -198,7 +210,7 @@ class Receiver:
             missing = (f"record {seq - 1} is" if seq - 1 == journal.last_seq + 1 else
                        f"records {journal.last_seq + 1} to {seq - 1} are")
             raise _Refused("gap", f"record {seq} arrived after record {journal.last_seq}: "
-                           f"{missing} missing")
+                           f"{missing} missing", missing=journal.last_seq + 1)
         if record_hash(journal.head, seq=seq, wall_ts=wall, mono_ts=mono, digest=digest,
                        body=body) != claimed:
             raise _Refused("chain", f"record {seq} does not continue the chain: its content "
@@ -229,8 +241,8 @@ class Receiver:
             created = parse_header(header).created
         except ValueError as exc:
             raise _Refused("malformed", f"the header is not a journal's ({exc})") from None
-        for other in self._open.get(table, {}).values():
-            self.ended.append(self._head(table, other))
+        for other in self._open.get(table, {}):
+            self._ending.add((table, other))
         path = self.root / table / file_name(created, jid)
         journal = ArchivedJournal.create(path, header, jid)
         self._keep(table, jid, journal)
@@ -262,7 +274,7 @@ class Receiver:
         opened[jid] = journal
         while len(opened) > OPEN_PER_TABLE:
             oldest = next(iter(opened))
-            if (table, oldest) in self._dirty:
+            if (table, oldest) in self._dirty or (table, oldest) in self._ending:
                 break
             opened.pop(oldest).close()
 
@@ -273,22 +285,39 @@ class Receiver:
 
     def commit(self) -> tuple[list[Head], list[Finding]]:
         """Write every queued record (one durable transaction per journal); the heads now
-        on disk, and what could not be written."""
+        on disk, and what could not be written (its journal's queue is dropped: the caller
+        takes those messages again)."""
         heads: list[Head] = []
         failed: list[Finding] = []
-        for table, jid in sorted(self._dirty):
+        for table, jid in sorted(self._dirty | self._ending):
             journal = self._open.get(table, {}).get(jid)
             if journal is None:
+                self._ending.discard((table, jid))
                 continue
             try:
                 journal.commit()
-                if (table, jid) in self._news:
-                    heads.append(self._head(table, journal))
             except JournalError as exc:
                 failed.append(Finding(table, "storage", str(exc), jid.hex(), None))
+                continue
+            if (table, jid) in self._ending:
+                self._ending.discard((table, jid))
+                head = self._head(table, journal)
+                self.ended.append(head)
+                heads.append(head)
+            elif (table, jid) in self._news:
+                heads.append(self._head(table, journal))
         self._dirty.clear()
         self._news.clear()
         return heads, failed
+
+    def forget(self, table: str) -> None:
+        """Drop what is queued for ``table`` and not written (a storage failure): its
+        messages are taken again, in order, when the archive retries."""
+        for jid, journal in self._open.get(table, {}).items():
+            journal.drop_batch()
+            self._dirty.discard((table, jid))
+            self._news.discard((table, jid))
+        self._parts.pop(table, None)
 
     def close(self) -> None:
         for opened in self._open.values():
@@ -296,3 +325,12 @@ class Receiver:
                 journal.drop_batch()
                 journal.close()
         self._open.clear()
+
+
+def _is_ack(body: bytes) -> bool:
+    """Whether a record's body is an ``archived`` command (an acknowledgement journaled)."""
+    try:
+        event = decode_event(body)
+    except ValueError:
+        return False
+    return isinstance(event, Command) and event.action == "archived"

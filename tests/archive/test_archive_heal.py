@@ -1,0 +1,129 @@
+"""The archive heals by itself (issue 33), real processes on a real Mosquitto: a disk that
+fills while a table mirrors, then frees (also with the archive killed while it is full); a
+message lost on purpose, healed through the archive's signed ``resend``.
+
+The full disk is a real one: a 2 MiB tmpfs mounted over ``archive.dir`` (the tests run as
+root; without the right to mount they are skipped, saying so), filled by a file of the
+test's until the kernel says ENOSPC, and freed by deleting it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from station.wire.signing import verify as verify_sig
+from tests.archive.archivekit import (
+    TABLE,
+    Site,
+    archive_log,
+    caught_up,
+    head_of,
+    make_site,
+    start_archive,
+)
+from tests.archive.test_archive_live import kill, same_journal, stop
+from tests.stationkit import FAST, finish, start, wait_for
+from tests.upstream.broker import Broker, Subscriber
+
+TMPFS_BYTES = 2 * 1024 * 1024
+SLOWER = {**FAST, "card_s": 0.02, "betting_s": 0.02}
+
+
+@contextlib.contextmanager
+def small_disk(folder: Path) -> Iterator[Path]:
+    """A tmpfs of ``TMPFS_BYTES`` mounted at ``folder`` for the test's length."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={TMPFS_BYTES}", "tmpfs",
+                           str(folder)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True, check=False)
+
+
+def fill(folder: Path) -> Path:
+    """Write a file in ``folder`` until the disk is full; the file."""
+    filler = folder / "filler"
+    chunk = b"\0" * 4096
+    with filler.open("wb", buffering=0) as out:
+        try:
+            while True:
+                out.write(chunk)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC, exc
+    return filler
+
+
+def archived_seq(site: Site) -> int:
+    return max((head_of(p)[0] for p in site.archived()), default=-1)
+
+
+def alerts_of(sub: Subscriber) -> list[dict[str, object]]:
+    return [orjson.loads(m.payload) for m in sub.snapshot()]
+
+
+def run_full_disk(tmp_path: Path, broker: Broker, *, seed: int, kill_while_full: bool) -> None:
+    # A dealer's pace sped up: a shoe of some 15 s, so the disk fills mid-shoe.
+    site = make_site(tmp_path, broker, seed=seed, pace=SLOWER)
+    alerts = Subscriber(broker.port, f"baccarat/{TABLE}/archive", client_id="alerts")
+    with small_disk(site.archive_dir) as disk:
+        archive = start_archive(site.archive_config)
+        try:
+            wait_for(lambda: "connected" in archive_log(site.archive_config), 30, "archive")
+            station = start(site.station_config)
+            wait_for(lambda: archived_seq(site) >= 20, 60, "the first records archived")
+            filler = fill(disk)
+            wait_for(lambda: "cannot write" in archive_log(site.archive_config), 60,
+                     "the archive to meet the full disk")
+            if kill_while_full:
+                kill(archive)
+                archive = start_archive(site.archive_config)
+            time.sleep(2.0)  # records keep coming while the disk is full
+            full_at = archived_seq(site)
+            filler.unlink()  # the space returns; nobody touches the archive
+            finish(station, site.station_config, 180)
+            wait_for(lambda: caught_up(site), 90, "the archive to hold the whole journal")
+            wait_for(lambda: any(a["problem"] == "recovered" for a in alerts_of(alerts)), 30,
+                     "the recovered alert")
+        finally:
+            stop(archive)
+            alerts.close()
+        (archived,) = site.archived()
+        same_journal(archived, site.journal)
+    assert full_at < head_of(site.journal)[0]  # the disk was full mid-mirror
+    log = archive_log(site.archive_config)
+    assert "refused (gap)" not in log, log[-3000:]
+    got = alerts_of(alerts)
+    for alert in got:
+        verify_sig(alert, site.archive_key.public_key())
+    problems = [a["problem"] for a in got]
+    # Said once per outage: at most one more after a kill (a new process, a new outage).
+    assert 1 <= problems.count("storage") <= (2 if kill_while_full else 1), problems
+    assert "gap" not in problems, problems
+    if not kill_while_full:
+        assert log.count("its messages are held") == 1, log[-3000:]
+        assert log.count("writing again after") == 1, log[-3000:]
+        assert problems.count("recovered") == 1, problems
+
+
+def test_a_disk_that_fills_then_frees_ends_complete_with_nobody_acting(
+        tmp_path: Path, broker: Broker) -> None:
+    run_full_disk(tmp_path, broker, seed=71, kill_while_full=False)
+
+
+def test_the_same_with_the_archive_killed_while_the_disk_is_full(tmp_path: Path,
+                                                                 broker: Broker) -> None:
+    run_full_disk(tmp_path, broker, seed=72, kill_while_full=True)
