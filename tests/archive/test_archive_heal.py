@@ -19,9 +19,12 @@ from pathlib import Path
 
 import orjson
 import pytest
+import yaml
 
+from station.wire.signing import Signer
 from station.wire.signing import verify as verify_sig
 from tests.archive.archivekit import (
+    ARCHIVE,
     TABLE,
     Site,
     archive_log,
@@ -31,6 +34,7 @@ from tests.archive.archivekit import (
     start_archive,
 )
 from tests.archive.test_archive_live import kill, same_journal, stop
+from tests.pit.pagekit import Publisher, iso_now
 from tests.stationkit import FAST, finish, start, wait_for
 from tests.upstream.broker import Broker, Subscriber
 
@@ -127,3 +131,119 @@ def test_a_disk_that_fills_then_frees_ends_complete_with_nobody_acting(
 def test_the_same_with_the_archive_killed_while_the_disk_is_full(tmp_path: Path,
                                                                  broker: Broker) -> None:
     run_full_disk(tmp_path, broker, seed=72, kill_while_full=True)
+
+
+def test_a_stretch_the_broker_lost_heals_through_resend(tmp_path: Path,
+                                                         broker: Broker) -> None:
+    """A broker killed while the archive is away loses the records it queued for it (and the
+    archive's session): the archive meets a gap, asks with a signed resend, and the station
+    sends the journal again from there. Nobody deletes a mark."""
+    site = make_site(tmp_path, broker, seed=73, pace=SLOWER)
+    commands = Subscriber(broker.port, f"baccarat/{TABLE}/commands", client_id="cmds")
+    archive = start_archive(site.archive_config)
+    station = start(site.station_config)
+    try:
+        wait_for(lambda: archived_seq(site) >= 20, 60, "the first records archived")
+        stop(archive)
+        lost_from = archived_seq(site) + 1
+        wait_for(lambda: head_of(site.journal)[0] >= lost_from + 30, 60, "records sent")
+        stop(station)  # a new process: nothing of the lost connection is sent again
+        broker.kill()  # what it queued for the archive, and its session, are gone
+        broker.start()
+        archive = start_archive(site.archive_config)
+        wait_for(lambda: archive_log(site.archive_config).count("connected to") == 2, 30,
+                 "the archive back")
+        station = start(site.station_config)
+        finish(station, site.station_config, 180)
+        wait_for(lambda: caught_up(site), 90, "the gap to heal")
+    finally:
+        stop(archive)
+        if station.poll() is None:
+            kill(station)
+    (archived,) = site.archived()
+    same_journal(archived, site.journal)
+    log = archive_log(site.archive_config)
+    assert "refused (gap)" in log and "asked for journal" in log, log[-3000:]
+    assert f"again from record {lost_from}" in log, log[-3000:]
+    asks = [orjson.loads(m.payload) for m in commands.snapshot()]
+    commands.close()
+    resends = [a for a in asks if a["action"] == "resend"]
+    assert resends, asks
+    verify_sig(resends[0], site.archive_key.public_key())
+    assert resends[0]["seq"] == lost_from
+    station_log = (site.station_config.parent / "station.log").read_text()
+    assert "asked for journal" in station_log, station_log[-3000:]
+
+
+def prune_says(config: Path) -> str:
+    done = subprocess.run([ARCHIVE, "journal", "prune", "--dry-run", "-c", str(config)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_a_journal_that_rotated_while_the_archive_was_away_is_acknowledged_and_pruned(
+        tmp_path: Path, broker: Broker) -> None:
+    site = make_site(tmp_path, broker, seed=74, pace=SLOWER)
+    cfg = yaml.safe_load(site.station_config.read_text())
+    cfg["journal"]["retention"] = {"days": 0, "shoes": 0}
+    site.station_config.write_text(yaml.safe_dump(cfg))
+    archive = start_archive(site.archive_config)
+    try:
+        wait_for(lambda: "connected" in archive_log(site.archive_config), 30, "the archive")
+        station = start(site.station_config)
+        wait_for(lambda: archived_seq(site) >= 20, 60, "the first records archived")
+        stop(archive)  # away: the broker keeps the rest of the first journal for it
+        finish(station, site.station_config, 120)
+        first_end = head_of(site.journal)
+        cfg["table"]["decks"] = 6  # new rules at a shoe boundary: the journal moves aside
+        cfg["simulation"]["pace"] = SLOWER  # running while the archive comes back
+        site.station_config.write_text(yaml.safe_dump(cfg))
+        station = start(site.station_config)
+        wait_for(lambda: len(list(site.journal.parent.glob("journal-*.sqlite3"))) == 1, 30,
+                 "the journal moved aside")
+        (old,) = site.journal.parent.glob("journal-*.sqlite3")
+        assert "not acknowledged" in prune_says(site.station_config)
+        archive = start_archive(site.archive_config)
+        finish(station, site.station_config, 120)
+        wait_for(lambda: caught_up(site), 60, "the second journal archived")
+    finally:
+        stop(archive)
+    assert head_of(old) == first_end
+    said = prune_says(site.station_config)
+    line = next(ln for ln in said.splitlines() if old.name in ln)
+    assert "delete" in line and "not acknowledged" not in line, said
+    first, second = site.archived()
+    same_journal(first, old)
+    same_journal(second, site.journal)
+
+
+def test_a_resend_for_records_the_station_no_longer_holds_is_refused_and_alerted(
+        tmp_path: Path, broker: Broker) -> None:
+    site = make_site(tmp_path, broker, seed=75, pace=SLOWER)
+    events = Subscriber(broker.port, f"baccarat/{TABLE}/events", client_id="events")
+    station = start(site.station_config)
+    sender = Publisher(broker.port)
+    try:
+        wait_for(lambda: head_of(site.journal)[0] >= 10, 60, "the station dealing")
+        gone = "e" * 64  # a journal this station does not have (deleted, say)
+        ask = Signer(site.archive_key).sign({
+            "v": 1, "id": "dc1:resend:gone", "table": TABLE, "ts": iso_now(),
+            "action": "resend", "actor": "dc1", "journal": gone, "seq": 12})
+        sender.publish([(f"baccarat/{TABLE}/commands", ask)])
+
+        def answered() -> list[dict[str, object]]:
+            return [m for m in (orjson.loads(r.payload) for r in events.snapshot())
+                    if m.get("command_id") == "dc1:resend:gone" or
+                    m.get("alert") == "records_unrecoverable"]
+
+        wait_for(lambda: len(answered()) == 2, 30, "the refusal and the alert")
+    finally:
+        sender.close()
+        events.close()
+        kill(station)
+    refusal, alert = sorted(answered(), key=lambda m: str(m["kind"]))[::-1]
+    assert refusal["kind"] == "command_refused" and refusal["reason"] == "not_now"
+    assert refusal["action"] == "resend" and "no longer on this station" in str(
+        refusal["detail"])
+    assert alert["kind"] == "alert" and "from record 12" in str(alert["detail"])

@@ -101,6 +101,7 @@ class Receiver:
         # taken after the commit that writes their last records (never before, which would
         # name an end short of the one on disk), into ``ended``.
         self._ending: set[tuple[str, bytes]] = set()
+        self._previous_done: set[str] = set()  # tables whose previous journal is ended
         self.ended: list[Head] = []
 
     # --- one message ------------------------------------------------------------------------
@@ -246,6 +247,7 @@ class Receiver:
         path = self.root / table / file_name(created, jid)
         journal = ArchivedJournal.create(path, header, jid)
         self._keep(table, jid, journal)
+        self._end_previous(table, path)
         log.info("archive: table %s: journal %s starts (%s)", table, jid.hex()[:16], path)
         return WRITTEN
 
@@ -266,8 +268,33 @@ class Receiver:
                     journal.close()
                     continue
                 self._keep(table, jid, journal)
+                self._end_previous(table, path)
                 return journal
         return None
+
+    def _end_previous(self, table: str, path: Path) -> None:
+        """Once per table and process, acknowledge the journal before ``path`` to its end:
+        one that rotated while the archive was away (or whose end's acknowledgement the
+        station missed) has no other moment to be, and retention waits for it."""
+        if table in self._previous_done:
+            return
+        self._previous_done.add(table)
+        before = sorted(p for p in path.parent.iterdir()
+                        if id_prefix(p) is not None and p.name < path.name)
+        if not before:
+            return
+        try:
+            journal = ArchivedJournal(before[-1])  # verified whole as it opens
+        except JournalError as exc:
+            log.warning("archive: table %s: the journal before %s is not acknowledged: %s",
+                        table, path.name, exc)
+            return
+        if journal.journal_id in self._open.get(table, {}):
+            journal.close()
+            journal = self._open[table][journal.journal_id]
+        else:
+            self._keep(table, journal.journal_id, journal)
+        self._ending.add((table, journal.journal_id))
 
     def _keep(self, table: str, jid: bytes, journal: ArchivedJournal) -> None:
         opened = self._open.setdefault(table, {})
