@@ -329,3 +329,14 @@ def stats_words(language: str) -> dict[str, dict[str, str]]:
     return {"raised": {k: v[i] for k, v in STATS_RAISED.items()},
             "reasons": {k: v[i] for k, v in STATS_REASON.items()},
             "columns": {k: v[i] for k, v in STATS_COLUMN.items()}}
+
+
+# The floor's banner when the pit itself has lost the broker (views.Link): then no table's
+# tile can be trusted to say what the table does now.
+LINK_LOST: Final = ("The pit has lost the broker: tables are not updated; what the tiles say "
+                    "may be old", "巡场系统与消息服务器断开：牌桌未更新，显示内容可能已过时")
+
+
+def link(connected: bool, language: str) -> str:
+    """The banner's words ("" while connected)."""
+    return "" if connected else LINK_LOST[1 if language == "zh" else 0]
