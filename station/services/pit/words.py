@@ -210,7 +210,14 @@ def actor(who: str | None, language: str) -> str:
         return ""
     if who in STATION_ACTOR:
         return STATION_ACTOR[who][1 if language == "zh" else 0]
+    if who.startswith(ARCHIVE_ACTOR):
+        # The archive's alerts (station.services.pit.archivealerts): "archive <its name>".
+        name = who.removeprefix(ARCHIVE_ACTOR)
+        return f"归档服务 {name}" if language == "zh" else f"the archive {name}"
     return actor_zh(who) if language == "zh" else who
+
+
+ARCHIVE_ACTOR: Final = "archive "
 
 
 def alert_detail(kind: str, detail: str, language: str, by: str | None = None) -> str:
