@@ -385,7 +385,11 @@ class MqttPublisher:
         resent = self._queue_recent(client) if resend_recent else set()
         # Back online: the last station status (it says online) unless it just went again,
         # else a presence message; either replaces the offline will the broker may hold.
-        # After the resent rows, so that first arrivals stay in seq order.
+        # After the resent rows, so that first arrivals stay in seq order. After a restart
+        # the last status is the journal's newest: a late subscriber gets the table's phase,
+        # pause, shoe and round at once, not a bare presence (issue 33).
+        if self._last_status is None:
+            self._last_status = self._journaled_status()
         if self._last_status is None:
             client.publish(self.status_topic, self._signer.sign(
                 self._presence(online=True)), qos=QOS,
@@ -409,6 +413,20 @@ class MqttPublisher:
                 self._fill(client)
             self._wake.wait(POLL_S)
             self._wake.clear()
+
+    def _journaled_status(self) -> bytes | None:
+        """The newest status the journal holds (delivered or not), or None: none yet, or
+        an outbox that cannot say (a test's; a journal it cannot read now)."""
+        last = getattr(self._outbox, "last_outbox_row", None)
+        if last is None:
+            return None
+        try:
+            row = last(STATUS_TOPIC)
+        except StationError as exc:
+            log.warning("upstream: cannot read the last status from the journal (%s); a "
+                        "presence status goes instead", exc)
+            return None
+        return None if row is None else bytes(row.payload)
 
     def _say_offline(self, client: paho.Client) -> None:
         offline = self._signer.sign(self._presence(online=False))
