@@ -247,3 +247,29 @@ def test_a_resend_for_records_the_station_no_longer_holds_is_refused_and_alerted
     assert refusal["action"] == "resend" and "no longer on this station" in str(
         refusal["detail"])
     assert alert["kind"] == "alert" and "from record 12" in str(alert["detail"])
+
+
+def test_records_arriving_later_than_max_lag_are_an_alert(tmp_path: Path,
+                                                         broker: Broker) -> None:
+    site = make_site(tmp_path, broker, seed=76, pace=SLOWER)
+    cfg = yaml.safe_load(site.archive_config.read_text())
+    cfg["archive"]["max_lag_s"] = 1
+    site.archive_config.write_text(yaml.safe_dump(cfg))
+    alerts = Subscriber(broker.port, f"baccarat/{TABLE}/archive", client_id="alerts")
+    archive = start_archive(site.archive_config)
+    station = start(site.station_config)
+    try:
+        wait_for(lambda: archived_seq(site) >= 5, 60, "the first records archived")
+        stop(archive)  # away: what the station journals now waits in the broker
+        wait_for(lambda: head_of(site.journal)[0] >= archived_seq(site) + 20, 60, "records")
+        time.sleep(1.5)
+        archive = start_archive(site.archive_config)
+        wait_for(lambda: any(a["problem"] == "lag" for a in alerts_of(alerts)), 60,
+                 "the lag alert")
+    finally:
+        stop(archive)
+        alerts.close()
+        kill(station)
+    lag = next(a for a in alerts_of(alerts) if a["problem"] == "lag")
+    verify_sig(lag, site.archive_key.public_key())
+    assert "more than archive.max_lag_s (1 s)" in str(lag["detail"])

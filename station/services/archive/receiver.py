@@ -103,6 +103,7 @@ class Receiver:
         self._ending: set[tuple[str, bytes]] = set()
         self._previous_done: set[str] = set()  # tables whose previous journal is ended
         self.ended: list[Head] = []
+        self.written_wall: dict[str, tuple[int, float]] = {}  # table -> the last taken's
 
     # --- one message ------------------------------------------------------------------------
 
@@ -223,6 +224,7 @@ class Receiver:
             raise _Refused("malformed", f"record {seq}'s body is not an event ({exc})") \
                 from None
         journal.add(seq, wall=wall, mono=mono, body=body, messages=messages, digest=claimed)
+        self.written_wall[table] = (seq, wall)
         self._dirty.add((table, jid))
         # The station journals every acknowledgement it takes, so each ack is a new record:
         # acknowledging records that are only acks would keep an idle table writing one

@@ -59,8 +59,10 @@ KEYS_RELOAD_S: Final = 10.0
 ALERT_TOPIC: Final = "archive"
 RESEND_EVERY_S: Final = 5.0  # the same gap asked for again at most this often
 ASKED_KEPT: Final = 4096  # journals whose last resend is remembered
-# Not a refusal: the alert that a storage outage is over (docs/journal.md).
+# Not refusals: the alert that a storage outage is over, and that records arrive late
+# (docs/journal.md).
 RECOVERED: Final = "recovered"
+LAG: Final = "lag"
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +218,7 @@ class ArchiveService:
             self._ack(items)
         for table, stall in self._stalls.recovered():
             self._recovered(table, stall, now)
+        self._lag(pending)
         for head in heads:
             self._due[(head.table, head.journal)] = head
         for head in self.receiver.ended:
@@ -247,6 +250,19 @@ class ArchiveService:
                   "held meanwhile are written")
         log.warning("archive: table %s: %s", table, detail)
         self._alert(Finding(table, RECOVERED, detail), once=True)
+
+    def _lag(self, written: dict[str, list[_Incoming]]) -> None:
+        """A table whose newest record written is older than ``archive.max_lag_s`` on the
+        archive's clock: its mirror is behind (alerted as any problem, once per 30 s)."""
+        wall_now = self._clock()
+        limit = self.config.archive.max_lag_s
+        for table in written:
+            last = self.receiver.written_wall.get(table)
+            if last is not None and wall_now - last[1] > limit:
+                self._alert(Finding(table, LAG, f"record {last[0]} arrived "
+                                    f"{wall_now - last[1]:.0f} s after it was journaled, "
+                                    f"more than archive.max_lag_s ({limit:g} s)"))
+        self.receiver.written_wall.clear()
 
     def _table_of(self, topic: str) -> str:
         prefix = self.config.broker.prefix + "/"

@@ -54,6 +54,7 @@ PIT_ALERTS: Final[tuple[AlertKind, ...]] = (
               {"en": "Archive refused the mirror", "zh": "归档拒收日志镜像"}),
     AlertKind("archive_recovered", _ARCHIVE, 3,
               {"en": "Archive writing again", "zh": "归档已恢复写入"}),
+    AlertKind("archive_lag", _ARCHIVE, 1, {"en": "Archive behind", "zh": "归档滞后"}),
 )
 # Every kind the pit shows: the station's and its own, one declaration each.
 KINDS: Final = kinds_by_name(STATION_ALERTS, PIT_ALERTS)
@@ -64,7 +65,7 @@ STREAM_KINDS: Final = tuple(kind.name for kind in PIT_ALERTS if kind.raised_by =
 URGENCY: Final = {kind.name: kind.urgency for kind in KINDS.values()}
 OTHER_URGENCY: Final = 1
 COUNTED: Final = (*STREAM_KINDS, "offline", "archive_storage", "archive_gap",
-                  "archive_refused")
+                  "archive_refused", "archive_lag")
 MAX_ALERTS: Final = 2000  # kept in memory; the journal keeps them all
 DETAIL_MAX: Final = 600
 

@@ -7,7 +7,8 @@ What the archive says is grouped by what a pit boss does about it: its disk (``s
 a gap in a table's journal it asked the station for (``gap``), and every other refusal,
 which says the table's mirror is not to be trusted (``signature``, ``malformed``,
 ``unknown_table``, ``chain``, ``conflict``). ``recovered`` ends a storage outage: it clears
-the table's ``archive_storage`` alert and is kept for the record.
+the table's ``archive_storage`` alert and is kept for the record. ``lag`` (records reaching
+the archive later than its ``archive.max_lag_s``) says the table's mirror is behind.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ STORAGE: Final = "archive_storage"
 GAP: Final = "archive_gap"
 REFUSED: Final = "archive_refused"
 RECOVERED: Final = "archive_recovered"
+LAG: Final = "archive_lag"
 # The archive's problem (station.services.archive.receiver.PROBLEMS, and its ``recovered``)
 # -> the pit's kind.
-BY_PROBLEM: Final = {"storage": STORAGE, "gap": GAP, "recovered": RECOVERED,
+BY_PROBLEM: Final = {"storage": STORAGE, "gap": GAP, "recovered": RECOVERED, "lag": LAG,
                      "signature": REFUSED, "malformed": REFUSED, "unknown_table": REFUSED,
                      "chain": REFUSED, "conflict": REFUSED}
 # What a recovered alert ends.
