@@ -167,6 +167,18 @@ class Journal:
                 raise JournalError(f"{self.path}: cannot read record {seq} ({exc})") from exc
         return bytes(row[0]) if row is not None and isinstance(row[0], bytes) else None
 
+    def wall_at(self, seq: int) -> float | None:
+        """Record ``seq``'s wall time (seconds since the epoch), or None when there is none
+        (the metrics' age of the oldest record the archive has not acknowledged). Any thread.
+        Raises ``JournalError``."""
+        with self._out_lock:
+            try:
+                row = self._outbox().execute("SELECT wall_ts FROM events WHERE seq = ?",
+                                             (seq,)).fetchone()
+            except sqlite3.Error as exc:
+                raise JournalError(f"{self.path}: cannot read record {seq} ({exc})") from exc
+        return float(row[0]) if row is not None else None
+
     def head(self) -> tuple[bytes, int, bytes]:
         """(journal id, last seq, its chain hash) as last committed; any thread may ask
         (the status messages name it, docs/upstream.md)."""
