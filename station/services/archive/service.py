@@ -57,7 +57,8 @@ BATCH: Final = 1000  # messages checked per commit at most
 RECEIVE_MAX: Final = 2000
 KEYS_RELOAD_S: Final = 10.0
 ALERT_TOPIC: Final = "archive"
-RESEND_EVERY_S: Final = 5.0  # the same gap asked for again at most this often
+RESEND_EVERY_S: Final = 5.0  # the same gap asked for again after this, then twice as long
+RESEND_MAX_S: Final = 600.0  # ... up to this
 ASKED_KEPT: Final = 4096  # journals whose last resend is remembered
 # Not refusals: the alert that a storage outage is over, and that records arrive late
 # (docs/journal.md).
@@ -102,7 +103,8 @@ class ArchiveService:
         self.resends = 0
         self._stalls: Stalls[_Incoming] = Stalls()
         self._partial: dict[str, list[_Incoming]] = {}  # parts of a record not yet whole
-        self._asked: dict[tuple[str, str], tuple[int, float]] = {}  # resend: seq, when
+        # resend: (table, journal) -> the seq asked for, when, and the wait before again
+        self._asked: dict[tuple[str, str], tuple[int, float, float]] = {}
         self.client = self._client()
 
     # --- set-up ---------------------------------------------------------------------------
@@ -342,13 +344,20 @@ class ArchiveService:
     def _resend(self, table: str, journal: str, seq: int) -> None:
         """Ask the station for journal ``journal`` again from record ``seq`` (a signed
         ``resend``, its key the one the station trusts for ``archived``): the gap heals
-        with no one deleting a mark. The same gap at most every ``RESEND_EVERY_S``."""
+        with no one deleting a mark. The same gap again after ``RESEND_EVERY_S``, then after
+        twice as long each time, up to ``RESEND_MAX_S``."""
         key = (table, journal)
         now = time.monotonic()
         asked = self._asked.get(key)
-        if asked is not None and asked[0] == seq and now - asked[1] < RESEND_EVERY_S:
-            return
-        self._asked[key] = (seq, now)
+        wait = RESEND_EVERY_S
+        if asked is not None and asked[0] == seq:
+            if now - asked[1] < asked[2]:
+                return
+            # Asked before and still missing (a station that no longer holds it refuses,
+            # and alerts, each time): ask again less and less often.
+            wait = min(RESEND_MAX_S, asked[2] * 2)
+        self._asked.pop(key, None)
+        self._asked[key] = (seq, now, wait)
         while len(self._asked) > ASKED_KEPT:
             del self._asked[next(iter(self._asked))]
         name = self.config.archive.name
