@@ -35,6 +35,7 @@ from tests.archive.archivekit import (
 )
 from tests.archive.test_archive_live import kill, same_journal, stop
 from tests.pit.pagekit import Publisher, iso_now
+from tests.sampling import LONG
 from tests.stationkit import FAST, finish, start, wait_for
 from tests.upstream.broker import Broker, Subscriber
 
@@ -128,6 +129,8 @@ def test_a_disk_that_fills_then_frees_ends_complete_with_nobody_acting(
     run_full_disk(tmp_path, broker, seed=71, kill_while_full=False)
 
 
+@pytest.mark.skipif(not LONG, reason="a long run's (STATION_LONG_TESTS=1): CI runs the full "
+                    "disk once, without the kill")
 def test_the_same_with_the_archive_killed_while_the_disk_is_full(tmp_path: Path,
                                                                  broker: Broker) -> None:
     run_full_disk(tmp_path, broker, seed=72, kill_while_full=True)
