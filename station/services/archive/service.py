@@ -38,6 +38,7 @@ from station.services.archive.config import ArchiveConfig
 from station.services.archive.receiver import (
     DUPLICATE,
     PART,
+    PROBLEMS,
     REFUSED,
     WRITTEN,
     Finding,
@@ -330,8 +331,9 @@ class ArchiveService:
             return
         if not once:
             # The refusals in between are summed in this line and the alert's count.
-            log.warning("archive: table %s: refused (%s): %s%s", finding.table,
-                        finding.problem, finding.detail,
+            what = f"refused ({finding.problem})" if finding.problem in PROBLEMS else \
+                finding.problem  # lag: not a refusal
+            log.warning("archive: table %s: %s: %s%s", finding.table, what, finding.detail,
                         f" (and {held} more since the last said)" if held else "")
         self._alerted[key] = (now, 0)
         alert = self.signer.sign({
