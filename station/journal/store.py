@@ -297,6 +297,21 @@ class Journal:
                 raise JournalError(f"{self.path}: cannot read the outbox ({exc})") from exc
         return None if row is None else OutboxRow(row[0], row[1].decode(), row[2])
 
+    def settled_status(self) -> OutboxRow | None:
+        """The newest status row delivered with every row before it delivered too, or None:
+        what a restarted publisher sends first as the retained status (issue 33), which
+        keeps the topic's order, since every row it has not delivered comes after it.
+        Raises ``JournalError``."""
+        with self._out_lock:
+            try:
+                row = self._outbox().execute(
+                    "SELECT id, topic, payload FROM outbox WHERE topic = 'status' AND "
+                    "delivered = 1 AND id < (SELECT coalesce(min(id), 9223372036854775807) "
+                    "FROM outbox WHERE delivered = 0) ORDER BY id DESC LIMIT 1").fetchone()
+            except (sqlite3.Error, UnicodeDecodeError) as exc:
+                raise JournalError(f"{self.path}: cannot read the outbox ({exc})") from exc
+        return None if row is None else OutboxRow(row[0], row[1].decode(), row[2])
+
     def close(self) -> None:
         """Close the connections (SQLite checkpoints the WAL) and release the lock. Waits for
         an append or outbox call in progress on another thread: closing a connection under a

@@ -415,13 +415,15 @@ class MqttPublisher:
             self._wake.clear()
 
     def _journaled_status(self) -> bytes | None:
-        """The newest status the journal holds (delivered or not), or None: none yet, or
-        an outbox that cannot say (a test's; a journal it cannot read now)."""
-        last = getattr(self._outbox, "last_outbox_row", None)
-        if last is None:
+        """The newest status the journal holds that went out with everything before it
+        (Journal.settled_status: sent first, it keeps the topic's order; the rows not yet
+        delivered follow as ever), or None: none yet, or an outbox that cannot say (a
+        test's; a journal it cannot read now)."""
+        settled = getattr(self._outbox, "settled_status", None)
+        if settled is None:
             return None
         try:
-            row = last(STATUS_TOPIC)
+            row = settled()
         except StationError as exc:
             log.warning("upstream: cannot read the last status from the journal (%s); a "
                         "presence status goes instead", exc)
