@@ -4,7 +4,9 @@
 - ``station pit pin set|remove NAME -c PIT.yaml``: a pit boss's PIN in ``pit.pins_file``
   (read from standard input, hashed, as ``station pin``);
 - ``station pit report -c PIT.yaml --from ISO --to ISO [--by table|dealer] [--out FILE]``:
-  the shift's statistics as CSV (station.services.pit.report).
+  the shift's statistics as CSV (station.services.pit.report);
+- ``station pit verify -c PIT.yaml``: the pit's journal against its hash chain
+  (station.services.pit.verify).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def register(sub: Any) -> None:
                    help="with --check: the folder of the unit's credentials (pit-key.pem, "
                    "mqtt-credentials), as its LoadCredential= would give them")
     p.set_defaults(func=run)
-    inner = p.add_subparsers(dest="pit_command", metavar="{pin,report}")
+    inner = p.add_subparsers(dest="pit_command", metavar="{pin,report,verify}")
     pin = inner.add_parser("pin", help="set or remove a pit boss's PIN",
                            description="Set (from standard input) or remove a pit boss's PIN "
                            "in the file named by pit.pins_file.")
@@ -56,6 +58,14 @@ def register(sub: Any) -> None:
     report.add_argument("--by", choices=("table", "dealer"), default="table")
     report.add_argument("--out", type=Path, default=None, help="the CSV file (default: stdout)")
     report.set_defaults(func=run_report)
+    verify = inner.add_parser("verify", help="check the pit's journal against its chain",
+                              description="Walk the pit journal's hash chain from its header, "
+                              "check its head file, and hold every row to the chain: an "
+                              "edited, added or deleted row is named. Exit 0 verified, 1 "
+                              "problems found, 2 not readable.")
+    verify.add_argument("-c", "--config", type=Path, default=None, dest="verify_config",
+                        help="the pit's YAML (its pit.journal is read)")
+    verify.set_defaults(func=run_verify)
 
 
 def _config(args: argparse.Namespace, inner: str | None = None) -> Path:
@@ -102,3 +112,26 @@ def run_report(args: argparse.Namespace) -> int:
     _config(args, "report_config")
     code: int = report.run(args)
     return code
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Print the verdict; 0 verified, 1 problems found, 2 not a readable pit journal."""
+    import sqlite3  # noqa: PLC0415
+
+    from station.services.pit.report import journal_path  # noqa: PLC0415
+    from station.services.pit.verify import MAX_SAID, verify_pit_journal  # noqa: PLC0415
+
+    path = journal_path(_config(args, "verify_config"))
+    try:
+        problems, summary = verify_pit_journal(path)
+    except (OSError, sqlite3.Error) as exc:
+        print(f"station pit verify: {path}: cannot be read as a pit journal ({exc}); name "
+              "the pit's journal in pit.journal", file=sys.stderr)
+        return 2
+    print(summary)
+    for problem in problems[:MAX_SAID]:
+        print(f"FAILED: {problem}")
+    if len(problems) > MAX_SAID:
+        print(f"FAILED: and {len(problems) - MAX_SAID} more")
+    print("verified" if not problems else f"{len(problems)} problem(s)")
+    return 0 if not problems else 1

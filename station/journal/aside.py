@@ -235,6 +235,29 @@ class Holdings:
             return f"journal {journal_id} moved aside as {path.name} has no record {seq}"
         return _differs(journal_id, seq, head, found)
 
+    def locate(self, journal_id: str, seq: int) -> tuple[Path | None, str | None]:
+        """For the archive's ``resend``: the file holding record ``seq`` of ``journal_id``
+        (the journal in use or one moved aside), or None and why not, in words."""
+        current = self._journal
+        if journal_id == current.journal_id.hex():
+            last = current.last_seq
+            if seq > last:
+                return None, (f"journal {journal_id} (in use) has records up to seq {last}, "
+                              f"not {seq}")
+            return current.path, None
+        path = self._find(journal_id)
+        if path is None:
+            return None, (f"journal {journal_id} is no longer on this station (neither the "
+                          "journal in use nor one moved aside beside it): its records after "
+                          "what the archive holds are lost to it")
+        try:
+            found = self._hash(path, journal_id, seq)
+        except JournalError as exc:
+            return None, f"journal {journal_id} moved aside as {path.name} cannot be read ({exc})"
+        if found is None:
+            return None, f"journal {journal_id} moved aside as {path.name} has no record {seq}"
+        return path, None
+
     def _find(self, journal_id: str) -> Path | None:
         for path, (_, known) in self._files.items():
             if known == journal_id and path.exists():

@@ -167,6 +167,18 @@ class Journal:
                 raise JournalError(f"{self.path}: cannot read record {seq} ({exc})") from exc
         return bytes(row[0]) if row is not None and isinstance(row[0], bytes) else None
 
+    def wall_at(self, seq: int) -> float | None:
+        """Record ``seq``'s wall time (seconds since the epoch), or None when there is none
+        (the metrics' age of the oldest record the archive has not acknowledged). Any thread.
+        Raises ``JournalError``."""
+        with self._out_lock:
+            try:
+                row = self._outbox().execute("SELECT wall_ts FROM events WHERE seq = ?",
+                                             (seq,)).fetchone()
+            except sqlite3.Error as exc:
+                raise JournalError(f"{self.path}: cannot read record {seq} ({exc})") from exc
+        return float(row[0]) if row is not None else None
+
     def head(self) -> tuple[bytes, int, bytes]:
         """(journal id, last seq, its chain hash) as last committed; any thread may ask
         (the status messages name it, docs/upstream.md)."""
@@ -281,6 +293,21 @@ class Journal:
                 row = self._outbox().execute(
                     f"SELECT id, topic, payload FROM outbox {where}ORDER BY id DESC LIMIT 1",
                     args).fetchone()
+            except (sqlite3.Error, UnicodeDecodeError) as exc:
+                raise JournalError(f"{self.path}: cannot read the outbox ({exc})") from exc
+        return None if row is None else OutboxRow(row[0], row[1].decode(), row[2])
+
+    def settled_status(self) -> OutboxRow | None:
+        """The newest status row delivered with every row before it delivered too, or None:
+        what a restarted publisher sends first as the retained status (issue 33), which
+        keeps the topic's order, since every row it has not delivered comes after it.
+        Raises ``JournalError``."""
+        with self._out_lock:
+            try:
+                row = self._outbox().execute(
+                    "SELECT id, topic, payload FROM outbox WHERE topic = 'status' AND "
+                    "delivered = 1 AND id < (SELECT coalesce(min(id), 9223372036854775807) "
+                    "FROM outbox WHERE delivered = 0) ORDER BY id DESC LIMIT 1").fetchone()
             except (sqlite3.Error, UnicodeDecodeError) as exc:
                 raise JournalError(f"{self.path}: cannot read the outbox ({exc})") from exc
         return None if row is None else OutboxRow(row[0], row[1].decode(), row[2])

@@ -29,12 +29,12 @@ from station.journal import Journal, JournalWriteError
 from station.journal.aside import Holdings
 from station.live.clock import ClockWatch
 from station.live.install_watch import InstallWatch
-from station.table.acks import ack_note
-from station.table.actions import ARCHIVED_ACTION, UPSTREAM_ACTIONS
+from station.table.acks import ack_note, resend_note
+from station.table.actions import ARCHIVED_ACTION, RESEND_ACTION, UPSTREAM_ACTIONS
 from station.table.outputs import Announced, Output, Prompt, Published
 from station.table.simulation import due_of
 from station.table.station import REFUSED_OUTSIDE, Station
-from station.upstream.outlet import Outlet
+from station.upstream.outlet import Outlet, Resender
 from station.upstream.sinks import AppendLog
 from station.wire.commands import Accepted, Refused
 from station.wire.feed import Feed, Payloads
@@ -452,6 +452,22 @@ class Daemon:
             return True
         return False
 
+    def _resend(self, journal_id: str, seq: int) -> str | None:
+        """The archive asks for a journal again from a record: the mirror sends it from
+        there when this station holds it (checked now, on this disk, and journaled with the
+        command as an ``archived`` is); else why not, for its ``command_refused``."""
+        if not isinstance(self.outlet, Resender):
+            return "this station's upstream does not mirror its journal (upstream.mirror)"
+        if self._holdings is None:
+            self._holdings = Holdings(self.journal)
+        try:
+            path, refusal = self._holdings.locate(journal_id, seq)
+        except Exception as exc:  # noqa: BLE001 - a failed check must not stop the table
+            return f"the station could not check it ({type(exc).__name__}: {exc})"[:300]
+        if path is None:
+            return (refusal or "not held")[:300]
+        return self.outlet.resend(path, bytes.fromhex(journal_id), seq)
+
     def _on_upstream(self, result: Accepted | Refused) -> None:
         """A verified command goes to the station, which applies it or refuses it (its
         ``command_refused`` then comes from the station's outputs); a command refused by the
@@ -477,6 +493,11 @@ class Daemon:
                                f"({type(exc).__name__}: {exc})")[:300]
                 self.submit(Command(ARCHIVED_ACTION, actor, now,
                                     ack_note(*result.claim, refusal)))
+                return
+            if result.action == RESEND_ACTION and result.claim is not None:
+                journal_id, seq, _ = result.claim
+                self.submit(Command(RESEND_ACTION, actor, now,
+                                    resend_note(journal_id, seq, self._resend(journal_id, seq))))
                 return
             self.submit(Command(UPSTREAM_ACTIONS[result.action], actor, now, result.reason))
             return

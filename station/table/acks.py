@@ -11,6 +11,10 @@ Note format (one line, ASCII)::
 
     journal <64 hex> seq <n> head <64 hex>                      the station holds it
     journal <64 hex> seq <n> head <64 hex>; not held: <detail>   it does not, and why
+
+The archive's ``resend`` (a journal again from a record it lacks) is journaled the same way,
+``journal <64 hex> from seq <n>`` with the same ``; not held: <detail>`` when the station no
+longer holds that record.
 """
 
 from __future__ import annotations
@@ -61,6 +65,35 @@ def parse_ack(note: str | None) -> Ack | None:
     if m is None or int(m.group(2)) > MAX_SEQ:
         return None
     return Ack(m.group(1), int(m.group(2)), m.group(3), m.group(4))
+
+
+_RESEND = re.compile(r"journal ([0-9a-f]{64}) from seq (0|[1-9][0-9]{0,18})"
+                     r"(?:; not held: (.+))?", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Resend:
+    """What a ``resend`` asked for (a journal again from a record) and, when the station
+    does not hold it, why: journaled with the command as an ``archived`` is."""
+
+    journal: str
+    seq: int
+    refusal: str | None = None
+
+
+def resend_note(journal: str, seq: int, refusal: str | None = None) -> str:
+    note = f"journal {journal} from seq {seq}"
+    return note if refusal is None else f"{note}{_NOT_HELD}{refusal}"
+
+
+def parse_resend(note: str | None) -> Resend | None:
+    """The request a journaled ``resend``'s note holds; None if the note is not one."""
+    if note is None:
+        return None
+    m = _RESEND.fullmatch(note)
+    if m is None or int(m.group(2)) > MAX_SEQ:
+        return None
+    return Resend(m.group(1), int(m.group(2)), m.group(3))
 
 
 def claim_problem(journal: object, seq: object, head: object) -> str | None:

@@ -33,7 +33,9 @@ CONFIRM_ACTION: Final = "confirm_shuffle"
 # The archive's acknowledgement (docs/upstream.md, docs/journal.md "Retention"): it holds a
 # journal of this station's verified up to a record. Upstream only; no dealer's or page's.
 ARCHIVED_ACTION: Final = "archived"
-
+# The archive's request to mirror a journal again from a record it lacks (a gap it found,
+# docs/journal.md): signed with the key trusted for ``archived``. Upstream only.
+RESEND_ACTION: Final = "resend"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,7 @@ UPSTREAM: Final[tuple[UpstreamAction, ...]] = (
     UpstreamAction(PAUSE_ACTION, PAUSE_ACTION, pit=True),
     UpstreamAction(CONFIRM_ACTION, CONFIRM_ACTION, pit=True),
     UpstreamAction(ARCHIVED_ACTION, ARCHIVED_ACTION),
+    UpstreamAction(RESEND_ACTION, RESEND_ACTION),
 )
 UPSTREAM_ACTIONS: Final[dict[str, str]] = {u.wire: u.action for u in UPSTREAM}
 WIRE_NAMES: Final[dict[str, str]] = {u.action: u.wire for u in UPSTREAM}

@@ -33,12 +33,13 @@ from station.game.cards import Card, try_parse_card
 from station.game.rules import BANKER_DRAWS
 from station.game.shoe import ShoeCounts
 from station.table import dealers as dealer_rules
-from station.table.acks import ArchiveMark, parse_ack, take
+from station.table.acks import ArchiveMark, parse_ack, parse_resend, take
 from station.table.actions import (
     ARCHIVED_ACTION,
     COMMAND_TRIGGERS,
     CONFIRM_ACTION,
     PAUSE_ACTION,
+    RESEND_ACTION,
     WIRE_NAMES,
 )
 from station.table.dealers import DealerDesk
@@ -424,6 +425,9 @@ class Station:
         if ev.action == ARCHIVED_ACTION:
             self._archived(ev)
             return
+        if ev.action == RESEND_ACTION:
+            self._resend(ev)
+            return
         if ev.action in dealer_rules.COMMANDS:
             self._on_dealer_command(ev)
             return
@@ -515,6 +519,30 @@ class Station:
             self.refuse(ev, ack.refusal)
             return
         take(self.archive_marks, ack, ev.actor, ev.ts)
+
+    def _resend(self, ev: Command) -> None:
+        """The archive lacks records of a journal from one on (a gap it found) and asks for
+        them again. The daemon checked the station holds them and set the mirror going,
+        and journaled the answer in the note: taken silently, or refused (``not_now``, the
+        detail saying what is gone) with an alert for the pit, since that gap cannot heal."""
+        if upstream_id(ev.actor) is None:
+            self.refuse(ev, "only the archive asks for records again, by a signed upstream "
+                        "command", reason="unknown_action")
+            return
+        asked = parse_resend(ev.note)
+        if asked is None:
+            self.refuse(ev, "the journaled request cannot be read", reason="malformed")
+            return
+        if asked.refusal is None:
+            return
+        self.refuse(ev, asked.refusal)
+        d = self.dealing
+        d.announcements.append({
+            "type": "alert", "alert": "records_unrecoverable", "by": "station",
+            "detail": (f"the archive lacks journal {asked.journal[:16]} from record "
+                       f"{asked.seq} and the station cannot send it: {asked.refusal}")[:500],
+            "shoe": d.shoe.shoe_id if d.shoe is not None else None,
+            "round": d.round_no or None})
 
     def _end_shoe(self, ev: Command) -> None:
         """END SHOE (the dealer's; ``close_shoe`` from upstream): between rounds the shoe

@@ -22,6 +22,7 @@ import hashlib
 import logging
 import os
 import sqlite3
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -151,7 +152,7 @@ class MirrorItem:
     """One record's mirror message (or the header's, seq 0), ready to publish: one payload,
     or its parts when it is larger than a packet may be."""
 
-    source: int  # which journal of the mirror's list
+    source: int  # which journal of the mirror's (its ``_Source.number``)
     journal_id: bytes
     seq: int
     out_after: int  # the last outbox id before this record (to rewind to it)
@@ -161,8 +162,8 @@ class MirrorItem:
 class _Source:
     """One journal file being mirrored: its read connection and its mark."""
 
-    def __init__(self, path: Path, current: bool) -> None:
-        self.path, self.current = path, current
+    def __init__(self, path: Path, current: bool, number: int) -> None:
+        self.path, self.current, self.number = path, current, number
         self.conn: sqlite3.Connection | None = None
         try:
             conn = connect(path, readonly=True)
@@ -177,6 +178,7 @@ class _Source:
         self.journal_id = hashlib.sha256(self.header).digest()
         self.acked = read_mark(mark_path(path), self.journal_id) or 0  # next seq not acked
         self.acked_out = self._out_before(self.acked)
+        self.sent = self.acked  # the next seq not sent on this connection
 
     def last_seq(self) -> int:
         assert self.conn is not None
@@ -209,7 +211,11 @@ class JournalMirror:
         self._sealer = sealer  # None: the content in clear (a test, or an archive's own)
         self._clock = clock
         self._sources: list[_Source] | None = None
-        self._cursor = (0, 0, 0)  # (source, next seq to send, last outbox id sent)
+        self._numbers = 0
+        self._cursor = (0, 0, 0)  # (source number, next seq to send, last outbox id sent)
+        # The archive's ``resend`` (path, journal id, seq), from the loop thread.
+        self._asked: tuple[Path, bytes, int] | None = None
+        self._asked_lock = threading.Lock()
         self._recent: deque[tuple[float, MirrorItem]] = deque(maxlen=2000)
         self.oversize = 0  # records sent in parts, for the log and the tests
 
@@ -224,14 +230,33 @@ class JournalMirror:
             for s in found:
                 if s not in sources:
                     s.close()
-            sources.append(_Source(self.path, True))
+            sources.append(_Source(self.path, True, self._number()))
             self._sources = sources
             for s in sources[:-1]:
                 log.info("mirror: %s is mirrored to its end first (from record %d)", s.path,
                          s.acked)
             first = sources[0]
-            self._cursor = (0, first.acked, first.acked_out)
+            self._cursor = (first.number, first.acked, first.acked_out)
         return self._sources
+
+    def _number(self) -> int:
+        self._numbers += 1
+        return self._numbers
+
+    def _by_number(self, number: int) -> _Source:
+        for s in self._open():
+            if s.number == number:
+                return s
+        raise KeyError(number)
+
+    def _next_source(self) -> _Source:
+        """Where to go on from: the first journal (oldest first) with a record not yet
+        sent on this connection, or the journal in use."""
+        sources = self._open()
+        for s in sources:
+            if not s.current and s.sent <= s.last_seq():
+                return s
+        return sources[-1]
 
     def _old_sources(self) -> list[_Source]:
         """The journals moved aside that are this table's and can be read; one that cannot
@@ -239,7 +264,7 @@ class JournalMirror:
         out = []
         for path in self._moved_aside():
             try:
-                source = _Source(path, False)
+                source = _Source(path, False, self._number())
             except JournalError as exc:
                 log.warning("mirror: %s is not mirrored: %s", path, exc)
                 continue
@@ -265,35 +290,74 @@ class JournalMirror:
 
     def take(self, limit: int, max_bytes: int = PART_BYTES) -> list[MirrorItem]:
         """Up to ``limit`` items after the last one taken (none when caught up)."""
-        sources = self._open()
+        self._open()
         out: list[MirrorItem] = []
         try:
+            self._take_asked()
             while len(out) < limit:
-                index, seq, out_id = self._cursor
-                source = sources[index]
-                got = self._read(index, source, seq, out_id=out_id, limit=limit - len(out),
+                number, seq, out_id = self._cursor
+                source = self._by_number(number)
+                got = self._read(number, source, seq, out_id=out_id, limit=limit - len(out),
                                  max_bytes=max_bytes)
                 out.extend(got)
                 if got:
                     last = got[-1]
-                    self._cursor = (index, last.seq + 1, self._last_out)
+                    self._cursor = (number, last.seq + 1, self._last_out)
+                    source.sent = max(source.sent, last.seq + 1)
                     continue
-                if source.current or index + 1 >= len(sources):
+                nxt = self._next_source()
+                if nxt is source:
                     break
-                nxt = sources[index + 1]
-                self._cursor = (index + 1, nxt.acked, nxt.acked_out)
+                self._cursor = (nxt.number, nxt.sent, nxt._out_before(nxt.sent))
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: the mirror cannot read the journal ({exc})") \
                 from exc
         return out
 
-    def _read(self, index: int, source: _Source, seq: int, *, out_id: int, limit: int,
+    def resend(self, path: Path, journal_id: bytes, seq: int) -> None:
+        """The archive lacks ``journal_id`` (the journal at ``path``, the one in use or one
+        moved aside) from record ``seq`` on: the next ``take`` starts there, then goes on
+        with every journal's records not yet sent. Any thread may call it."""
+        with self._asked_lock:
+            self._asked = (path, journal_id, seq)
+
+    def _take_asked(self) -> None:
+        with self._asked_lock:
+            asked, self._asked = self._asked, None
+        if asked is None:
+            return
+        path, journal_id, seq = asked
+        sources = self._open()
+        source = next((s for s in sources if s.journal_id == journal_id), None)
+        if source is None:
+            # A journal moved aside whose mirror had ended: opened again for the archive.
+            try:
+                source = _Source(path, False, self._number())
+            except JournalError as exc:
+                log.warning("mirror: cannot send %s again: %s", path, exc)
+                return
+            if source.journal_id != journal_id:
+                source.close()
+                log.warning("mirror: %s is no longer journal %s; not sent again", path,
+                            journal_id.hex()[:16])
+                return
+            created = self._created(source.header)
+            at = next((i for i, s in enumerate(sources)
+                       if s.current or self._created(s.header) > created), len(sources) - 1)
+            sources.insert(at, source)
+        seq = max(0, min(seq, source.last_seq() + 1))
+        source.sent = min(source.sent, seq)
+        self._cursor = (source.number, seq, source._out_before(seq))
+        log.info("mirror: the archive asked for journal %s again from record %d",
+                 journal_id.hex()[:16], seq)
+
+    def _read(self, number: int, source: _Source, seq: int, *, out_id: int, limit: int,
               max_bytes: int) -> list[MirrorItem]:
         assert source.conn is not None
         items: list[MirrorItem] = []
         self._last_out = out_id
         if seq == 0:
-            items.append(self._item(index, source, 0, out_after=out_id,
+            items.append(self._item(number, source, 0, out_after=out_id,
                                     payload=self._header(source), max_bytes=max_bytes))
             seq, limit = 1, limit - 1
             if limit <= 0:
@@ -321,7 +385,7 @@ class JournalMirror:
         for rseq, wall, mono, body, digest in rows:
             msgs = messages.get(rseq, [])
             payload = self._record(source, (rseq, wall, mono, body, digest), msgs)
-            items.append(self._item(index, source, rseq, out_after=before, payload=payload,
+            items.append(self._item(number, source, rseq, out_after=before, payload=payload,
                                     max_bytes=max_bytes))
             before = last_id.get(rseq, before)
         return items
@@ -343,10 +407,10 @@ class JournalMirror:
         return record_message(self._signer, self.table, source.journal_id, row, messages,
                               sealer=self._sealer)
 
-    def _item(self, index: int, source: _Source, seq: int, *, out_after: int, payload: bytes,
-              max_bytes: int) -> MirrorItem:
+    def _item(self, number: int, source: _Source, seq: int, *, out_after: int,
+              payload: bytes, max_bytes: int) -> MirrorItem:
         if len(payload) <= max_bytes:
-            return MirrorItem(index, source.journal_id, seq, out_after, (payload,))
+            return MirrorItem(number, source.journal_id, seq, out_after, (payload,))
         self.oversize += 1
         chunk = max(64, (max_bytes - PART_OVERHEAD) * 3 // 4)
         pieces = [payload[i:i + chunk] for i in range(0, len(payload), chunk)]
@@ -360,21 +424,22 @@ class JournalMirror:
             "key": f"{self.table}:journal:{jid}:{seq}:part:{n}", "ts": iso_ts(0.0),
             "journal": jid, "part": n, "parts": len(pieces), "data": b64(piece)})
             for n, piece in enumerate(pieces, start=1))
-        return MirrorItem(index, source.journal_id, seq, out_after, parts)
+        return MirrorItem(number, source.journal_id, seq, out_after, parts)
 
     def acknowledged(self, items: list[MirrorItem]) -> None:
         """The broker acknowledged these items (in order, every one before them too)."""
-        sources = self._open()
         now = self._clock()
-        touched: set[int] = set()
+        touched: dict[int, _Source] = {}
         for item in items:
-            source = sources[item.source]
+            try:
+                source = self._by_number(item.source)
+            except KeyError:
+                continue  # closed meanwhile (a rewind cannot close one): nothing to mark
             if item.seq + 1 > source.acked:
                 source.acked = item.seq + 1
-                touched.add(item.source)
+                touched[item.source] = source
             self._recent.append((now, item))
-        for index in touched:
-            s = sources[index]
+        for s in touched.values():
             try:
                 write_mark(mark_path(s.path), s.journal_id, s.acked)
             except OSError as exc:
@@ -386,15 +451,24 @@ class JournalMirror:
         first acknowledged in the last seconds before a lost connection (a broker killed
         then may have lost messages it had acknowledged)."""
         sources = self._open()
+        order = {s.number: i for i, s in enumerate(sources)}
         since = self._clock() - RESEND_AFTER_LOSS_S
-        recent = [item for at, item in self._recent if at >= since] if resend_recent else []
+        recent = [item for at, item in self._recent
+                  if at >= since and item.source in order] if resend_recent else []
+        for s in sources:
+            s.sent = s.acked
         if recent:
-            first = min(recent, key=lambda i: (i.source, i.seq))
+            first = min(recent, key=lambda i: (order[i.source], i.seq))
+            source = self._by_number(first.source)
+            for item in recent:
+                held = self._by_number(item.source)
+                held.sent = min(held.sent, item.seq)
             self._cursor = (first.source, first.seq, first.out_after)
+            source.sent = min(source.sent, first.seq)
             return
-        for index, s in enumerate(sources):
+        for s in sources:
             if s.current or s.acked <= s.last_seq():
-                self._cursor = (index, s.acked, s._out_before(s.acked))
+                self._cursor = (s.number, s.acked, s._out_before(s.acked))
                 return
 
     def pending(self) -> int:

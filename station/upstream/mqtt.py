@@ -35,6 +35,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as paho
@@ -259,6 +260,15 @@ class MqttPublisher:
     def backlog(self) -> int:
         return self._outbox.backlog()
 
+    def resend(self, path: Path, journal_id: bytes, seq: int) -> str | None:
+        """The archive's ``resend``: mirror the journal at ``path`` again from ``seq``
+        (station.upstream.outlet.Resender). Any thread; never blocks."""
+        if self._mirror is None:
+            return "this station does not mirror its journal (upstream.mirror is false)"
+        self._mirror.resend(path, journal_id, seq)
+        self._wake.set()
+        return None
+
     @property
     def connected(self) -> bool:
         return self._connected.is_set()
@@ -375,7 +385,11 @@ class MqttPublisher:
         resent = self._queue_recent(client) if resend_recent else set()
         # Back online: the last station status (it says online) unless it just went again,
         # else a presence message; either replaces the offline will the broker may hold.
-        # After the resent rows, so that first arrivals stay in seq order.
+        # After the resent rows, so that first arrivals stay in seq order. After a restart
+        # the last status is the journal's newest: a late subscriber gets the table's phase,
+        # pause, shoe and round at once, not a bare presence (issue 33).
+        if self._last_status is None:
+            self._last_status = self._journaled_status()
         if self._last_status is None:
             client.publish(self.status_topic, self._signer.sign(
                 self._presence(online=True)), qos=QOS,
@@ -399,6 +413,22 @@ class MqttPublisher:
                 self._fill(client)
             self._wake.wait(POLL_S)
             self._wake.clear()
+
+    def _journaled_status(self) -> bytes | None:
+        """The newest status the journal holds that went out with everything before it
+        (Journal.settled_status: sent first, it keeps the topic's order; the rows not yet
+        delivered follow as ever), or None: none yet, or an outbox that cannot say (a
+        test's; a journal it cannot read now)."""
+        settled = getattr(self._outbox, "settled_status", None)
+        if settled is None:
+            return None
+        try:
+            row = settled()
+        except StationError as exc:
+            log.warning("upstream: cannot read the last status from the journal (%s); a "
+                        "presence status goes instead", exc)
+            return None
+        return None if row is None else bytes(row.payload)
 
     def _say_offline(self, client: paho.Client) -> None:
         offline = self._signer.sign(self._presence(online=False))

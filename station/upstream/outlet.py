@@ -8,7 +8,8 @@ file), else whether its link is up now.
 
 from __future__ import annotations
 
-from typing import Protocol
+from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 
 class Outlet(Protocol):
@@ -19,3 +20,14 @@ class Outlet(Protocol):
 
     @property
     def connected(self) -> bool | None: ...
+
+
+@runtime_checkable
+class Resender(Protocol):
+    """An outlet that mirrors the journal (``MqttPublisher`` with ``upstream.mirror``): it
+    sends a journal again from a record when the archive asks (``resend``)."""
+
+    def resend(self, path: Path, journal_id: bytes, seq: int) -> str | None:
+        """Mirror the journal at ``path`` again from record ``seq``; None when it will, else
+        why not (no mirror). Any thread may call it."""
+        ...

@@ -89,5 +89,8 @@ STATION_ALERTS: Final[tuple[AlertKind, ...]] = (
               {"en": "Clock jumped", "zh": "时钟跳变"}),
     AlertKind("install_modified", "station.live.install_watch", 1,
               {"en": "Install modified", "zh": "安装文件被改动"}),
+    # The archive asked for records again (``resend``) that this station no longer holds.
+    AlertKind("records_unrecoverable", "station.table.station", 1,
+              {"en": "Archive gap cannot heal", "zh": "归档缺口无法补齐"}),
 )
 STATION_ALERT_NAMES: Final = tuple(kind.name for kind in STATION_ALERTS)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 
 from station.table.acks import claim_problem
-from station.table.actions import ARCHIVED_ACTION, UPSTREAM_ACTIONS
+from station.table.actions import ARCHIVED_ACTION, RESEND_ACTION, UPSTREAM_ACTIONS
 from station.table.procedures import NOTE_MAX, pause_problem
 from station.wire.signing import SignatureError, verify
 
@@ -63,7 +63,8 @@ class Accepted:
     reason: str | None
     ts: float  # when it was sent, seconds since the epoch
     note: str | None = None  # a pause's note (its ``reason`` is the pause's code)
-    # ``archived``: the journal id, record seq and its chain hash the archive holds verified.
+    # ``archived``: the journal id, record seq and its chain hash the archive holds verified;
+    # ``resend``: the journal id and the first record the archive lacks (``head`` empty).
     claim: tuple[str, int, str] | None = None
 
     @property
@@ -179,9 +180,14 @@ def _field_problem(message: Mapping[str, Any]) -> str | None:
         return "'note' goes with a pause only"
     if message.get("action") == ARCHIVED_ACTION:
         return claim_problem(*(message.get(k) for k in _CLAIM))
+    if message.get("action") == RESEND_ACTION:
+        if "head" in message:
+            return "'head' goes with archived only: a resend names a journal and a seq"
+        return claim_problem(message.get("journal"), message.get("seq"), "0" * 64)
     given = [k for k in _CLAIM if k in message]
     if given:
-        return f"{', '.join(repr(k) for k in given)}: only an archived command names a record"
+        return (f"{', '.join(repr(k) for k in given)}: only an archived or resend command "
+                "names a record")
     return None
 
 
@@ -233,7 +239,8 @@ def check_command(payload: bytes, policy: CommandPolicy, now: float,
     actor = message.get("actor")
     reason = message.get("reason")
     claim = ((message["journal"], message["seq"], message["head"])
-             if action == ARCHIVED_ACTION else None)
+             if action == ARCHIVED_ACTION else
+             (message["journal"], message["seq"], "") if action == RESEND_ACTION else None)
     return Accepted(cid, action, signer, actor or None, reason, ts, message.get("note"), claim)
 
 

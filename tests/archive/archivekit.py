@@ -85,9 +85,12 @@ def make_site(tmp: Path, broker: Broker, *, seed: int, **simulation: Any) -> Sit
     keys = tmp / "keys"
     keys.mkdir()
     (keys / f"{TABLE}.pub.pem").write_bytes(public_pem(key.public_key()))
-    config = table_config(table, seed=seed, upstream=mirrored_upstream(broker, key_path),
-                          **simulation)
     archive_config, archive_key = write_archive_config(tmp / "archive", broker, keys)
+    # The station takes the archive's archived and resend, as a site's does
+    # (docs/operations.md): its key listed under the archive's name.
+    (table / "dc1.pub.pem").write_bytes(public_pem(archive_key.public_key()))
+    config = table_config(table, seed=seed, upstream=mirrored_upstream(
+        broker, key_path, command_keys={"dc1": "dc1.pub.pem"}), **simulation)
     return Site(tmp, config, table / "journal.sqlite3", key, archive_config, archive_key,
                 tmp / "archive" / "journals")
 

@@ -175,7 +175,7 @@ def test_the_archive_process_refuses_and_alerts_forged_and_reordered_messages(
                   resigned(messages[2], wall_ts="1767225601.5")]  # record 2 rewritten
         for m in forged:
             client.publish(topic, m, qos=1).wait_for_publish(10)
-        wait_for(lambda: len(alerts.snapshot()) >= 3, 30, "three alerts")
+        wait_for(lambda: len(refusals(alerts)) >= 3, 30, "three alerts")
         assert head_of(path)[0] == 3
         for m in messages[4:]:  # the real records 4 on: taken, the chain goes on
             client.publish(topic, m, qos=1).wait_for_publish(10)
@@ -186,7 +186,7 @@ def test_the_archive_process_refuses_and_alerts_forged_and_reordered_messages(
         archive.send_signal(signal.SIGTERM)
         archive.wait(30)
         alerts.close()
-    got = [orjson.loads(a.payload) for a in alerts.snapshot()]
+    got = refusals(alerts)
     for alert in got:
         verify_sig(alert, archive_key.public_key())
     # An unverified message names nothing the alert could trust: no journal, no seq.
@@ -261,3 +261,10 @@ def test_records_that_are_only_acknowledgements_are_not_acknowledged_again(
     r.close()
     # header (seq 0: nothing to acknowledge), 1-3 the game, 4-5 acks, 6 the game again
     assert heads == [[], [1], [2], [3], [], [], [6]]
+
+
+def refusals(alerts: Subscriber) -> list[dict[str, Any]]:
+    """The archive's refusals: not its ``lag`` alert, which these journals, made before the
+    test, raise (their records are old when they arrive)."""
+    return [m for m in (orjson.loads(a.payload) for a in alerts.snapshot())
+            if m["problem"] != "lag"]

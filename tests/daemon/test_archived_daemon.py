@@ -118,6 +118,14 @@ def test_archived_is_checked_answered_shown_replayed_and_lets_retention_delete(
                         "(upstream:archive/archive-1 [a-1])") in ctl.stdout
                 assert (f'station_journal_archived_seq{{journal="{partial.journal_id}"}} 2.0'
                         in _metric(metrics_port, "station_journal_archived_seq"))
+                # The archive holds the journal in use up to record 1 (a-6): the records
+                # after it wait, the oldest journaled some time ago (issue 33).
+                with closing(sqlite3.connect(f"file:{journal}?mode=ro", uri=True)) as db:
+                    (last,) = db.execute("SELECT max(seq) FROM events").fetchone()
+                (records,) = _metric(metrics_port, "station_archive_backlog_records ")
+                (oldest,) = _metric(metrics_port, "station_archive_backlog_oldest_seconds ")
+                assert 1 <= float(records.split()[1]) <= last + 5  # more may come meanwhile
+                assert float(oldest.split()[1]) > 0
         finally:
             sub.close()
             pub.close()

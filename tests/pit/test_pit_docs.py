@@ -13,7 +13,7 @@ from tests.conftest import REPO
 DOC = (REPO / "docs" / "pit.md").read_text(encoding="utf-8")
 TILE = {"table", "online", "phase", "shoe", "round", "dealer", "mode", "last_result",
         "penetration", "cut_card_out", "lag_s", "clock", "pause", "open_alerts", "needs",
-        "notes", "last_seen", "offline_since"}
+        "notes", "last_seen", "offline_since", "stale"}
 ALERT = {"id", "table", "kind", "detail", "by", "raised_at", "acked_by", "acked_at",
          "cleared_at"}
 
@@ -38,6 +38,7 @@ def test_the_examples_have_the_contract_fields() -> None:
     examples = [json.loads(x) for x in re.findall(r"^(\{.*\})$", DOC, re.M)]
     tables = next(x for x in examples if "tables" in x)
     assert set(tables["tables"][0]) == TILE
+    assert set(tables["broker"]) == {"connected", "lost_since", "stale_after_s", "stale"}
     alerts = next(x for x in examples if "alerts" in x)
     assert set(alerts["alerts"][0]) == ALERT
     command = next(x for x in examples if "command" in x)

@@ -64,7 +64,7 @@ def test_a_seq_past_what_a_signed_message_carries_is_refused() -> None:
 def test_the_claims_fields_go_with_archived_only() -> None:
     result = check_command(command(action="resume", seq=3), POLICY, NOW, SeenIds())
     assert isinstance(result, Refused) and result.reason == "malformed"
-    assert "only an archived command names a record" in result.detail
+    assert "only an archived or resend command names a record" in result.detail
 
 
 @given(st.from_regex(r"[0-9a-f]{64}", fullmatch=True), st.integers(0, MAX_SEQ),

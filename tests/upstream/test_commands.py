@@ -58,7 +58,8 @@ def test_every_action_is_accepted(action: str) -> None:
     code = "card_dropped" if action == "pause" else None
     # The archive's acknowledgement names a record (tests/upstream/test_archived_command.py).
     claim: dict[str, Any] = ({"journal": "a" * 64, "seq": 7, "head": "b" * 64}
-                             if action == "archived" else {})
+                             if action == "archived" else
+                             {"journal": "a" * 64, "seq": 7} if action == "resend" else {})
     assert isinstance(check_command(command(action=action, reason=code, **claim), POLICY, NOW,
                                     SeenIds()), Accepted)
 

@@ -20,7 +20,8 @@ def test_every_example_verifies_with_the_documented_snippet_and_key() -> None:
     exec(code, scope)  # the snippet exactly as a game-server developer copies it
     examples = re.findall(r"```json\n(.*?)\n```", DOC)
     # two of the bet guard (issue 25), three of the procedures (22), the archive's archived,
-    # one config_changed and the journal mirror (24), sealed and opened (32)
+    # one config_changed and the journal mirror (24), sealed and opened (32), the archive's
+    # resend (33)
     assert len(examples) == 33
     for text in examples:
         msg = scope["verified"](text.encode())  # type: ignore[operator]

@@ -93,6 +93,17 @@ class Metrics:
             "station_journal_archived_seq", "the last record of each journal the archive "
             "acknowledged holding (an archived command the station took), by journal id; the "
             "station keeps the last 16 journals' marks", ["journal"], registry=r)
+        # The evidence off the dealer PC (issue 33): what of the journal in use the archive
+        # has not acknowledged holding, and since when (0 with nothing waiting).
+        self.archive_backlog = Gauge(
+            "station_archive_backlog_records", "records of the journal in use after the last "
+            "one the archive acknowledged holding (its acknowledgements' own records "
+            "included); the whole journal before any", registry=r)
+        self.archive_backlog.set_function(lambda: self._archive_backlog()[0])
+        self.archive_oldest = Gauge(
+            "station_archive_backlog_oldest_seconds", "how long ago the oldest record the "
+            "archive has not acknowledged was journaled; 0 when none waits", registry=r)
+        self.archive_oldest.set_function(lambda: self._archive_backlog()[1])
         for alert in ("clock_unsynchronised", "clock_jump"):
             self.clock_alerts.labels(alert)
         for kind in READER_ERROR_KINDS:
@@ -168,6 +179,26 @@ class Metrics:
             return float(self._outbox.backlog())
         except Exception:  # noqa: BLE001 - a closed journal at stop: no figure, not a crash
             return float("nan")
+
+    def _archive_backlog(self) -> tuple[float, float]:
+        """(records not acknowledged by the archive, the oldest one's age in seconds), from
+        the endpoint's thread: the journal's committed head and the station's marks."""
+        journal, station = self._outbox, self._station
+        head = getattr(journal, "head", None)
+        wall_at = getattr(journal, "wall_at", None)
+        if head is None or wall_at is None or station is None:
+            return 0.0, 0.0
+        try:
+            journal_id, last, _ = head()
+            mark = station.archive_marks.get(journal_id.hex())
+            acked = mark.seq if mark is not None else 0
+            if last <= acked:
+                return 0.0, 0.0
+            oldest = wall_at(acked + 1)
+        except Exception:  # noqa: BLE001 - a closed journal at stop: no figure, not a crash
+            return float("nan"), float("nan")
+        age = 0.0 if oldest is None else max(0.0, self._clock() - oldest)
+        return float(last - acked), age
 
     # --- the endpoint ---------------------------------------------------------------------
     def serve(self, port: int) -> int:

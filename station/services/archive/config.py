@@ -13,7 +13,8 @@ from station.settings.configsection import secret_path
 from station.settings.upstream import KEY_NAME
 from station.settings.yamlload import load_yaml
 
-ARCHIVE_KEYS: Final = ("dir", "name", "signing_key_file", "mirror_key_file")
+ARCHIVE_KEYS: Final = ("dir", "name", "signing_key_file", "mirror_key_file", "max_lag_s")
+MAX_LAG_S: Final = 300.0  # a record that reaches the archive older than this is an alert
 # The broker keeps queueing the mirror for the archive this long while it is away (a restart,
 # an upgrade): a day, since every record it misses is one the stations must send again.
 SESSION_EXPIRY_S: Final = 86400
@@ -28,6 +29,9 @@ class ArchiveSettings:
     # None: the unit's credential mirror-key, if it has one (without, sealed records are
     # refused and alerted).
     mirror_key_file: Path | None = None
+    # A record this much older than the archive's clock when it arrives: the mirror is behind
+    # (a table's backlog, an outage): the ``lag`` alert, which the pit shows.
+    max_lag_s: float = MAX_LAG_S
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +61,12 @@ def load_archive_config(path: Path) -> ArchiveConfig:
     key = sec.path_("signing_key_file", None, "the archive's Ed25519 private key (PEM)")
     mirror = sec.path_("mirror_key_file", None, "the archive's X25519 private key (PEM), "
                        "`station keygen DIR --mirror`")
+    lag_fix = f"seconds a record may be behind when it arrives, e.g. {MAX_LAG_S:g}"
+    lag = sec.float_("max_lag_s", MAX_LAG_S, lag_fix)
+    if not lag > 0:
+        sec.fail(sec.key("max_lag_s"), f"{lag:g}: {lag_fix} (more than 0)")
     return ArchiveConfig(path, sections.broker, sections.tables, ArchiveSettings(
         path.parent / folder, given,
         None if key is None else secret_path(sec, "signing_key_file", key),
-        None if mirror is None else secret_path(sec, "mirror_key_file", mirror)))
+        mirror_key_file=None if mirror is None else secret_path(sec, "mirror_key_file", mirror),
+        max_lag_s=lag))

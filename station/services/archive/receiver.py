@@ -61,6 +61,9 @@ class Finding:
     detail: str
     journal: str | None = None
     seq: int | None = None
+    # A gap's first record the archive lacks (0: the journal's header): what it asks the
+    # station to send again (a signed ``resend``, docs/journal.md).
+    missing: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +77,9 @@ class Head:
 
 
 class _Refused(Exception):
-    def __init__(self, problem: str, detail: str) -> None:
+    def __init__(self, problem: str, detail: str, missing: int | None = None) -> None:
         super().__init__(detail)
-        self.problem, self.detail = problem, detail
+        self.problem, self.detail, self.missing = problem, detail, missing
 
 
 def _b64(value: Any, what: str) -> bytes:
@@ -101,7 +104,13 @@ class Receiver:
         self._parts: dict[str, tuple[str, int, int, list[bytes]]] = {}
         self._dirty: set[tuple[str, bytes]] = set()
         self._news: set[tuple[str, bytes]] = set()  # dirty with a record that is not an ack
-        self.ended: list[Head] = []  # journals a newer one followed: acknowledge at once
+        # Journals a newer one followed, acknowledged at once to their end: their heads are
+        # taken after the commit that writes their last records (never before, which would
+        # name an end short of the one on disk), into ``ended``.
+        self._ending: set[tuple[str, bytes]] = set()
+        self._previous_done: set[str] = set()  # tables whose previous journal is ended
+        self.ended: list[Head] = []
+        self.written_wall: dict[str, tuple[int, float]] = {}  # table -> the last taken's
 
     # --- one message ------------------------------------------------------------------------
 
@@ -129,7 +138,7 @@ class Receiver:
                 message = self._opened(message)
             return self._apply(table, message), None
         except _Refused as exc:
-            return REFUSED, Finding(table, exc.problem, exc.detail, jid, seq)
+            return REFUSED, Finding(table, exc.problem, exc.detail, jid, seq, exc.missing)
         except JournalError as exc:
             return REFUSED, Finding(table, "storage", str(exc), jid, seq)
 
@@ -187,7 +196,7 @@ class Receiver:
         if held is None or held[:3] != (jid, seq, parts) or len(held[3]) != part - 1:
             self._parts.pop(table, None)
             raise _Refused("gap", f"part {part} of {parts} of record {seq} without the parts "
-                           "before it")
+                           "before it", missing=seq)
         held[3].append(_b64(m["data"], "data"))
         if sum(len(p) for p in held[3]) > MAX_PARTS_BYTES:
             self._parts.pop(table, None)
@@ -206,7 +215,7 @@ class Receiver:
         journal = self._journal(table, jid)
         if journal is None:
             raise _Refused("gap", f"record {seq} of a journal whose header the archive does "
-                           "not hold")
+                           "not hold", missing=0)
         try:
             wall, mono = float(m["wall_ts"]), float(m["mono_ts"])
         except ValueError:
@@ -223,6 +232,11 @@ class Receiver:
             prev, mine = held
             if record_hash(prev, seq=seq, wall_ts=wall, mono_ts=mono, digest=digest,
                            body=body) == mine == claimed:
+                # Held already, but maybe never acknowledged (an archive killed between its
+                # commit and its acknowledgement): worth acknowledging as a new one is.
+                if not _is_ack(body):
+                    self._news.add((table, jid))
+                    self._dirty.add((table, jid))
                 return DUPLICATE
             raise _Refused("conflict", f"record {seq} differs from the record {seq} the "
                            "archive holds (a rewritten history, or a forgery)")
@@ -230,7 +244,7 @@ class Receiver:
             missing = (f"record {seq - 1} is" if seq - 1 == journal.last_seq + 1 else
                        f"records {journal.last_seq + 1} to {seq - 1} are")
             raise _Refused("gap", f"record {seq} arrived after record {journal.last_seq}: "
-                           f"{missing} missing")
+                           f"{missing} missing", missing=journal.last_seq + 1)
         if record_hash(journal.head, seq=seq, wall_ts=wall, mono_ts=mono, digest=digest,
                        body=body) != claimed:
             raise _Refused("chain", f"record {seq} does not continue the chain: its content "
@@ -242,6 +256,7 @@ class Receiver:
             raise _Refused("malformed", f"record {seq}'s body is not an event ({exc})") \
                 from None
         journal.add(seq, wall=wall, mono=mono, body=body, messages=messages, digest=claimed)
+        self.written_wall[table] = (seq, wall)
         self._dirty.add((table, jid))
         # The station journals every acknowledgement it takes, so each ack is a new record:
         # acknowledging records that are only acks would keep an idle table writing one
@@ -261,11 +276,12 @@ class Receiver:
             created = parse_header(header).created
         except ValueError as exc:
             raise _Refused("malformed", f"the header is not a journal's ({exc})") from None
-        for other in self._open.get(table, {}).values():
-            self.ended.append(self._head(table, other))
+        for other in self._open.get(table, {}):
+            self._ending.add((table, other))
         path = self.root / table / file_name(created, jid)
         journal = ArchivedJournal.create(path, header, jid)
         self._keep(table, jid, journal)
+        self._end_previous(table, path)
         log.info("archive: table %s: journal %s starts (%s)", table, jid.hex()[:16], path)
         return WRITTEN
 
@@ -286,15 +302,40 @@ class Receiver:
                     journal.close()
                     continue
                 self._keep(table, jid, journal)
+                self._end_previous(table, path)
                 return journal
         return None
+
+    def _end_previous(self, table: str, path: Path) -> None:
+        """Once per table and process, acknowledge the journal before ``path`` to its end:
+        one that rotated while the archive was away (or whose end's acknowledgement the
+        station missed) has no other moment to be, and retention waits for it."""
+        if table in self._previous_done:
+            return
+        self._previous_done.add(table)
+        before = sorted(p for p in path.parent.iterdir()
+                        if id_prefix(p) is not None and p.name < path.name)
+        if not before:
+            return
+        try:
+            journal = ArchivedJournal(before[-1])  # verified whole as it opens
+        except JournalError as exc:
+            log.warning("archive: table %s: the journal before %s is not acknowledged: %s",
+                        table, path.name, exc)
+            return
+        if journal.journal_id in self._open.get(table, {}):
+            journal.close()
+            journal = self._open[table][journal.journal_id]
+        else:
+            self._keep(table, journal.journal_id, journal)
+        self._ending.add((table, journal.journal_id))
 
     def _keep(self, table: str, jid: bytes, journal: ArchivedJournal) -> None:
         opened = self._open.setdefault(table, {})
         opened[jid] = journal
         while len(opened) > OPEN_PER_TABLE:
             oldest = next(iter(opened))
-            if (table, oldest) in self._dirty:
+            if (table, oldest) in self._dirty or (table, oldest) in self._ending:
                 break
             opened.pop(oldest).close()
 
@@ -305,22 +346,39 @@ class Receiver:
 
     def commit(self) -> tuple[list[Head], list[Finding]]:
         """Write every queued record (one durable transaction per journal); the heads now
-        on disk, and what could not be written."""
+        on disk, and what could not be written (its journal's queue is dropped: the caller
+        takes those messages again)."""
         heads: list[Head] = []
         failed: list[Finding] = []
-        for table, jid in sorted(self._dirty):
+        for table, jid in sorted(self._dirty | self._ending):
             journal = self._open.get(table, {}).get(jid)
             if journal is None:
+                self._ending.discard((table, jid))
                 continue
             try:
                 journal.commit()
-                if (table, jid) in self._news:
-                    heads.append(self._head(table, journal))
             except JournalError as exc:
                 failed.append(Finding(table, "storage", str(exc), jid.hex(), None))
+                continue
+            if (table, jid) in self._ending:
+                self._ending.discard((table, jid))
+                head = self._head(table, journal)
+                self.ended.append(head)
+                heads.append(head)
+            elif (table, jid) in self._news:
+                heads.append(self._head(table, journal))
         self._dirty.clear()
         self._news.clear()
         return heads, failed
+
+    def forget(self, table: str) -> None:
+        """Drop what is queued for ``table`` and not written (a storage failure): its
+        messages are taken again, in order, when the archive retries."""
+        for jid, journal in self._open.get(table, {}).items():
+            journal.drop_batch()
+            self._dirty.discard((table, jid))
+            self._news.discard((table, jid))
+        self._parts.pop(table, None)
 
     def close(self) -> None:
         for opened in self._open.values():
@@ -328,3 +386,12 @@ class Receiver:
                 journal.drop_batch()
                 journal.close()
         self._open.clear()
+
+
+def _is_ack(body: bytes) -> bool:
+    """Whether a record's body is an ``archived`` command (an acknowledgement journaled)."""
+    try:
+        event = decode_event(body)
+    except ValueError:
+        return False
+    return isinstance(event, Command) and event.action == "archived"

@@ -36,7 +36,17 @@ from station.client.keys import load_keys
 from station.errors import ConfigError
 from station.live.service.credentials import service_signer
 from station.services.archive.config import ArchiveConfig
-from station.services.archive.receiver import REFUSED, WRITTEN, Finding, Head, Receiver
+from station.services.archive.receiver import (
+    DUPLICATE,
+    PART,
+    PROBLEMS,
+    REFUSED,
+    WRITTEN,
+    Finding,
+    Head,
+    Receiver,
+)
+from station.services.archive.stalls import Stall, Stalls
 from station.services.broker.client import connect_persistent, service_client
 from station.wire.messages import iso_ts
 from station.wire.sealing import CREDENTIAL_NAME as SEAL_CREDENTIAL
@@ -51,6 +61,13 @@ BATCH: Final = 1000  # messages checked per commit at most
 RECEIVE_MAX: Final = 2000
 KEYS_RELOAD_S: Final = 10.0
 ALERT_TOPIC: Final = "archive"
+RESEND_EVERY_S: Final = 5.0  # the same gap asked for again after this, then twice as long
+RESEND_MAX_S: Final = 600.0  # ... up to this
+ASKED_KEPT: Final = 4096  # journals whose last resend is remembered
+# Not refusals: the alert that a storage outage is over, and that records arrive late
+# (docs/journal.md).
+RECOVERED: Final = "recovered"
+LAG: Final = "lag"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +103,12 @@ class ArchiveService:
         self._alerted: dict[tuple[str, str], tuple[float, int]] = {}
         self.written = 0
         self.refused = 0
+        self.storage_outages = 0
+        self.resends = 0
+        self._stalls: Stalls[_Incoming] = Stalls()
+        self._partial: dict[str, list[_Incoming]] = {}  # parts of a record not yet whole
+        # resend: (table, journal) -> the seq asked for, when, and the wait before again
+        self._asked: dict[tuple[str, str], tuple[int, float, float]] = {}
         self.client = self._client()
 
     # --- set-up ---------------------------------------------------------------------------
@@ -152,8 +175,10 @@ class ArchiveService:
             self.receiver.close()
 
     def step(self, wait_s: float) -> None:
-        """Take what has arrived (waiting up to ``wait_s`` for the first), write it, then
-        acknowledge it to the broker and, when due, to the stations."""
+        """Take what has arrived (waiting up to ``wait_s`` for the first) and what a table in
+        a storage outage held, once its retry is due; write it; then acknowledge to the
+        broker exactly what is on disk (with everything before it of its table) or refused
+        for good, and, when due, acknowledge to the stations."""
         batch: list[_Incoming] = []
         try:
             first = self._inbox.get(timeout=wait_s) if wait_s > 0 else \
@@ -166,35 +191,93 @@ class ArchiveService:
                     batch.append(more)
         except queue.Empty:
             pass
-        keep = [item for item in batch if self._take(item)]
+        now = time.monotonic()
+        work: list[_Incoming] = []
+        for held in self._stalls.due(now).values():
+            # Those of a lost connection come again from the broker, which never had
+            # their acknowledgement.
+            work.extend(i for i in held if i.generation == self._generation)
+        work.extend(batch)
+        pending: dict[str, list[_Incoming]] = {}  # taken, acknowledged once committed
+        for item in work:
+            table = self._table_of(item.topic)
+            if table in self._stalls:
+                self._stalls.hold(table, item)
+                continue
+            outcome, finding = self._take(table, item)
+            if outcome == PART:
+                # A part is acknowledged with its record, never before it is written.
+                self._partial.setdefault(table, []).append(item)
+            elif outcome in (WRITTEN, DUPLICATE):
+                pending.setdefault(table, []).extend(self._partial.pop(table, []))
+                pending[table].append(item)
+            elif finding is not None and finding.problem == "storage":
+                self._stall(table, finding, now, [*pending.pop(table, []), item])
+            else:
+                # Refused for good: nothing to write, so nothing to wait for (a gap is
+                # asked for again from the station, and the parts before it are void).
+                self._ack([*self._partial.pop(table, []), item])
         heads, failed = self.receiver.commit()
         for finding in failed:
-            self._alert(finding)
+            self._stall(finding.table, finding, now, pending.pop(finding.table, []))
+        for items in pending.values():
+            self._ack(items)
+        for table, stall in self._stalls.recovered():
+            self._recovered(table, stall, now)
+        self._lag(pending)
         for head in heads:
             self._due[(head.table, head.journal)] = head
         for head in self.receiver.ended:
-            self._due[(head.table, head.journal)] = head
             self._send_ack(head)
         self.receiver.ended.clear()
-        if failed:
-            # Not written: not acknowledged either, so the broker sends them again after a
-            # reconnect; the others of the batch are acknowledged.
-            bad_tables = {f.table for f in failed}
-            keep = [i for i in keep if self._table_of(i.topic) not in bad_tables]
-        for item in keep:
+        self._send_acks(force=False)
+
+    def _ack(self, items: list[_Incoming]) -> None:
+        for item in items:
             if item.generation == self._generation and item.qos > 0:
                 self.client.ack(item.mid, item.qos)
-        self._send_acks(force=False)
+
+    def _stall(self, table: str, finding: Finding, now: float,
+               items: list[_Incoming]) -> None:
+        """``table``'s records could not be written: hold them (and the parts of a record
+        not complete) and what follows, unacknowledged, to try again after a backoff."""
+        self.receiver.forget(table)
+        held = [*items, *self._partial.pop(table, [])]
+        if self._stalls.failed(table, finding.detail, now, held):
+            self.storage_outages += 1
+            log.error("archive: table %s: cannot write (%s); its messages are held, not "
+                      "acknowledged, and written when the disk takes them", table,
+                      finding.detail)
+            self._alert(finding, once=True)
+
+    def _recovered(self, table: str, stall: Stall[_Incoming], now: float) -> None:
+        took = now - stall.since
+        detail = (f"writing again after {took:.1f} s ({stall.tries} tries); the records "
+                  "held meanwhile are written")
+        log.warning("archive: table %s: %s", table, detail)
+        self._alert(Finding(table, RECOVERED, detail), once=True)
+
+    def _lag(self, written: dict[str, list[_Incoming]]) -> None:
+        """A table whose newest record written is older than ``archive.max_lag_s`` on the
+        archive's clock: its mirror is behind (alerted as any problem, once per 30 s)."""
+        wall_now = self._clock()
+        limit = self.config.archive.max_lag_s
+        for table in written:
+            last = self.receiver.written_wall.get(table)
+            if last is not None and wall_now - last[1] > limit:
+                self._alert(Finding(table, LAG, f"record {last[0]} arrived "
+                                    f"{wall_now - last[1]:.0f} s after it was journaled, "
+                                    f"more than archive.max_lag_s ({limit:g} s)"))
+        self.receiver.written_wall.clear()
 
     def _table_of(self, topic: str) -> str:
         prefix = self.config.broker.prefix + "/"
         rest = topic[len(prefix):] if topic.startswith(prefix) else topic
         return rest.rsplit("/", 1)[0]
 
-    def _take(self, item: _Incoming) -> bool:
-        """Check and queue one message; whether to acknowledge it to the broker (not when
-        the archive could not store it: the broker then sends it again)."""
-        table = self._table_of(item.topic)
+    def _take(self, table: str, item: _Incoming) -> tuple[str, Finding | None]:
+        """Check and queue one message: the receiver's outcome. A refusal is alerted
+        (a storage failure by the caller, once per outage) and a gap asked for again."""
         if table not in self.receiver.keys and \
                 time.monotonic() - self._keys_loaded > KEYS_RELOAD_S:
             self._keys_loaded = time.monotonic()
@@ -205,11 +288,13 @@ class ArchiveService:
         outcome, finding = self.receiver.take(table, item.payload)
         if outcome == WRITTEN:
             self.written += 1
-        elif outcome == REFUSED and finding is not None:
+        elif outcome == REFUSED and finding is not None and finding.problem != "storage":
             self.refused += 1
             self._alert(finding)
-            return finding.problem != "storage"
-        return True
+            if finding.problem == "gap" and finding.journal is not None and \
+                    finding.missing is not None:
+                self._resend(table, finding.journal, finding.missing)
+        return outcome, finding
 
     # --- acknowledgements and alerts ---------------------------------------------------------
 
@@ -237,15 +322,22 @@ class ArchiveService:
             self._acked[key] = head.seq
             self._due.pop(key, None)
 
-    def _alert(self, finding: Finding) -> None:
-        log.warning("archive: table %s: refused (%s): %s", finding.table, finding.problem,
-                    finding.detail)
+    def _alert(self, finding: Finding, *, once: bool = False) -> None:
+        """Log and publish a refusal, at most once per ``ALERT_EVERY_S`` per table and
+        problem (the others counted in the next); ``once``: the caller says it once (the
+        start and the end of a storage outage), so it always goes."""
         key = (finding.table, finding.problem)
         now = time.monotonic()
         last, held = self._alerted.get(key, (-ALERT_EVERY_S, 0))
-        if now - last < ALERT_EVERY_S:
+        if not once and now - last < ALERT_EVERY_S:
             self._alerted[key] = (last, held + 1)
             return
+        if not once:
+            # The refusals in between are summed in this line and the alert's count.
+            what = f"refused ({finding.problem})" if finding.problem in PROBLEMS else \
+                finding.problem  # lag: not a refusal
+            log.warning("archive: table %s: %s: %s%s", finding.table, what, finding.detail,
+                        f" (and {held} more since the last said)" if held else "")
         self._alerted[key] = (now, 0)
         alert = self.signer.sign({
             "v": 1, "kind": "archive_alert", "table": finding.table,
@@ -253,6 +345,35 @@ class ArchiveService:
             "problem": finding.problem, "detail": finding.detail[:500],
             "journal": finding.journal, "seq": finding.seq, "not_published": held})
         self.client.publish(self.config.broker.topic(finding.table, ALERT_TOPIC), alert, qos=1)
+
+    def _resend(self, table: str, journal: str, seq: int) -> None:
+        """Ask the station for journal ``journal`` again from record ``seq`` (a signed
+        ``resend``, its key the one the station trusts for ``archived``): the gap heals
+        with no one deleting a mark. The same gap again after ``RESEND_EVERY_S``, then after
+        twice as long each time, up to ``RESEND_MAX_S``."""
+        key = (table, journal)
+        now = time.monotonic()
+        asked = self._asked.get(key)
+        wait = RESEND_EVERY_S
+        if asked is not None and asked[0] == seq:
+            if now - asked[1] < asked[2]:
+                return
+            # Asked before and still missing (a station that no longer holds it refuses,
+            # and alerts, each time): ask again less and less often.
+            wait = min(RESEND_MAX_S, asked[2] * 2)
+        self._asked.pop(key, None)
+        self._asked[key] = (seq, now, wait)
+        while len(self._asked) > ASKED_KEPT:
+            del self._asked[next(iter(self._asked))]
+        name = self.config.archive.name
+        command = self.signer.sign({
+            "v": 1, "id": f"{name}:{journal[:16]}:resend:{seq}:{secrets.token_hex(4)}",
+            "table": table, "ts": iso_ts(self._clock()), "action": "resend", "actor": name,
+            "journal": journal, "seq": seq})
+        self.client.publish(self.config.broker.topic(table, "commands"), command, qos=1)
+        self.resends += 1
+        log.info("archive: table %s: asked for journal %s again from record %d", table,
+                 journal[:16], seq)
 
     @property
     def connected(self) -> bool:

@@ -137,7 +137,7 @@ class ArchivedJournal:
             self.last_seq = self.synced_seq
             self.head = self._hash_of(self.synced_seq)
             raise JournalError(f"{self.path}: cannot write records {batch[0][0]} to "
-                               f"{batch[-1][0]} ({exc}); they are taken again from the broker"
+                               f"{batch[-1][0]} ({exc}); they are held and written when it can"
                                ) from exc
         self.synced_seq = self.last_seq
         if self._witness is not None:

@@ -28,6 +28,7 @@ from station.wire.alerts import STATION_ALERTS, AlertKind, kinds_by_name
 # a table's messages and from what is wrong with the table's stream.
 SHUFFLE_WAITING: Final = "shuffle_check_waiting"
 _STREAM: Final = "station.services.pit.model (the client library's findings)"
+_ARCHIVE: Final = "station.services.pit.model (the archive's signed alerts)"
 PIT_ALERTS: Final[tuple[AlertKind, ...]] = (
     AlertKind("pause", "station.services.pit.model (a pause, or a status naming one)", 0,
               {"en": "Paused", "zh": "暂停"}),
@@ -44,6 +45,16 @@ PIT_ALERTS: Final[tuple[AlertKind, ...]] = (
               {"en": "Shuffle check waiting", "zh": "洗牌待确认"}),
     AlertKind("config_changed", "station.services.pit.model (a config_changed message)", 3,
               {"en": "Config changed", "zh": "配置已更改"}),
+    # The archive's alerts (station.services.pit.archivealerts): the table's evidence.
+    AlertKind("archive_storage", _ARCHIVE, 1,
+              {"en": "Archive cannot write", "zh": "归档无法写入"}),
+    AlertKind("archive_gap", _ARCHIVE, 1,
+              {"en": "Archive gap, asked again", "zh": "归档缺失待补发"}),
+    AlertKind("archive_refused", _ARCHIVE, 1,
+              {"en": "Archive refused the mirror", "zh": "归档拒收日志镜像"}),
+    AlertKind("archive_recovered", _ARCHIVE, 3,
+              {"en": "Archive writing again", "zh": "归档已恢复写入"}),
+    AlertKind("archive_lag", _ARCHIVE, 1, {"en": "Archive behind", "zh": "归档滞后"}),
 )
 # Every kind the pit shows: the station's and its own, one declaration each.
 KINDS: Final = kinds_by_name(STATION_ALERTS, PIT_ALERTS)
@@ -53,7 +64,8 @@ STREAM_KINDS: Final = tuple(kind.name for kind in PIT_ALERTS if kind.raised_by =
 # the second group.
 URGENCY: Final = {kind.name: kind.urgency for kind in KINDS.values()}
 OTHER_URGENCY: Final = 1
-COUNTED: Final = (*STREAM_KINDS, "offline")
+COUNTED: Final = (*STREAM_KINDS, "offline", "archive_storage", "archive_gap",
+                  "archive_refused", "archive_lag")
 MAX_ALERTS: Final = 2000  # kept in memory; the journal keeps them all
 DETAIL_MAX: Final = 600
 

@@ -31,9 +31,14 @@ TAKE_MAX: Final = 2000  # messages handed to the loop per batch
 
 
 class PitBroker:
-    def __init__(self, config: PitConfig, wake: Callable[[], None]) -> None:
+    def __init__(self, config: PitConfig, wake: Callable[[], None],
+                 changed: Callable[[], None] | None = None) -> None:
         self.config = config
         self._wake = wake
+        self._changed = changed or (lambda: None)  # the link went up or down
+        # Since when (epoch s) the pit has no broker: from the start until it first connects,
+        # and from each loss until it is back; None while connected.
+        self.lost_since: float | None = time.time()
         self._lock = threading.Lock()
         self._inbox: deque[tuple[str, bytes, bool, float]] = deque()
         self.dropped = 0
@@ -83,16 +88,21 @@ class PitBroker:
             log.warning("pit: %s refused the connection: %s", where, reason)
             return
         self.connected = True
+        self.lost_since = None
         self._said_down = False
         log.info("pit: connected to %s", where)
         client.subscribe([(t, QOS) for t in self.config.events_topics()])
+        self._changed()
 
     def _on_disconnect(self, client: paho.Client, userdata: Any, flags: Any, reason: Any,
                        properties: Any) -> None:
         self.connected = False
+        if self.lost_since is None:
+            self.lost_since = time.time()
         if not self._said_down:
             self._said_down = True
             log.warning("pit: lost the broker (%s); reconnecting", reason)
+        self._changed()
 
     def _on_subscribe(self, client: paho.Client, userdata: Any, mid: int, reasons: Any,
                       properties: Any) -> None:

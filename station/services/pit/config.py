@@ -30,7 +30,7 @@ from station.settings.yamlload import load_yaml
 # The broker keeps the pit's session (the tables' messages queued) this long while it is away.
 SESSION_EXPIRY_S: Final = 3600
 PIT_KEYS: Final = ("name", "host", "port", "signing_key_file", "pins_file", "journal",
-                   "language", "answer_timeout_s")
+                   "language", "answer_timeout_s", "archive_key_file")
 
 
 def load_pit_config(path: Path, *, keys_must_exist: bool = True) -> PitConfig:
@@ -64,8 +64,11 @@ def _pit(sec: Section) -> PitSettings:
     if timeout < ANSWER_TIMEOUT_MIN_S:
         sec.fail("pit.answer_timeout_s", f"{timeout:g} s is too short for a table to answer "
                  f"over the broker; {timeout_fix} (at least {ANSWER_TIMEOUT_MIN_S:g})")
+    archive = sec.path_("archive_key_file", None, "the archive's public key (PEM), e.g. "
+                        "keys/archive.pub.pem")
     return replace(
         d, name=name, host=host, port=port,
+        archive_key_file=None if archive is None else sec.path.parent / archive,
         signing_key_file=None if key is None else secret_path(sec, "signing_key_file", key),
         pins_file=None if pins is None else sec.path.parent / pins,
         journal=Path(journal),

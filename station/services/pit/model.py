@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Final, Protocol
 
 import orjson
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from station.client import (
     Applied,
@@ -31,6 +32,7 @@ from station.client import (
     Unreadable,
 )
 from station.services.pit.alerts import SHUFFLE_WAITING, Alert, AlertBook
+from station.services.pit.archivealerts import CLEARS, read_alert
 from station.services.pit.views import TableLog
 from station.wire.ratelimit import Budget
 
@@ -109,9 +111,14 @@ def named_ids(m: Mapping[str, Any]) -> list[str]:
     return [i for t in texts if isinstance(t, str) for i in _NAMED.findall(t)]
 
 
+ARCHIVE_SUFFIX: Final = "/archive"  # <prefix>/<table>/archive: the archive's alerts
+
+
 class PitModel:
-    def __init__(self, floor: Floor, recorder: Recorder, *, first_alert_id: int = 1) -> None:
+    def __init__(self, floor: Floor, recorder: Recorder, *, first_alert_id: int = 1,
+                 archive_key: Ed25519PublicKey | None = None) -> None:
         self.floor = floor
+        self.archive_key = archive_key  # pit.archive_key_file's: the archive's alerts
         self.recorder = recorder
         self.alerts = AlertBook(first_alert_id)
         self.extra: dict[str, Extra] = {t: Extra() for t in floor.tables}
@@ -149,6 +156,9 @@ class PitModel:
                retained: bool = False) -> None:
         """One payload as it came off the broker at ``at`` (ISO) / ``received`` (epoch s)."""
         self.messages += 1
+        if topic.endswith(ARCHIVE_SUFFIX) and self.archive_key is not None:
+            self._archive(topic, payload, at, received)
+            return
         for finding in self.floor.feed(topic, payload):
             self._finding(finding, topic, payload, at, received=received, retained=retained)
 
@@ -177,6 +187,24 @@ class PitModel:
                 parts = topic.split("/")
                 table = parts[-2] if len(parts) >= 2 else topic
                 self._problem(table, "schema", f"on {topic[:200]!r}: {f.detail}", at, received)
+
+    def _archive(self, topic: str, payload: bytes, at: str, received: float) -> None:
+        """An alert of the archive's (station.services.pit.archivealerts): raised on its
+        table; one that does not verify is the table's ``schema`` problem, like any."""
+        assert self.archive_key is not None
+        parts = topic.split("/")
+        table = parts[-2] if len(parts) >= 2 else topic
+        got = read_alert(table, payload, self.archive_key)
+        if isinstance(got, str):
+            self._problem(table, "schema", f"on {topic[:200]!r}: {got}", at, received)
+            return
+        if table not in self.floor.tables:
+            self._problem(table, "unknown_table", f"no public key for table {table!r}: not "
+                          "trusted", at, received)
+            return
+        for kind in CLEARS.get(got.kind, ()):
+            self._clear(table, kind, at)
+        self._raise(table, got.kind, got.detail, f"archive {got.archive}", at)
 
     def _problem(self, table: str, kind: str, detail: str, at: str, received: float) -> None:
         self.problems += 1

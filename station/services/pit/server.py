@@ -176,7 +176,7 @@ class PitServer:
     # --- reading ----------------------------------------------------------------------------
     async def tables(self, request: web.Request) -> web.StreamResponse:
         s = self.service
-        return answer(views.tables_body(s.model, s.config.pit.name, now_iso()))
+        return answer(views.tables_body(s.model, s.config.pit.name, now_iso(), s.link()))
 
     async def table(self, request: web.Request) -> web.StreamResponse:
         table = request.match_info["table"]
@@ -231,7 +231,7 @@ class PitServer:
         feed = self.service.feed
         s = self.service
         try:
-            first = orjson.dumps(views.tables_body(s.model, s.config.pit.name, now_iso()))
+            first = orjson.dumps(views.tables_body(s.model, s.config.pit.name, now_iso(), s.link()))
             cursor = feed.seq
             await self._write(resp, out, b"retry: 1000\n\nevent: tables\ndata: %s\n\n" % first)
             while True:

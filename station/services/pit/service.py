@@ -37,7 +37,12 @@ ANSWER_WAIT_S: Final = 3.0  # how long a command's request waits for the table's
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return iso_of(time.time())
+
+
+def iso_of(epoch_s: float) -> str:
+    return datetime.fromtimestamp(epoch_s, UTC).isoformat(
+        timespec="milliseconds").replace("+00:00", "Z")
 
 
 class PitService:
@@ -47,7 +52,10 @@ class PitService:
         keys = load_keys(config.keys_dir)
         self.journal = PitJournal(config.pit.journal)
         floor = Floor(keys, validate=schema_validator())
-        self.model = PitModel(floor, self.journal, first_alert_id=self.journal.next_alert_id())
+        archive_key = (None if config.pit.archive_key_file is None
+                       else load_public_key(config.pit.archive_key_file))
+        self.model = PitModel(floor, self.journal, first_alert_id=self.journal.next_alert_id(),
+                              archive_key=archive_key)
         self.feed = Feed()
         self._bad_keys: dict[Path, float] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -55,7 +63,7 @@ class PitService:
         self._inbox = asyncio.Event()
         self._dirty = asyncio.Event()
         self._tiles = b""
-        self.broker = PitBroker(config, self._wake)
+        self.broker = PitBroker(config, self._wake, self._link_changed)
 
     # --- life -------------------------------------------------------------------------------
     async def run(self, stop: asyncio.Event, rescan: asyncio.Event) -> None:
@@ -77,6 +85,20 @@ class PitService:
     def close(self) -> None:
         """After the pages stopped: nothing writes to the journal any more."""
         self.journal.close()
+
+    def _link_changed(self) -> None:
+        """From paho's thread: the pages hear at once that the pit lost (or has) the broker."""
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self.poke)
+
+    def link(self) -> views.Link:
+        """The pit's own link to the broker, for the floor's banner and its stale tiles."""
+        lost = self.broker.lost_since
+        return views.Link(lost is None, None if lost is None else iso_of(lost),
+                          float(self.config.broker.keepalive_s),
+                          lost is not None and time.time() - lost > self.config.broker.keepalive_s)
 
     def _wake(self) -> None:
         """From paho's thread: wake the loop once per burst."""
@@ -134,7 +156,7 @@ class PitService:
         changed = self.model.take_changed()
         if not changed:
             return
-        body = views.tables_body(self.model, self.config.pit.name, now_iso())
+        body = views.tables_body(self.model, self.config.pit.name, now_iso(), self.link())
         tiles = orjson.dumps(body["tables"])
         if tiles != self._tiles:
             self._tiles = tiles

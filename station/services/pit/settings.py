@@ -29,6 +29,9 @@ class PitSettings:
     # A command the table has not answered within this is marked unanswered (docs/pit.md);
     # an answer that comes later still fills it in.
     answer_timeout_s: float = ANSWER_TIMEOUT_S
+    # The archive's public key (PEM): with it the pit takes the archive's signed alerts
+    # (``<prefix>/+/archive``, docs/journal.md) and shows them; None: it does not subscribe.
+    archive_key_file: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +46,10 @@ class PitConfig:
         return self.broker.client_id_or(f"pit-{self.pit.name}")
 
     def events_topics(self) -> list[str]:
-        return [self.broker.topic("+", "events"), self.broker.topic("+", "status")]
+        topics = [self.broker.topic("+", "events"), self.broker.topic("+", "status")]
+        if self.pit.archive_key_file is not None:
+            topics.append(self.broker.topic("+", "archive"))
+        return topics
 
     def command_topic(self, table: str) -> str:
         return self.broker.topic(table, "commands")

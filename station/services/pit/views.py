@@ -301,14 +301,35 @@ def tile_order(t: Mapping[str, Any]) -> tuple[Any, ...]:
     return (first, natural_key(t["table"]))
 
 
+@dataclass(frozen=True, slots=True)
+class Link:
+    """The pit's own link to the broker: whether it is up, since when it is not (ISO), and
+    whether that is past the keep-alive, when what the tiles say may no longer be so."""
+
+    connected: bool = True
+    lost_since: str | None = None
+    stale_after_s: float = 30.0
+    stale: bool = False
+
+    def json(self) -> dict[str, Any]:
+        return {"connected": self.connected, "lost_since": self.lost_since,
+                "stale_after_s": self.stale_after_s, "stale": self.stale,
+                "say": {lang: words.link(self.connected, lang) for lang in words.LANGUAGES}}
+
+
 def floor_view(pit: str, ts: str, tables: Iterable[tuple[TableState, Seen]],
-               alerts: Iterable[AlertRecord]) -> dict[str, Any]:
-    """``GET /api/tables``: every trusted table's tile, needing-first."""
+               alerts: Iterable[AlertRecord], link: Link | None = None) -> dict[str, Any]:
+    """``GET /api/tables``: every trusted table's tile, needing-first, and the pit's link
+    to the broker (``broker``): with it lost past the keep-alive every tile is ``stale``."""
+    link = link or Link()
     by_table: dict[str, list[AlertRecord]] = {}
     for a in alerts:
         by_table.setdefault(a.table, []).append(a)
     tiles = [tile(state, by_table.get(state.table, []), seen) for state, seen in tables]
-    return {"pit": pit, "ts": ts, "tables": sorted(tiles, key=tile_order)}
+    for t in tiles:
+        t["stale"] = link.stale
+    return {"pit": pit, "ts": ts, "broker": link.json(),
+            "tables": sorted(tiles, key=tile_order)}
 
 
 # --- a table's detail -------------------------------------------------------------------------
@@ -462,10 +483,10 @@ def _seen(extra: Extra) -> Seen:
     return Seen(extra.last_seen, extra.lag_s)
 
 
-def tables_body(model: Model, pit: str, ts: str) -> dict[str, Any]:
+def tables_body(model: Model, pit: str, ts: str, link: Link | None = None) -> dict[str, Any]:
     """``GET /api/tables`` (and the ``tables`` event) from the service's model."""
     return floor_view(pit, ts, [(model.state(t), _seen(model.extra[t])) for t in model.tables()],
-                      model.alerts)
+                      model.alerts, link)
 
 
 def table_body(model: Model, table: str) -> dict[str, Any]:

@@ -210,7 +210,14 @@ def actor(who: str | None, language: str) -> str:
         return ""
     if who in STATION_ACTOR:
         return STATION_ACTOR[who][1 if language == "zh" else 0]
+    if who.startswith(ARCHIVE_ACTOR):
+        # The archive's alerts (station.services.pit.archivealerts): "archive <its name>".
+        name = who.removeprefix(ARCHIVE_ACTOR)
+        return f"归档服务 {name}" if language == "zh" else f"the archive {name}"
     return actor_zh(who) if language == "zh" else who
+
+
+ARCHIVE_ACTOR: Final = "archive "
 
 
 def alert_detail(kind: str, detail: str, language: str, by: str | None = None) -> str:
@@ -329,3 +336,14 @@ def stats_words(language: str) -> dict[str, dict[str, str]]:
     return {"raised": {k: v[i] for k, v in STATS_RAISED.items()},
             "reasons": {k: v[i] for k, v in STATS_REASON.items()},
             "columns": {k: v[i] for k, v in STATS_COLUMN.items()}}
+
+
+# The floor's banner when the pit itself has lost the broker (views.Link): then no table's
+# tile can be trusted to say what the table does now.
+LINK_LOST: Final = ("The pit has lost the broker: tables are not updated; what the tiles say "
+                    "may be old", "巡场系统与消息服务器断开：牌桌未更新，显示内容可能已过时")
+
+
+def link(connected: bool, language: str) -> str:
+    """The banner's words ("" while connected)."""
+    return "" if connected else LINK_LOST[1 if language == "zh" else 0]

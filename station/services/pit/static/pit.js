@@ -455,9 +455,23 @@ function fitFloor() {
   for (const e of document.querySelectorAll("#tiles .fit")) fitText(e);
 }
 window.addEventListener("resize", fitFloor);
+// The pit's own link to the broker: a banner while it is lost, and the tiles marked stale
+// once it has been lost past the keep-alive (on the pit's clock, ticking).
+let link = null;
+function renderLink() {
+  const banner = $("link-lost");
+  if (!banner) return;
+  const lost = link && !link.connected;
+  banner.hidden = !lost;
+  if (lost) setText(banner, (link.say && (link.say[lang] || link.say.en)) || "");
+  const stale = !!lost && (link.stale ||
+    (link.lost_since && now() - Date.parse(link.lost_since) > link.stale_after_s * 1000));
+  for (const [, t] of tiles) t.a.classList.toggle("link-stale", stale);
+}
 function renderFloor(body) {
   syncClock(body.ts);
   window.__renders += 1;
+  link = body.broker || null;
   setText($("pit-name"), body.pit || L.title);
   const need = body.tables.filter((x) => x.needs.length).length;
   setText($("summary"), L.tables(body.tables.length, need));
@@ -472,6 +486,7 @@ function renderFloor(body) {
   for (const [id, t] of tiles) {
     if (!seen.has(id)) { t.a.remove(); tiles.delete(id); }
   }
+  renderLink();
   fitFloor();
 }
 
@@ -762,6 +777,7 @@ function tick() {
   const two = (n) => String(n).padStart(2, "0");
   setText($("clock"), `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`);
   for (const e of document.querySelectorAll(".since")) tickOne(e);
+  if (page === "floor") renderLink();
 }
 applyLanguage();
 setText($("conn"), L.down);
