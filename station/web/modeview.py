@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from station.settings.languages import language as language_of
 from station.table.machine import Phase
 from station.table.station import Station
 from station.web.words import notice_zh
@@ -65,7 +66,7 @@ def mode_view(station: Station, language: str) -> dict[str, Any]:
     rules = station.rules
     d = station.dealing
     due = station.deadlines
-    zh = language == "zh"
+    zh = language_of(language).chinese
     betting: dict[str, Any] = {
         "mode": rules.betting,
         "betting_s": rules.betting_s if rules.betting == "timer" else None,

@@ -17,134 +17,18 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from station.table.msg import msg
 from station.table.procedures import HELD_BY_DEALER, PAUSE_WORDS
+from station.table.station import SUPERVISOR_CHOICE_IDS, SUPERVISOR_CHOICES
+from station.web.catalogue import render
 from station.web.devicenames import device
 
 _Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
 
 _HAND = {"PLAYER": "闲家", "BANKER": "庄家", "player": "闲", "banker": "庄"}
-_WINNER = {"PLAYER WINS": "闲赢", "BANKER WINS": "庄赢", "TIE": "和局"}
-_CUT_OUT_EN = "CUT CARD OUT: this round is the last"
-# A length as station.table.outputs.duration_words says it ("40 s", "5 min", "1 min 30 s"):
-# the minutes, then the seconds, either one absent.
-_DURATION = r"(?:(\d+) min(?: (\d+) s)?|(\d+) s)"
+# The supervisor's choices on a pause, English to message id (exact, for the pit's copy).
+_CHOICE_IDS = {SUPERVISOR_CHOICES[p]: SUPERVISOR_CHOICE_IDS[p] for p in SUPERVISOR_CHOICE_IDS}
 
-
-def _duration_zh(minutes: str | None, rest: str | None, seconds: str | None) -> str:
-    """``_DURATION``'s groups in Chinese: 5分钟, 1分30秒, 40秒."""
-    if minutes is None:
-        return f"{seconds}秒"
-    return f"{minutes}分{rest}秒" if rest else f"{minutes}分钟"
-_CUT_OUT_ZH = "切牌已出：本局为最后一局"
-_END_ASKED_EN = "END SHOE asked for: this round is the last"
-_END_ASKED_ZH = "已请求结束牌靴：本局为最后一局"
-_PLAYER_ASKED_EN = "NEW SHOE asked for by the player: this round is the last"
-_PLAYER_ASKED_ZH = "玩家已请求新牌靴：本局为最后一局"
-_LAST_ZH = {_CUT_OUT_EN: _CUT_OUT_ZH, _END_ASKED_EN: _END_ASKED_ZH,
-            _PLAYER_ASKED_EN: _PLAYER_ASKED_ZH}
-_FACE_DOWN_ZH = "（牌面朝下）"
-
-
-_SKIPPED_EN = "SKIPPED by the player: deal face up, no bets"
-_SKIPPED_ZH = "玩家飞牌：牌面朝上派牌，不接受投注"
-
-
-def _round_tag(text: str) -> str:
-    """``ROUND 3``, ``ROUND 3 - CUT CARD OUT: ...`` and/or ``... - SKIPPED by the player: ...``
-    as the station words it."""
-    m = re.fullmatch(r"ROUND (\d+)(?: - (" + re.escape(_CUT_OUT_EN) + "|"
-                     + re.escape(_END_ASKED_EN) + "|" + re.escape(_PLAYER_ASKED_EN)
-                     + r"))?( - " + re.escape(_SKIPPED_EN) + r")?",
-                     text)
-    if m is None:
-        return text
-    return (f"第{m[1]}局" + (f" - {_LAST_ZH[m[2]]}" if m[2] else "")
-            + (f" - {_SKIPPED_ZH}" if m[3] else ""))
-
-
-def _result(m: re.Match[str]) -> str:
-    return (f"第{m['round']}局：闲{m['p']}点 庄{m['b']}点，"
-            f"{_WINNER.get(m['head'], m['head'])}")
-
-
-_TEXT: list[_Rule] = [
-    (re.compile(r"DEAL (PLAYER|BANKER) CARD (\d)( FACE DOWN)?"),
-     lambda m: f"派{_HAND[m[1]]}第{m[2]}张牌" + _FACE_DOWN_ZH * bool(m[3])),
-    (re.compile(r"DEAL (PLAYER|BANKER) THIRD CARD( FACE DOWN)?"),
-     lambda m: f"{_HAND[m[1]]}补第三张牌" + _FACE_DOWN_ZH * bool(m[2])),
-    # The table modes (station.table.modes): who runs betting, the squeeze's and VIP's reveals.
-    (re.compile(r"ROUND (\d+): BETTING OPEN - do not deal; betting closes by itself in "
-                r"([\d.]+) s"), lambda m: f"第{m[1]}局：下注中 - 请勿派牌；{m[2]}秒后自动停止下注"),
-    (re.compile(r"ROUND (\d+): BETTING OPEN - do not deal; the game server closes betting"),
-     lambda m: f"第{m[1]}局：下注中 - 请勿派牌；由游戏服务器停止下注"),
-    (re.compile(r"ROUND (\d+): WAIT - the game server opens betting( - "
-                + re.escape(_CUT_OUT_EN) + r")?"),
-     lambda m: f"第{m[1]}局：请等待 - 由游戏服务器开始下注"
-     + (f" - {_CUT_OUT_ZH}" if m[2] else "")),
-    (re.compile(r"ROUND (\d+): WAIT - betting opens by itself( - "
-                + re.escape(_CUT_OUT_EN) + r")?"),
-     lambda m: f"第{m[1]}局：请等待 - 系统自动开始下注"
-     + (f" - {_CUT_OUT_ZH}" if m[2] else "")),
-    (re.compile(r"REVEAL (PLAYER|BANKER) (CARDS|THIRD CARD): wait, do not deal"),
-     lambda m: f"{_HAND[m[1]]}开牌" + ("（第三张牌）" if m[2] == "THIRD CARD" else "")
-     + "：请等待，勿派牌"),
-    (re.compile(r"SHOE CLOSED (?:after round (\d+)|before any round): the player asked for a "
-                r"new shoe - discard the rest, start a NEW SHOE \((?:(NEW SHOE LATE, supervisor "
-                r"alerted)|within " + _DURATION + r")\)"),
-     lambda m: (f"第{m[1]}局后牌靴结束" if m[1] else "牌靴未开局即结束")
-     + "：玩家请求新牌靴 - 弃掉余牌，开始新牌靴"
-     + ("（新牌靴逾时，已通知主管）" if m[2] else f"（请在{_duration_zh(m[3], m[4], m[5])}内）")),
-    (re.compile(r"ROUND (\d+): BETTING OPEN - do not deal; press CLOSE BETTING when bets are "
-                r"in"), lambda m: f"第{m[1]}局：下注中 - 请勿派牌；下注完毕按“停止下注”"),
-    (re.compile(r"ROUND (\d+): OPEN BETTING( - " + re.escape(_CUT_OUT_EN) + r")?"),
-     lambda m: f"第{m[1]}局：开始下注" + (f" - {_CUT_OUT_ZH}" if m[2] else "")),
-    (re.compile(r"BURN: draw and show the first card"), lambda m: "烧牌：抽出并亮出第一张牌"),
-    (re.compile(r"BURN (\d+) MORE FACE DOWN"), lambda m: f"再烧{m[1]}张牌（牌面朝下）"),
-    (re.compile(r"NEW SHOE: shuffle, insert the cut card, press NEW SHOE"),
-     lambda m: "新牌靴：洗牌，插入切牌，按“新牌靴”"),
-    # Table procedures (station.table.procedures): the supervisor's shuffle check (seed 003).
-    (re.compile(r"SHUFFLE CHECK: supervisor confirms the shuffle and places the cut card"),
-     lambda m: "洗牌确认：由主管确认洗牌结果并插入切牌"),
-    (re.compile(r"SHOE CLOSED (?:after round (\d+)|before any round): discard the rest, start "
-                r"a NEW SHOE"),
-     lambda m: (f"第{m[1]}局后牌靴结束" if m[1] else "牌靴未开局即结束")
-     + "：弃掉余牌，开始新牌靴"),
-]
-
-_DETAIL: list[_Rule] = [
-    (re.compile(r"round (?P<round>\d+): PLAYER (?P<p>\d) BANKER (?P<b>\d), "
-                r"(?P<head>TIE|PLAYER WINS|BANKER WINS)"), _result),
-    (re.compile(r"round (\d+) VOID"), lambda m: f"第{m[1]}局作废"),
-    (re.compile(r"(.+): player (\d) draws"),
-     lambda m: f"{_round_tag(m[1])}：闲家{m[2]}点，补牌"),
-    (re.compile(r"(.+): banker (\d) draws on player third card (\d)(?: \(draws on ([\d,]+)\))?"),
-     lambda m: f"{_round_tag(m[1])}：庄家{m[2]}点，闲家第三张牌为{m[3]}，庄家补牌"
-     + (f"（{m[4]}时补）" if m[4] else "")),
-    (re.compile(r"(.+): player stood, banker (\d) draws"),
-     lambda m: f"{_round_tag(m[1])}：闲家不补，庄家{m[2]}点补牌"),
-    (re.compile(r"(\S\S\S?) shown"), lambda m: f"亮牌 {m[1]}"),
-    (re.compile(re.escape(_CUT_OUT_EN)), lambda m: _CUT_OUT_ZH),
-    (re.compile(re.escape(_END_ASKED_EN)), lambda m: _END_ASKED_ZH),
-    (re.compile(re.escape(_PLAYER_ASKED_EN)), lambda m: _PLAYER_ASKED_ZH),
-    (re.compile(r"supervisor: resume continues the round, void refunds it"),
-     lambda m: "主管：恢复则继续本局，作废则退还本局投注"),
-    (re.compile(r"supervisor: resume continues the burn, void abandons the shoe"),
-     lambda m: "主管：恢复则继续烧牌，作废则放弃本牌靴"),
-    (re.compile(r"do not deal"), lambda m: "请勿派牌"),
-    (re.compile(r"supervisor: resume or void sets the card aside; the shuffle check is still "
-                r"due"), lambda m: "主管：恢复或作废都将此牌放在一旁；仍须确认洗牌"),
-    (re.compile(r"supervisor: resume or void sets the card aside and goes on"),
-     lambda m: "主管：恢复或作废都将此牌放在一旁并继续"),
-    (re.compile(r"supervisor: resume or void sets the card aside"),
-     lambda m: "主管：恢复或作废都将此牌放在一旁"),
-    (re.compile(r"(.+): the player opens the cards, or press REVEAL; the system opens them "
-                r"([\d.]+) s after betting closed"),
-     lambda m: f"{_round_tag(m[1])}：由玩家开牌，或按“开牌”；停止下注{m[2]}秒后系统自动开牌"),
-    (re.compile(r"(.+): the player squeezes, or press REVEAL; revealed by itself after "
-                r"([\d.]+) s"),
-     lambda m: f"{_round_tag(m[1])}：玩家咪牌，或按“开牌”；{m[2]}秒后自动开牌"),
-    (re.compile(r"ROUND \d+(?: - .*)?"), lambda m: _round_tag(m[0])),
-]
 
 # Why a card was not due (``station.table.machine.Dealing._why_not_due``).
 NOT_DUE: list[_Rule] = [
@@ -298,13 +182,11 @@ def apply_rules(rules: list[_Rule], text: str) -> str | None:
     return None
 
 
-def prompt_zh(text: str) -> str:
-    """The instruction in Chinese; unknown wording is returned as it is."""
-    return apply_rules(_TEXT, text) or text
-
-
 def detail_zh(text: str) -> str:
-    return apply_rules(_DETAIL, text) or text
+    """A supervisor's choice on a pause (``station.table.station.SUPERVISOR_CHOICES``, as the
+    pit reads it off the wire) in Chinese, by exact lookup of its message id."""
+    said = _CHOICE_IDS.get(text)
+    return render(msg(said), "zh-Hans") if said else text
 
 
 def action_zh(text: str) -> str:
@@ -507,30 +389,3 @@ def notice_zh(text: str) -> str:
     """A notice, a refusal or a refusal's reason in Chinese (the table modes' and the
     station's commands'); unknown wording is returned as it is."""
     return apply_rules(_NOTICES, text) or apply_rules(_WHY, text) or dealer_zh(text)
-
-
-# The station's instruction names a timer's configured length ("betting closes by itself in
-# 15 s"); beside the page's live countdown of the same timer that figure contradicts it
-# ("15 s" next to "2 s"). While a countdown shows, the page shows the instruction with the
-# figure taken out and the countdown named instead (docs/display.md: one countdown per timer).
-_LIVE: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"betting closes by itself in [\d.]+ s"),
-     "betting closes by itself when the countdown ends"),
-    (re.compile(r"[\d.]+秒后自动停止下注"), "倒计时结束自动停止下注"),
-    (re.compile(r"revealed by itself after [\d.]+ s"),
-     "revealed by itself when the countdown ends"),
-    (re.compile(r"[\d.]+秒后自动开牌"), "倒计时结束自动开牌"),
-    (re.compile(r"the system opens them [\d.]+ s after betting closed"),
-     "the system opens them when the countdown ends"),
-    (re.compile(r"停止下注[\d.]+秒后系统自动开牌"), "倒计时结束系统自动开牌"),
-    (re.compile(r" \(within " + _DURATION + r"\)"), ""),
-    (re.compile(r"（请在(?:\d+分钟|\d+分\d+秒|\d+秒)内）"), ""),
-]
-
-
-def without_timer_figures(text: str) -> str:
-    """``text`` (English or Chinese) with each timer's configured length taken out, for a page
-    that shows the same timer counting down beside it."""
-    for pattern, said in _LIVE:
-        text = pattern.sub(said, text)
-    return text
