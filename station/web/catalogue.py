@@ -82,7 +82,20 @@ def render(msg: Msg, tag: str) -> str:
     count = dict(msg.params).get("count")
     text = (t.ungettext(msg.id, msg.id, count) if isinstance(count, int)
             else t.ugettext(msg.id))
-    return text.format_map(params) if params else text
+    return text.format_map(_Params(params)) if params else text
+
+
+class _Params(dict[str, str]):
+    """``{x}`` is the parameter x; ``{X}`` (its first letter a capital) the same with its
+    first letter a capital, for a parameter that begins an English sentence (``{Device} is
+    back``: "The card scanner is back")."""
+
+    def __missing__(self, key: str) -> str:
+        low = key[:1].lower() + key[1:]
+        if low != key and low in self:
+            said = self[low]
+            return said[:1].upper() + said[1:]
+        raise KeyError(key)
 
 
 def ids(tag: str, side: str = "station") -> frozenset[str]:

@@ -8,15 +8,22 @@ the notices (station.web.words) and the page's script, which gets them from the 
 from __future__ import annotations
 
 from station.settings.languages import LANGUAGES
+from station.table.msg import Msg, msg
 from station.web.catalogue import text
 
 # Devices named in plain words; an unknown name (a site's own) is kept as an id.
 DEVICE_IDS = ("scanner", "sim-shoe", "camera", "cut-sensor", "upstream", "journal")
+_DEVICE_IDS = {name: f"device.{name}" for name in DEVICE_IDS}
 
 
 def device_in(name: str, tag: str) -> str:
     """``name``'s plain words in the language ``tag``; an unknown device as its id."""
     return text(f"device.{name}", tag) if name in DEVICE_IDS else name
+
+
+def device_msg(name: str) -> Msg | str:
+    """``name`` as a message parameter: its id's words, or an unknown device's own name."""
+    return msg(_DEVICE_IDS[name]) if name in _DEVICE_IDS else name
 
 
 def device(name: str, zh: bool) -> str:

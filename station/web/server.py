@@ -36,11 +36,11 @@ from station.web.devicenames import page_names
 from station.web.display import WebControl
 from station.web.hub import Hub
 from station.web.modeview import REVEAL, VIP_ACTIONS
+from station.web.notices import notice_words
 from station.web.pins import PinChecker, Verdict
 from station.web.roadpanel import panel_shape, panel_svg
 from station.web.site import GuardedSite, Keeper, guarded
 from station.web.view import roads_svg
-from station.web.words import notice_zh
 from station.wire.ratelimit import Budget, Every, Tally, retry_after_s
 
 log = logging.getLogger(__name__)
@@ -450,8 +450,9 @@ class WebServer:
         if refused is None:
             self.budget.give_back(source, time.monotonic())
         if refused is not None:
-            zh: dict[str, Any] = ({"zh": notice_zh(refused)}
-                                  if language_of(str(view.get("language", "en"))).chinese else {})
+            lang = language_of(str(view.get("language", "en")))
+            zh: dict[str, Any] = ({"zh": notice_words(refused, lang.tag)}
+                                  if lang.chinese else {})
             return problem(409, refused, "do what the display says now", action=action,
                            state=view, **zh)
         return answer({"ok": True, "action": action, "by": who, "notices": notices,

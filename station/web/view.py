@@ -27,8 +27,10 @@ from station.table.procedures import penetration
 from station.table.station import Station
 from station.web.catalogue import render
 from station.web.modeview import mode_actions, mode_view
+from station.web.notices import dealer_words
+from station.web.notices import notice_words as notice_text
 from station.web.plain import reasons_plain, refused_plain
-from station.web.words import action_zh, dealer_zh, notice_zh, reason_zh
+from station.web.words import action_words, reason_zh
 
 VIEW_VERSION = 1
 ARCHIVED_SHOWN = 3  # journals whose archived mark the view carries
@@ -157,6 +159,9 @@ def without_figures(said: Msg) -> Msg | str:
                               for k, v in said.params))
 
 
+PAUSED = Msg("paused")
+
+
 def _say(said: Msg | str | None, fallback: str, tag: str) -> str:
     if said is None:
         return fallback
@@ -175,10 +180,13 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str,
                             "paused": prompt.paused}
     # What the page shows: the instruction and its detail from their message ids, in the
     # page's language (station.web.catalogue), and the same without the timers' figures.
-    view["said"] = {"text": _say(prompt.said, prompt.text, lang.tag),
+    # A pause's instruction is its reasons, which the page shows apart (``plain``): above
+    # them a Chinese page says PAUSED in its words, the English page the station's sentence.
+    said = PAUSED if prompt.paused and lang.chinese else prompt.said
+    view["said"] = {"text": _say(said, prompt.text, lang.tag),
                     "detail": _say(prompt.said_detail, prompt.detail, lang.tag)}
     view["said_live"] = {
-        "text": _say(prompt.said and without_figures(prompt.said), prompt.text, lang.tag),
+        "text": _say(said and without_figures(said), prompt.text, lang.tag),
         "detail": _say(prompt.said_detail and without_figures(prompt.said_detail),
                        prompt.detail, lang.tag)}
     if prompt.paused:
@@ -188,16 +196,16 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str,
         # What the page shows: one plain sentence per reason in the page's language, no raw
         # byte or device jargon (station.web.plain); the exact reason stays for the log.
         lost = None if still_lost is None else frozenset(still_lost)
-        view["plain"] = reasons_plain(reason, zh=lang.chinese, still_lost=lost)
+        view["plain"] = reasons_plain(reason, still_lost=lost, tag=lang.tag)
         # Once every device the pause names is back, checking its cable is no longer asked.
         view["todo_now"] = todo_now(reason, todo, lost)
     if lang.chinese:
         zh: dict[str, str] = dict(view["said"])
         if prompt.paused:
-            zh["text"] = "暂停"
+            zh["text"] = render(PAUSED, lang.tag)
             zh["reason"] = reason_zh(view["reason"])
-            zh["todo"] = action_zh(view["todo"])
-            zh["todo_now"] = action_zh(view["todo_now"])
+            zh["todo"] = action_words(view["todo"], lang.tag)
+            zh["todo_now"] = action_words(view["todo_now"], lang.tag)
         view["zh"] = zh
     return view
 
@@ -313,21 +321,24 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
     # The message line's words, in the page's language: a refusal made before the station
     # (a wrong PIN) from its parts, the rest as the station said it (in Chinese: translated).
     chinese = language_of(around.language).chinese
-    view["notices_page"] = [notice_words(n, chinese) for n in latest]
+    view["notices_page"] = [notice_words(n, around.language) for n in latest]
     if chinese:
         # The refusals and what the modes did, for the page's message line.
-        view["notices_zh"] = [notice_zh(n) for n in shown_notices]
-        view["refused_now_zh"] = {a: notice_zh(why) for a, why in refused_now.items()}
+        tag = language_of(around.language).tag
+        view["notices_zh"] = [notice_text(n, tag) for n in shown_notices]
+        view["refused_now_zh"] = {a: notice_text(why, tag) for a, why in refused_now.items()}
     return view
 
 
-def notice_words(notice: Notice, zh: bool) -> str:
+def notice_words(notice: Notice, tag: str) -> str:
     """One notice as the page's message line says it: a refusal made before the station in
     plain words from its parts (station.web.plain), never its raw command code; any other
     in the station's words (translated on a Chinese page)."""
     if isinstance(notice, RefusedOutside):
-        return refused_plain(notice.action, notice.reason, notice.figure, zh=zh)
-    return notice_zh(notice.text) if zh else notice.text
+        return refused_plain(notice.action, notice.reason, notice.figure,
+                             tag=language_of(tag).tag)
+    lang = language_of(tag)
+    return notice_text(notice.text, lang.tag) if lang.chinese else notice.text
 
 
 def live_timers(view: dict[str, Any]) -> None:
@@ -363,8 +374,9 @@ def dealer_view(station: Station, language: str) -> dict[str, Any]:
     view: dict[str, Any] = {"id": desk.dealer, "can_sign": why is None, "when": why or "",
                             "change_requested": desk.change_requested,
                             "badges": bool(station.rules.badge_prefix)}
-    if language_of(language).chinese:
-        view["zh"] = {"when": dealer_zh(why) if why else ""}
+    lang = language_of(language)
+    if lang.chinese:
+        view["zh"] = {"when": dealer_words(why, lang.tag) if why else ""}
     return view
 
 
