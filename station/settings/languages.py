@@ -22,13 +22,18 @@ class Language:
     tag: str  # BCP 47, as the config and the pages' ?lang= write it
     name: str  # its own name, for a page's language switch
     locale: str  # the CLDR locale (Babel's identifier): number formats, plural rules
-    chinese: bool = False  # the dealer page's older Chinese words apply (see words.py)
+
+    @property
+    def translated(self) -> bool:
+        """Whether the page says the station's English sentences (its notices, a pause's
+        actions) in this language's words rather than as the station wrote them."""
+        return self.tag != DEFAULT
 
 
 LANGUAGES: Final = {lang.tag: lang for lang in (
     Language("en", "English", "en"),
-    Language("zh-Hans", "简体中文", "zh_Hans_CN", chinese=True),
-    Language("zh-Hant", "繁體中文", "zh_Hant_HK", chinese=True),
+    Language("zh-Hans", "简体中文", "zh_Hans_CN"),
+    Language("zh-Hant", "繁體中文", "zh_Hant_HK"),
 )}
 ALIASES: Final = {"zh": "zh-Hans"}
 DEFAULT: Final = "en"

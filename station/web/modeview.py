@@ -1,4 +1,6 @@
-"""The table modes as the dealer's page sees them (docs/display.md, docs/modes.md). Pure.
+"""The table modes as the dealer's page sees them (docs/display.md, docs/modes.md).
+
+Pure but for the catalogues it renders through, read once (station.web.catalogue).
 
 What the view adds for a table in a mode: how betting is run and, on a timer table, when it
 closes (the station's own deadline, in the events' clock: the page counts down locally and is
@@ -67,7 +69,7 @@ def mode_view(station: Station, language: str) -> dict[str, Any]:
     rules = station.rules
     d = station.dealing
     due = station.deadlines
-    zh = language_of(language).chinese
+    zh = language_of(language).translated
     betting: dict[str, Any] = {
         "mode": rules.betting,
         "betting_s": rules.betting_s if rules.betting == "timer" else None,

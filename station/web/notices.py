@@ -1,4 +1,6 @@
-"""Notices, refusals and the dealer desk's words as message ids, for the pages. Pure.
+"""Notices, refusals and the dealer desk's words as message ids, for the pages.
+
+Pure but for the catalogues it renders through, read once (station.web.catalogue).
 
 The station words what happened (a resume, a double read, a refusal and why) in English for
 its journal, its log and the status message; those sentences come here whole, and each

@@ -1,4 +1,6 @@
-"""A pause's reasons in plain words for the dealer's page, in the page's language. Pure.
+"""A pause's reasons in plain words for the dealer's page, in the page's language.
+
+Pure but for the catalogues it renders through, read once (station.web.catalogue).
 
 The station words a pause reason for its journal and its log: exact, with the bytes a scanner
 sent (``'\\x15?Q'``), a device's own error text and the driver's jargon. That is right for a

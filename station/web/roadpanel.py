@@ -1,4 +1,6 @@
-"""The shoe's roads drawn to the shape of the page's roads panel, labels in its language. Pure.
+"""The shoe's roads drawn to the shape of the page's roads panel, labels in its language.
+
+Pure but for the catalogues its labels come from, read once (station.web.catalogue).
 
 ``station.game.roads.svg`` draws the whole scoreboard at its own shape (a report's, a file's);
 fitted into the dealer page's wide, low panel it left a fifth to nearly half of it white and

@@ -452,7 +452,7 @@ class WebServer:
         if refused is not None:
             lang = language_of(str(view.get("language", "en")))
             zh: dict[str, Any] = ({"zh": notice_words(refused, lang.tag)}
-                                  if lang.chinese else {})
+                                  if lang.translated else {})
             return problem(409, refused, "do what the display says now", action=action,
                            state=view, **zh)
         return answer({"ok": True, "action": action, "by": who, "notices": notices,

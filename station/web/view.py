@@ -1,4 +1,6 @@
-"""The station as the dealer's page sees it: one immutable JSON-able view. Pure.
+"""The station as the dealer's page sees it: one immutable JSON-able view.
+
+Pure but for the catalogues it renders through, read once (station.web.catalogue).
 
 Built on the station's loop thread after each event (``station.web.display``) from facts the
 station already holds: its prompt (worded by ``Station._prompt``), the dealing model's cards
@@ -30,7 +32,7 @@ from station.web.modeview import mode_actions, mode_view
 from station.web.notices import dealer_words
 from station.web.notices import notice_words as notice_text
 from station.web.plain import reasons_plain, refused_plain
-from station.web.words import action_words, reason_zh
+from station.web.words import action_words
 
 VIEW_VERSION = 1
 ARCHIVED_SHOWN = 3  # journals whose archived mark the view carries
@@ -160,6 +162,7 @@ def without_figures(said: Msg) -> Msg | str:
 
 
 PAUSED = Msg("paused")
+JOIN = Msg("join")
 
 
 def _say(said: Msg | str | None, fallback: str, tag: str) -> str:
@@ -182,7 +185,7 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str,
     # page's language (station.web.catalogue), and the same without the timers' figures.
     # A pause's instruction is its reasons, which the page shows apart (``plain``): above
     # them a Chinese page says PAUSED in its words, the English page the station's sentence.
-    said = PAUSED if prompt.paused and lang.chinese else prompt.said
+    said = PAUSED if prompt.paused and lang.translated else prompt.said
     view["said"] = {"text": _say(said, prompt.text, lang.tag),
                     "detail": _say(prompt.said_detail, prompt.detail, lang.tag)}
     view["said_live"] = {
@@ -199,11 +202,12 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str,
         view["plain"] = reasons_plain(reason, still_lost=lost, tag=lang.tag)
         # Once every device the pause names is back, checking its cable is no longer asked.
         view["todo_now"] = todo_now(reason, todo, lost)
-    if lang.chinese:
+    if lang.translated:
         zh: dict[str, str] = dict(view["said"])
         if prompt.paused:
             zh["text"] = render(PAUSED, lang.tag)
-            zh["reason"] = reason_zh(view["reason"])
+            # The reasons in the page's language, one sentence each, as the page shows them.
+            zh["reason"] = render(JOIN, lang.tag).join(view["plain"])
             zh["todo"] = action_words(view["todo"], lang.tag)
             zh["todo_now"] = action_words(view["todo_now"], lang.tag)
         view["zh"] = zh
@@ -320,9 +324,9 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
     live_timers(view)
     # The message line's words, in the page's language: a refusal made before the station
     # (a wrong PIN) from its parts, the rest as the station said it (in Chinese: translated).
-    chinese = language_of(around.language).chinese
+    translated = language_of(around.language).translated
     view["notices_page"] = [notice_words(n, around.language) for n in latest]
-    if chinese:
+    if translated:
         # The refusals and what the modes did, for the page's message line.
         tag = language_of(around.language).tag
         view["notices_zh"] = [notice_text(n, tag) for n in shown_notices]
@@ -338,7 +342,7 @@ def notice_words(notice: Notice, tag: str) -> str:
         return refused_plain(notice.action, notice.reason, notice.figure,
                              tag=language_of(tag).tag)
     lang = language_of(tag)
-    return notice_text(notice.text, lang.tag) if lang.chinese else notice.text
+    return notice_text(notice.text, lang.tag) if lang.translated else notice.text
 
 
 def live_timers(view: dict[str, Any]) -> None:
@@ -375,7 +379,7 @@ def dealer_view(station: Station, language: str) -> dict[str, Any]:
                             "change_requested": desk.change_requested,
                             "badges": bool(station.rules.badge_prefix)}
     lang = language_of(language)
-    if lang.chinese:
+    if lang.translated:
         view["zh"] = {"when": dealer_words(why, lang.tag) if why else ""}
     return view
 

@@ -1,4 +1,5 @@
-"""The display's words in Chinese. Pure: text in, text out.
+"""The display's words in Chinese: text in, text out. Pure but for the catalogues it renders
+through, read once (station.web.catalogue).
 
 The station words every instruction in English (``station.table.station.Station._prompt``); this
 module only translates that wording, phrase by phrase, so the page never decides anything

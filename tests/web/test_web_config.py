@@ -47,7 +47,7 @@ def test_the_language_is_a_bcp47_tag(written: str, tag: str) -> None:
     ({"port": 70000}, r"display\.port: "),
     ({"language": "fr"}, r"display\.language: 'fr' is not one of: en, zh"),
     ({"language": "zh-TW"}, r"display\.language: 'zh-TW' is not one of: en, zh-Hans, "
-                            r"zh-Hant, zh \(BCP 47 language tags; zh is zh-Hans\)"),
+                            r"zh-Hant, .*zh \(BCP 47 language tags; zh is zh-Hans\)"),
     ({"sound": "yes"}, r"display\.sound: expected true or false"),
     ({"host": "a b"}, r"display\.host: 'a b' is not an address"),
     ({"credentials_file": ""}, r"display\.credentials_file: expected a non-empty text"),

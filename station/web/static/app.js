@@ -720,7 +720,7 @@ function renderDealer(dl) {
   if (!dl) return;
   $("dealer-id").textContent = dl.id ? `${t("dealer")} ${dl.id}` : t("noDealer");
   $("dealer-id").className = "fit " + (dl.id ? "ok" : "bad");
-  if (dl.change_requested) $("dealer-id").textContent += ` (${t("changeAsked")})`;
+  if (dl.change_requested) $("dealer-id").textContent += t("changeAsked");
   $("sign-in").disabled = !dl.can_sign;
   $("sign-out").disabled = !dl.can_sign || !dl.id;
   $("dealer-when").textContent = dl.zh ? dl.zh.when : dl.when;
