@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from station.table.msg import Msg, msg
@@ -39,9 +39,10 @@ class Prompt:
     detail: str = ""
     paused: bool = False
     # The same instruction and detail as message ids (station.table.msg), for the pages; None
-    # where the page words it from other facts (a pause's reasons).
-    said: Msg | None = None
-    said_detail: Msg | None = None
+    # where the page words it from other facts (a pause's reasons). Not compared: they say
+    # what the text says, so two prompts are the same when their words are.
+    said: Msg | None = field(default=None, compare=False)
+    said_detail: Msg | None = field(default=None, compare=False)
 
     def line(self) -> str:
         return f"{self.text} ({self.detail})" if self.detail else self.text

@@ -40,7 +40,8 @@ KEYS = (
         "unless the config says otherwise (the API can resume a paused table, with a PIN)"),
     Key("port", "whole number", str(_D.port), "the TCP port of the page and the API"),
     Key("language", "text", _D.language,
-        "the page's language, a BCP 47 tag: " + ", ".join(accepted())),
+        "the page's language, a BCP 47 tag: " + ", ".join(accepted())
+        + " (zh is zh-Hans; case does not matter)"),
     Key("credentials_file", "file", "null", "the supervisors' hashed PINs for resume and void "
         "on the page, next to the config (`station pin set NAME` writes it)"),
     Key("sound", "true or false", "true", "a sound when a third card is due and when the "
