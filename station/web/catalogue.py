@@ -30,7 +30,7 @@ from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 from babel.support import Translations
 
-from station.settings.languages import LANGUAGES, language
+from station.settings.languages import ALIASES, LANGUAGES, language
 from station.table.msg import Msg
 
 SIDES = ("station", "pages")
@@ -121,7 +121,9 @@ def page_words(tag: str) -> dict[str, Any]:
 
 
 def all_page_words() -> Mapping[str, dict[str, Any]]:
-    return {tag: page_words(tag) for tag in LANGUAGES}
+    """Every language's labels by tag, and by each alias (``zh``) too."""
+    words = {tag: page_words(tag) for tag in LANGUAGES}
+    return {**words, **{alias: words[tag] for alias, tag in ALIASES.items()}}
 
 
 def text(id_: str, tag: str) -> str:

@@ -7,7 +7,7 @@ the notices (station.web.words) and the page's script, which gets them from the 
 
 from __future__ import annotations
 
-from station.settings.languages import LANGUAGES
+from station.settings.languages import ALIASES, LANGUAGES
 from station.table.msg import Msg, msg
 from station.web.catalogue import text
 
@@ -36,4 +36,5 @@ DEVICES = {name: (device_in(name, "en"), device_in(name, "zh-Hans")) for name in
 
 def page_names() -> dict[str, dict[str, str]]:
     """Every device's name per language tag, for the page's script (its device strip)."""
-    return {name: {tag: device_in(name, tag) for tag in LANGUAGES} for name in DEVICE_IDS}
+    return {name: {tag: device_in(name, tag) for tag in (*LANGUAGES, *ALIASES)}
+            for name in DEVICE_IDS}

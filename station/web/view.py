@@ -32,7 +32,7 @@ from station.web.modeview import mode_actions, mode_view
 from station.web.notices import dealer_words
 from station.web.notices import notice_words as notice_text
 from station.web.plain import reasons_plain, refused_plain
-from station.web.words import action_words
+from station.web.words import action_words, reason_zh
 
 VIEW_VERSION = 1
 ARCHIVED_SHOWN = 3  # journals whose archived mark the view carries
@@ -206,8 +206,11 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str,
         zh: dict[str, str] = dict(view["said"])
         if prompt.paused:
             zh["text"] = render(PAUSED, lang.tag)
-            # The reasons in the page's language, one sentence each, as the page shows them.
-            zh["reason"] = render(JOIN, lang.tag).join(view["plain"])
+            # The exact reason, what a device said kept: in Simplified Chinese by the older
+            # rules of station.web.words (not catalogued yet); in another language the plain
+            # sentences, as the page shows them.
+            zh["reason"] = (reason_zh(view["reason"]) if lang.tag == "zh-Hans"
+                            else render(JOIN, lang.tag).join(view["plain"]))
             zh["todo"] = action_words(view["todo"], lang.tag)
             zh["todo_now"] = action_words(view["todo_now"], lang.tag)
         view["zh"] = zh
@@ -265,7 +268,7 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
     view = {
         "v": VIEW_VERSION,
         "table": around.table,
-        "language": around.language,
+        "language": language_of(around.language).tag,
         "sound": around.sound,
         "phase": phase.value,
         "paused": paused,
