@@ -46,3 +46,11 @@ def test_the_wheel_installs_station_with_its_configs_and_unit_files(tmp_path: Pa
                  "shipped/config/pit.yaml", "shipped/config/archive.yaml",
                  "shipped/systemd/dealer-pit.service", "shipped/systemd/dealer-archive.service"):
         assert (station_dir / page).is_file(), page
+    # The words' catalogues (issue 29), read from the installed copy: every language, both sides.
+    for tag in ("en", "zh-Hans", "zh-Hant"):
+        for side in ("station", "pages"):
+            assert (station_dir / "web/locale" / tag / f"{side}.po").is_file(), (tag, side)
+    said = run(str(env / "bin" / "python"), "-c",
+               "from station.web.catalogue import render; from station.table.msg import msg;"
+               "print(render(msg('prompt.burn_first'), 'zh-Hant'))", cwd=elsewhere)
+    assert said.returncode == 0 and said.stdout.strip() == "燒牌：抽出第一張牌並翻開", said.stderr  # noqa: RUF001
