@@ -2,13 +2,13 @@
 
     .venv/bin/python scripts/screenshots.py
 
-A live table (its scanner a pty this script types into) with the web display, in English and
-in Chinese, photographed by Debian's Chromium at 1920x1080 and 1280x800 (some states at
-1366x768 too): the supervisor's shuffle check with two packs scanned, betting open, third
-card due, paused, the dealer's reason picker and the dealer's own pause (the cut card out),
-offline; then the table modes (docs/modes.md): a squeeze table waiting for the player hand's
-reveal, a VIP table on the station's countdown, a VIP header with most to say, and the
-scanner lost after the shoe closed. Nothing is drawn by hand.
+A live table (its scanner a pty this script types into) with the web display, in every
+language of ``LANGUAGES`` (English, Simplified and Traditional Chinese), photographed by
+Debian's Chromium at 1920x1080, 1366x768 and 1280x800: the supervisor's shuffle check with
+two packs scanned, betting open, third card due, paused, the dealer's reason picker and the
+dealer's own pause (the cut card out), offline; then the table modes (docs/modes.md): a
+squeeze table waiting for the player hand's reveal, a VIP table on the station's countdown,
+a VIP header with most to say, and the scanner lost after the shoe closed. Nothing is drawn by hand.
 """
 
 # ruff: noqa: T201 - a script that says what it wrote
@@ -31,7 +31,22 @@ from drivers.sim_serial import PtyScanner  # noqa: E402
 from tests import webkit  # noqa: E402
 
 OUT = ROOT / "docs" / "display"
-SIZES = [(1920, 1080), (1280, 800)]
+SIZES = [(1920, 1080), (1366, 768), (1280, 800)]
+# The languages photographed, as the config writes them (zh is zh-Hans's alias, and keeps the
+# older shots' names), and what each state's shot waits for in that language: words of its
+# catalogue, so a shot is never taken before the page says it.
+LANGUAGES = ("en", "zh", "zh-Hant")
+SHOWS = {
+    "en": {"betting": "BETTING OPEN", "third": "THIRD CARD", "paused": "was not due",
+           "picker": "WHY", "held": "Held by", "offline": "OFFLINE", "reveal": "REVEAL",
+           "asked": "PLAYER ASKED", "lost": "RESUME not possible"},
+    "zh": {"betting": "下注中", "third": "补第三张牌", "paused": "不应派出", "picker": "原因",
+           "held": "荷官暂停", "offline": "离线", "reveal": "开牌", "asked": "玩家请求新牌靴",
+           "lost": "无法恢复"},
+    "zh-Hant": {"betting": "下注中", "third": "補牌", "paused": "不應派出", "picker": "原因",
+                "held": "荷官暫停", "offline": "離線", "reveal": "開牌", "asked": "玩家要求換牌靴",
+                "lost": "未能恢復"},
+}
 # Three rounds for the roads, then round 4 is photographed.
 ROUNDS = [["9S", "8D", "TC", "KH"], ["2S", "3S", "3D", "3C", "9C"], ["6D", "7H", "KS", "QC"]]
 
@@ -64,7 +79,7 @@ def shoot(pages: list[Any], lang: str, name: str, selector: str, words: str) -> 
 
 
 def one_language(tmp: Path, lang: str, browser: Any) -> None:
-    zh = lang == "zh"
+    show = SHOWS[lang]
     with PtyScanner(tmp / "scanner") as pty:
         config = webkit.live_config(tmp, pty.path, language=lang)
         cfg = yaml.safe_load(config.read_text())
@@ -89,36 +104,35 @@ def one_language(tmp: Path, lang: str, browser: Any) -> None:
                 pty.send(cards)
                 wait(base, "the round", lambda s: s["phase"] == "between_rounds")
             webkit.command(base, "open-betting")
-            shoot(pages, lang, "betting-open", "#instruction", "下注中" if zh else "BETTING OPEN")
+            shoot(pages, lang, "betting-open", "#instruction", show["betting"])
             webkit.command(base, "close-betting")
             pty.send(["4S", "5S", "AD", "TS"])  # player 5 draws
-            shoot(pages, lang, "third-card", "#instruction", "补第三张牌" if zh else "THIRD CARD")
+            shoot(pages, lang, "third-card", "#instruction", show["third"])
             pty.send(["7C"])  # player 5+7=2; banker 5 draws on a 7
             wait(base, "the banker's third card", lambda s: s["phase"] == "banker_3")
             pty.send(["8H", "4H"])  # the round ends on 8H; 4H is not due
-            shoot(pages, lang, "paused", "#pause-reason",
-                  "不应派出" if zh else "was not due")
+            shoot(pages, lang, "paused", "#pause-reason", show["paused"])
             webkit.command(base, "resume", pin=webkit.PIN, actor="alice")
             wait(base, "the resume", lambda s: s["phase"] == "between_rounds")
             pty.send(["CUT"])  # the cut card out: its place in the header
             wait(base, "the cut card", lambda s: s["shoe"]["cut_card_at"] is not None)
             for page in pages:
                 page.click("#controls button[data-action=pause]")
-            shoot(pages, lang, "pause-picker", "#picker-title", "原因" if zh else "WHY")
+            shoot(pages, lang, "pause-picker", "#picker-title", show["picker"])
             pages[0].click("#picker .reason[data-code=card_dropped]")
             for page in pages[1:]:
                 page.click("#picker-cancel")
-            shoot(pages, lang, "dealer-pause", "#pause-reason", "荷官暂停" if zh else "Held by")
+            shoot(pages, lang, "dealer-pause", "#pause-reason", show["held"])
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(10)
-            shoot(pages, lang, "offline", "#offline h1", "离线" if zh else "OFFLINE")
+            shoot(pages, lang, "offline", "#offline h1", show["offline"])
         finally:
             webkit.stop(proc, config)
 
 
 def modes(tmp: Path, lang: str, browser: Any) -> None:
     """A squeeze table with its cards face down, and a VIP table's countdown."""
-    zh = lang == "zh"
+    show = SHOWS[lang]
     for mode, table in (("squeeze", {"mode": "squeeze", "reveal_s": 3600}),
                         ("vip", {"mode": "vip", "betting": "timer", "betting_s": 3600})):
         with PtyScanner(tmp / f"scanner-{mode}") as pty:
@@ -139,15 +153,14 @@ def modes(tmp: Path, lang: str, browser: Any) -> None:
                     wait(base, "betting", lambda s: s["phase"] == "betting_open")
                     for page in pages:  # the player's requests, as a supervisor opens them
                         page.click("#vip-toggle")
-                    shoot(pages, lang, "vip-countdown", "#instruction",
-                          "下注中" if zh else "BETTING OPEN")
+                    shoot(pages, lang, "vip-countdown", "#instruction", show["betting"])
                     continue
                 wait(base, "the burn", lambda s: s["phase"] == "between_rounds")
                 webkit.command(base, "open-betting")
                 webkit.command(base, "close-betting")
                 pty.send(["4S", "5S", "AD", "TS"])
                 wait(base, "the reveal", lambda s: s["phase"] == "reveal")
-                shoot(pages, lang, "squeeze-reveal", "#instruction", "开牌" if zh else "REVEAL")
+                shoot(pages, lang, "squeeze-reveal", "#instruction", show["reveal"])
             finally:
                 webkit.stop(proc, config)
 
@@ -155,7 +168,7 @@ def modes(tmp: Path, lang: str, browser: Any) -> None:
 def vip_asked(tmp: Path, lang: str, browser: Any) -> None:
     """The header with most to say (issue 30): a VIP table whose player asked, mid-deal, for
     a new shoe and for another dealer, the system's reveal waiting; at the three sizes."""
-    zh = lang == "zh"
+    show = SHOWS[lang]
     with PtyScanner(tmp / "scanner-asked") as pty:
         config = webkit.live_config(tmp, pty.path, language=lang)
         cfg = yaml.safe_load(config.read_text())
@@ -165,7 +178,7 @@ def vip_asked(tmp: Path, lang: str, browser: Any) -> None:
         proc = webkit.start(config)
         base = webkit.url_of(config)
         try:
-            pages = open_pages(browser, base, [*SIZES, (1366, 768)])
+            pages = open_pages(browser, base, SIZES)
             wait(base, "the scanner", lambda s: all(d["ok"] for d in s["devices"]))
             webkit.command(base, "sign-in", dealer="D050")
             webkit.command(base, "new-shoe")
@@ -177,8 +190,7 @@ def vip_asked(tmp: Path, lang: str, browser: Any) -> None:
             wait(base, "the reveal", lambda s: s["phase"] == "reveal")
             for action in ("request-dealer", "request-new-shoe"):
                 webkit.command(base, action, actor="supervisor", pin=webkit.PIN)
-            shoot(pages, lang, "vip-asked", "#last-round",
-                  "玩家请求新牌靴" if zh else "PLAYER ASKED")
+            shoot(pages, lang, "vip-asked", "#last-round", show["asked"])
         finally:
             webkit.stop(proc, config)
 
@@ -186,7 +198,7 @@ def vip_asked(tmp: Path, lang: str, browser: Any) -> None:
 def scanner_lost(tmp: Path, lang: str, browser: Any) -> None:
     """The scanner lost after the cut card closed the shoe (issue 30): RESUME and VOID are
     not offered, the page says why, the header keeps SHOE ENDED; at the three sizes."""
-    zh = lang == "zh"
+    show = SHOWS[lang]
     with PtyScanner(tmp / "scanner-lost") as pty:
         config = webkit.live_config(tmp, pty.path, language=lang)
         cfg = yaml.safe_load(config.read_text())
@@ -195,7 +207,7 @@ def scanner_lost(tmp: Path, lang: str, browser: Any) -> None:
         proc = webkit.start(config)
         base = webkit.url_of(config)
         try:
-            pages = open_pages(browser, base, [*SIZES, (1366, 768)])
+            pages = open_pages(browser, base, SIZES)
             wait(base, "the scanner", lambda s: all(d["ok"] for d in s["devices"]))
             webkit.command(base, "new-shoe")
             pty.send(["AS", "2S"])  # the burn: an ace shown, one burned
@@ -206,8 +218,7 @@ def scanner_lost(tmp: Path, lang: str, browser: Any) -> None:
             wait(base, "the shoe closed", lambda s: s["phase"] == "shoe_closed")
             pty.unplug()
             wait(base, "the scanner-lost pause", lambda s: s["paused"])
-            shoot(pages, lang, "scanner-lost", "#pause-message",
-                  "无法恢复" if zh else "RESUME not possible")
+            shoot(pages, lang, "scanner-lost", "#pause-message", show["lost"])
         finally:
             webkit.stop(proc, config)
 
@@ -215,7 +226,7 @@ def scanner_lost(tmp: Path, lang: str, browser: Any) -> None:
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     with webkit.browser() as browser:
-        for lang in ("en", "zh"):
+        for lang in LANGUAGES:
             with tempfile.TemporaryDirectory() as tmp:
                 one_language(Path(tmp), lang, browser)
             with tempfile.TemporaryDirectory() as tmp:

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 from station.errors import ConfigError
 from station.game.limits import seconds_problem, short, whole_problem
+from station.settings.languages import accepted, tag_of
 from station.settings.textfile import describe_path
 
 MAX_PATH_CHARS = 4096
@@ -68,6 +69,16 @@ class Section:
         if not isinstance(value, str) or value not in choices:
             self.fail(self.key(name), f"{short(value)} is not one of: {', '.join(choices)}")
         return value
+
+    def language(self, name: str, default: str) -> str:
+        """A BCP 47 language tag of station.settings.languages (an alias such as ``zh``
+        taken, case ignored), as its registered spelling."""
+        value = self.data.get(name, default)
+        tag = tag_of(value) if isinstance(value, str) else None
+        if tag is None:
+            self.fail(self.key(name), f"{short(value)} is not one of: {', '.join(accepted())} "
+                      "(BCP 47 language tags; zh is zh-Hans)")
+        return tag
 
     def bool_(self, name: str, default: bool, fix: str) -> bool:
         value = self.data.get(name, default)

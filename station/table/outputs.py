@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from station.table.msg import Msg, msg
 
 
 def duration_words(seconds: float) -> str:
@@ -17,6 +19,16 @@ def duration_words(seconds: float) -> str:
     return f"{minutes} min {rest} s" if rest else f"{minutes} min"
 
 
+def duration_said(seconds: float) -> Msg:
+    """``duration_words`` as a message id and its figures, for the pages."""
+    whole = max(1, round(seconds))
+    if whole < 60:
+        return msg("duration.s", s=whole)
+    minutes, rest = divmod(whole, 60)
+    return msg("duration.min_s", min=minutes, s=rest) if rest else msg("duration.min",
+                                                                         min=minutes)
+
+
 @dataclass(frozen=True, slots=True)
 class Prompt:
     """What the dealer display shows now. ``text`` is short enough to read at arm's length;
@@ -26,6 +38,11 @@ class Prompt:
     text: str
     detail: str = ""
     paused: bool = False
+    # The same instruction and detail as message ids (station.table.msg), for the pages; None
+    # where the page words it from other facts (a pause's reasons). Not compared: they say
+    # what the text says, so two prompts are the same when their words are.
+    said: Msg | None = field(default=None, compare=False)
+    said_detail: Msg | None = field(default=None, compare=False)
 
     def line(self) -> str:
         return f"{self.text} ({self.detail})" if self.detail else self.text

@@ -46,6 +46,7 @@ from station.table.dealers import DealerDesk
 from station.table.integrity import CARD_STATES, ShoeIntegrity, iso
 from station.table.machine import BURN, DEALING, IN_ROUND, Dealing, Phase
 from station.table.modes import TableModes, upstream_id
+from station.table.msg import Msg, msg
 from station.table.outputs import (
     Announced,
     Notice,
@@ -54,6 +55,7 @@ from station.table.outputs import (
     Published,
     Refused,
     RefusedOutside,
+    duration_said,
     duration_words,
 )
 from station.table.pauses import NoiseWatch, noise_reason
@@ -82,6 +84,21 @@ RESTART = "restart"  # the Command a daemon journals after rebuilding the statio
 # What each supervisor action will do, by the phase the pause came from: shown with the
 # pause so the supervisor decides knowing the consequence.
 _IN_ROUND_CHOICE = "supervisor: resume continues the round, void refunds it"
+# Message ids the instructions pick by a value (written whole, so a test finds each in use).
+_WAIT_IDS = {"upstream": "prompt.wait_upstream", "timer": "prompt.wait_timer"}
+_HOW_IDS = {"dealer": "how.dealer", "timer": "how.timer", "upstream": "how.upstream"}
+_HAND_IDS = {"player": "hand.player", "banker": "hand.banker"}
+_HEAD_IDS = {"player": "head.player", "banker": "head.banker", "tie": "head.tie"}
+# The same choices as message ids, for the pages (station.web.catalogue).
+_IN_ROUND_CHOICE_ID = "choice.round"
+SUPERVISOR_CHOICE_IDS: dict[Phase | None, str] = {
+    Phase.BURN_INDICATOR: "choice.burn", Phase.BURNING: "choice.burn",
+    Phase.BETWEEN_ROUNDS: "choice.aside_goes_on", Phase.NO_SHOE: "choice.aside",
+    Phase.SHUFFLE_CHECK: "choice.aside_check_due", Phase.SHOE_CLOSED: "choice.aside",
+    **{p: _IN_ROUND_CHOICE_ID for p in (Phase.BETTING_OPEN, Phase.PLAYER_1, Phase.BANKER_1,
+                                        Phase.PLAYER_2, Phase.BANKER_2, Phase.PLAYER_3,
+                                        Phase.BANKER_3, Phase.REVEAL)},
+}
 SUPERVISOR_CHOICES: dict[Phase | None, str] = {
     Phase.BURN_INDICATOR: "supervisor: resume continues the burn, void abandons the shoe",
     Phase.BURNING: "supervisor: resume continues the burn, void abandons the shoe",
@@ -764,6 +781,10 @@ class Station:
 
     # --- the display ----------------------------------------------------------------------
     def _prompt(self) -> Prompt:
+        # Each instruction twice: the station's own English (the journal's, the log's and the
+        # status message's words, byte for byte as ever) and its message id with parameters,
+        # which the pages render in their language (station.web.catalogue); a test holds the
+        # English catalogue's rendering to the English here.
         d = self.dealing
         phase = d.phase
         name = d.state
@@ -771,59 +792,85 @@ class Station:
             todo = "; ".join(d.pause_actions)
             text = "PAUSED: " + "; ".join(d.pause_reasons)
             text += f" - {todo}; call supervisor" if todo else " - call supervisor"
-            return Prompt(name, text, SUPERVISOR_CHOICES.get(d.paused_from, ""), paused=True)
+            choice = SUPERVISOR_CHOICE_IDS.get(d.paused_from)
+            return Prompt(name, text, SUPERVISOR_CHOICES.get(d.paused_from, ""), paused=True,
+                          said_detail=msg(choice) if choice else None)
         if phase is Phase.NO_SHOE:
-            return Prompt(name, "NEW SHOE: shuffle, insert the cut card, press NEW SHOE")
+            return Prompt(name, "NEW SHOE: shuffle, insert the cut card, press NEW SHOE",
+                          said=msg("prompt.new_shoe"))
         if phase is Phase.SHUFFLE_CHECK:
             return Prompt(name, "SHUFFLE CHECK: supervisor confirms the shuffle and places the "
-                          "cut card", "do not deal")
+                          "cut card", "do not deal", said=msg("prompt.shuffle_check"),
+                          said_detail=msg("detail.do_not_deal"))
         if phase is Phase.SHOE_CLOSED:
             after = f"after round {d.round_no}" if d.round_no else "before any round"
+            after_said = (msg("shoe.after_round", n=d.round_no) if d.round_no
+                          else msg("shoe.before_any_round"))
             if self.modes.new_shoe_requested:
                 # VIP (seed 003 更换牌靴): the dealer changes the shoe within new_shoe_s.
                 late = "NEW SHOE LATE, supervisor alerted" if self.modes.new_shoe_late else (
                     f"within {duration_words(self.rules.new_shoe_s)}")
+                late_said = (msg("late.alerted") if self.modes.new_shoe_late
+                             else msg("late.within", d=duration_said(self.rules.new_shoe_s)))
                 return Prompt(name, f"SHOE CLOSED {after}: the player asked for a new shoe - "
                               f"discard the rest, start a NEW SHOE ({late})",
-                              self._result_detail())
+                              **self._result_detail(),
+                              said=msg("prompt.shoe_closed_player", after=after_said,
+                                       late=late_said))
             return Prompt(
                 name, f"SHOE CLOSED {after}: discard the rest, start a NEW SHOE",
-                self._result_detail(),
+                **self._result_detail(), said=msg("prompt.shoe_closed", after=after_said),
             )
         if phase is Phase.BURN_INDICATOR:
-            return Prompt(name, "BURN: draw and show the first card")
+            return Prompt(name, "BURN: draw and show the first card",
+                          said=msg("prompt.burn_first"))
         if phase is Phase.BURNING:
             shown = d.burn_indicator.code if d.burn_indicator else "?"
-            return Prompt(name, f"BURN {d.burn_left} MORE FACE DOWN", f"{shown} shown")
+            return Prompt(name, f"BURN {d.burn_left} MORE FACE DOWN", f"{shown} shown",
+                          said=msg("prompt.burn_more", n=d.burn_left),
+                          said_detail=msg("detail.shown", card=shown))
         nxt = d.round_no + 1
         betting = self.rules.betting
         if phase is Phase.BETWEEN_ROUNDS:
             last = f" - {_CUT_OUT}" if d.last_round else ""
+            last_said: Msg | str = msg("round.last", why=msg("last.cut_card")) if d.last_round \
+                else ""
             if betting != "dealer":
                 who = "the game server opens betting" if betting == "upstream" else (
                     "betting opens by itself")
-                return Prompt(name, f"ROUND {nxt}: WAIT - {who}{last}", self._result_detail())
-            return Prompt(name, f"ROUND {nxt}: OPEN BETTING{last}", self._result_detail())
+                return Prompt(name, f"ROUND {nxt}: WAIT - {who}{last}", **self._result_detail(),
+                              said=msg(_WAIT_IDS[betting], n=nxt, last=last_said))
+            return Prompt(name, f"ROUND {nxt}: OPEN BETTING{last}", **self._result_detail(),
+                          said=msg("prompt.open_betting", n=nxt, last=last_said))
         # The round is the last because the cut card is out, or because the shoe's end was
         # asked for, by the VIP player or END SHOE (then the shoe closes after it whatever the
         # cut card does): the same order as the view's shoe_end.
         last_words = (_PLAYER_ASKED if self.modes.new_shoe_requested
                       else _END_ASKED if d.end_requested_by else _CUT_OUT)
+        last_id = ("last.player_asked" if self.modes.new_shoe_requested
+                   else "last.end_asked" if d.end_requested_by else "last.cut_card")
         round_tag = f"ROUND {d.round_no}" + (f" - {last_words}" if d.last_round else "")
+        tag_last: Msg | str = msg("round.last", why=msg(last_id)) if d.last_round else ""
         if phase is Phase.BETTING_OPEN:
             # Says how betting ends, so the dealer is never left waiting for nothing.
             how = {"dealer": "press CLOSE BETTING when bets are in",
                    "timer": f"betting closes by itself in {self.rules.betting_s:g} s",
                    "upstream": "the game server closes betting"}[betting]
+            how_said = msg(_HOW_IDS[betting], s=self.rules.betting_s)
             return Prompt(name, f"ROUND {d.round_no}: BETTING OPEN - do not deal; {how}",
-                          last_words if d.last_round else "")
+                          last_words if d.last_round else "",
+                          said=msg("prompt.betting_open", n=d.round_no, how=how_said),
+                          said_detail=msg(last_id) if d.last_round else None)
+        skipped: Msg | str = ""
         if d.skipped:
             round_tag += " - SKIPPED by the player: deal face up, no bets"
+            skipped = msg("round.skipped")
+        tag = msg("round.tag", n=d.round_no, last=tag_last, skipped=skipped)
         if phase is Phase.REVEAL:
-            return self._reveal_prompt(name, round_tag)
-        return self._deal_prompt(name, phase, round_tag)
+            return self._reveal_prompt(name, round_tag, tag)
+        return self._deal_prompt(name, phase, round_tag, tag)
 
-    def _reveal_prompt(self, name: str, round_tag: str) -> Prompt:
+    def _reveal_prompt(self, name: str, round_tag: str, tag: Msg) -> Prompt:
         d = self.dealing
         hand = d.to_reveal[0]
         third = len(d.player if hand == "player" else d.banker) == 3
@@ -831,47 +878,70 @@ class Station:
         if self.rules.mode == "vip":
             how = (f"the player opens the cards, or press REVEAL; the system opens them "
                    f"{self.rules.open_cards_s:g} s after betting closed")
+            how_said = msg("how.vip_reveal", s=self.rules.open_cards_s)
         else:
             how = (f"the player squeezes, or press REVEAL; revealed by itself after "
                    f"{self.rules.reveal_s:g} s")
+            how_said = msg("how.squeeze", s=self.rules.reveal_s)
         # Which hand waits, never a value or a total: the prompt leaves the station.
-        return Prompt(name, f"REVEAL {what}: wait, do not deal", f"{round_tag}: {how}")
+        return Prompt(name, f"REVEAL {what}: wait, do not deal", f"{round_tag}: {how}",
+                      said=msg("prompt.reveal_third" if third else "prompt.reveal_cards",
+                               hand=msg(_HAND_IDS[hand])),
+                      said_detail=msg("detail.tagged", tag=tag, what=how_said))
 
-    def _deal_prompt(self, name: str, phase: Phase, round_tag: str) -> Prompt:
+    def _deal_prompt(self, name: str, phase: Phase, round_tag: str, tag: Msg) -> Prompt:
         d = self.dealing
+        down: Msg | str = msg("deal.face_down") if d.squeezing() else ""
         if phase is Phase.PLAYER_3:
             pt = (d.player[0].value + d.player[1].value) % 10
             return Prompt(name, "DEAL PLAYER THIRD CARD" + " FACE DOWN" * d.squeezing(),
-                          f"{round_tag}: player {pt} draws")
+                          f"{round_tag}: player {pt} draws",
+                          said=msg("prompt.third", hand=msg("hand.player"), down=down),
+                          said_detail=msg("detail.tagged", tag=tag,
+                                          what=msg("why.player_draws", total=pt)))
         if phase is Phase.BANKER_3:
             bt = (d.banker[0].value + d.banker[1].value) % 10
             if len(d.player) == 3:
                 v = d.player[2].value
                 why = f"banker {bt} draws on player third card {v}"
+                on = ""
                 if bt >= 3:
-                    why += f" (draws on {','.join(map(str, sorted(BANKER_DRAWS[bt])))})"
+                    on = ",".join(map(str, sorted(BANKER_DRAWS[bt])))
+                    why += f" (draws on {on})"
+                why_said = msg("why.banker_draws_on", total=bt, third=v,
+                               on=msg("why.draws_on", values=on) if on else "")
             else:
                 why = f"player stood, banker {bt} draws"
+                why_said = msg("why.player_stood", total=bt)
             return Prompt(name, "DEAL BANKER THIRD CARD" + " FACE DOWN" * d.squeezing(),
-                          f"{round_tag}: {why}")
+                          f"{round_tag}: {why}",
+                          said=msg("prompt.third", hand=msg("hand.banker"), down=down),
+                          said_detail=msg("detail.tagged", tag=tag, what=why_said))
         hand, n = {
             Phase.PLAYER_1: ("PLAYER", 1),
             Phase.BANKER_1: ("BANKER", 1),
             Phase.PLAYER_2: ("PLAYER", 2),
             Phase.BANKER_2: ("BANKER", 2),
         }[phase]
-        down = " FACE DOWN" if d.squeezing() else ""
-        return Prompt(name, f"DEAL {hand} CARD {n}{down}", round_tag)
+        return Prompt(name, f"DEAL {hand} CARD {n}{' FACE DOWN' if d.squeezing() else ''}",
+                      round_tag, said=msg("prompt.deal", hand=msg(_HAND_IDS[hand.lower()]), n=n,
+                                          down=down), said_detail=tag)
 
-    def _result_detail(self) -> str:
+    def _result_detail(self) -> dict[str, Any]:
+        """The last round's result, the detail of the prompts between rounds: ``detail`` and
+        ``said_detail`` of a ``Prompt``."""
         r = self.dealing.last_result
         if r is None:
-            return ""
+            return {"detail": ""}
         if r["status"] == "void":
-            return f"round {r['round']} VOID"
+            return {"detail": f"round {r['round']} VOID",
+                    "said_detail": msg("detail.void", n=r["round"])}
         w = r["winner"]
         head = "TIE" if w == "tie" else f"{w.upper()} WINS"
-        return f"round {r['round']}: PLAYER {r['player_total']} BANKER {r['banker_total']}, {head}"
+        return {"detail": f"round {r['round']}: PLAYER {r['player_total']} BANKER "
+                          f"{r['banker_total']}, {head}",
+                "said_detail": msg("detail.result", n=r["round"], p=r["player_total"],
+                                   b=r["banker_total"], head=msg(_HEAD_IDS[w]))}
 
 
 def published_records(outputs: list[Output]) -> list[dict[str, Any]]:

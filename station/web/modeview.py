@@ -1,4 +1,6 @@
-"""The table modes as the dealer's page sees them (docs/display.md, docs/modes.md). Pure.
+"""The table modes as the dealer's page sees them (docs/display.md, docs/modes.md).
+
+Pure but for the catalogues it renders through, read once (station.web.catalogue).
 
 What the view adds for a table in a mode: how betting is run and, on a timer table, when it
 closes (the station's own deadline, in the events' clock: the page counts down locally and is
@@ -10,14 +12,17 @@ Nothing here carries a card's value: which hand waits, how many cards are face d
 deadline falls are all the page learns before a reveal (``Dealing.visible`` decides the rest).
 """
 
-# ruff: noqa: RUF001 - Chinese text uses full-width punctuation on purpose
+
 from __future__ import annotations
 
 from typing import Any
 
+from station.settings.languages import language as language_of
 from station.table.machine import Phase
+from station.table.msg import msg
 from station.table.station import Station
-from station.web.words import notice_zh
+from station.web.catalogue import render
+from station.web.notices import notice_words
 
 # The VIP player's requests, as page buttons and ``drivers.events.Command`` actions. At a
 # studio without the VIP player's own client they are pressed for the player by a supervisor
@@ -27,12 +32,11 @@ VIP_ACTIONS = ("skip", "request_new_shoe", "request_dealer")
 REVEAL = "reveal"
 _BETTING_BUTTONS = ("open_betting", "close_betting")
 
-ALERTS = {
-    "dealer_requested": ("ANOTHER DEALER ASKED FOR: the dealer goes on until the new one "
-                         "signs in", "已请求更换荷官：当前荷官继续派牌，直到新荷官签到"),
-    "new_shoe_late": ("NEW SHOE LATE: the new shoe asked for is not started; supervisor "
-                      "alerted", "新牌靴逾时：所请求的新牌靴尚未开始；已通知主管"),
-}
+# The alerts that stay on screen, by message id (their words in the catalogues).
+ALERT_IDS = {"dealer_requested": "alert.dealer_requested", "new_shoe_late": "alert.new_shoe_late"}
+# Their English and Simplified Chinese words, for the tests and tools that read them so.
+ALERTS = {name: (render(msg(said), "en"), render(msg(said), "zh-Hans"))
+          for name, said in ALERT_IDS.items()}
 
 
 def face_down(station: Station) -> bool:
@@ -65,7 +69,7 @@ def mode_view(station: Station, language: str) -> dict[str, Any]:
     rules = station.rules
     d = station.dealing
     due = station.deadlines
-    zh = language == "zh"
+    zh = language_of(language).translated
     betting: dict[str, Any] = {
         "mode": rules.betting,
         "betting_s": rules.betting_s if rules.betting == "timer" else None,
@@ -88,7 +92,7 @@ def mode_view(station: Station, language: str) -> dict[str, Any]:
             why = vip_refusal(station, action)
             requests[action] = {"ok": why is None, "why": why or ""}
             if zh:
-                requests[action]["zh"] = notice_zh(why) if why else ""
+                requests[action]["zh"] = notice_words(why, language) if why else ""
         vip = {"skips_in_a_row": station.modes.skips_in_a_row, "max_skips": rules.max_skips,
                "skipped": d.skipped, "new_shoe_requested": station.modes.new_shoe_requested,
                "requests": requests}
@@ -96,10 +100,10 @@ def mode_view(station: Station, language: str) -> dict[str, Any]:
     for name, on in (("dealer_requested", station.dealers.change_requested),
                      ("new_shoe_late", station.modes.new_shoe_late)):
         if on:
-            en, in_zh = ALERTS[name]
-            alert = {"alert": name, "text": en}
+            said = msg(ALERT_IDS[name])
+            alert = {"alert": name, "text": render(said, "en")}
             if zh:
-                alert["zh"] = in_zh
+                alert["zh"] = render(said, language)
             alerts.append(alert)
     return {"mode": rules.mode, "betting": betting, "reveal": reveal, "vip": vip,
             "alerts": alerts}

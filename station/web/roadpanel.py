@@ -1,4 +1,6 @@
-"""The shoe's roads drawn to the shape of the page's roads panel, labels in its language. Pure.
+"""The shoe's roads drawn to the shape of the page's roads panel, labels in its language.
+
+Pure but for the catalogues its labels come from, read once (station.web.catalogue).
 
 ``station.game.roads.svg`` draws the whole scoreboard at its own shape (a report's, a file's);
 fitted into the dealer page's wide, low panel it left a fifth to nearly half of it white and
@@ -11,7 +13,7 @@ Labels and beads read in the page's language (珠盘路, 大路, 大眼仔, 小�
 庄/闲/和).
 """
 
-# ruff: noqa: RUF001 - Chinese text uses full-width punctuation on purpose
+
 from __future__ import annotations
 
 import math
@@ -24,16 +26,20 @@ from station.game.roads.model import ROWS, SIDES
 from station.game.roads.scoreboard import Roads
 from station.game.roads.svg import COLOURS, FONT, derived_mark
 from station.game.roads.xmltext import escape
+from station.settings.languages import tag_of
+from station.web.catalogue import text as ids_text
 
-NAMES: Final = {
-    "en": {"bead": "Bead Plate", "big": "Big Road", "big_eye_boy": "Big Eye Boy",
-           "small_road": "Small Road", "cockroach_pig": "Cockroach Pig", "ask": "Ask Road",
-           "banker": "B", "player": "P", "tie": "T",
-           "counts": "{n} rounds: B {banker} P {player} T {tie}"},
-    "zh": {"bead": "珠盘路", "big": "大路", "big_eye_boy": "大眼仔", "small_road": "小路",
-           "cockroach_pig": "曱甴路", "ask": "问路", "banker": "庄", "player": "闲", "tie": "和",
-           "counts": "共{n}局：庄{banker} 闲{player} 和{tie}"},
-}
+# The panel's labels, by message id (``road.<key>``) in each language's catalogue.
+LABEL_KEYS: Final = ("bead", "big", "big_eye_boy", "small_road", "cockroach_pig", "ask",
+                     "banker", "player", "tie", "counts")
+
+
+def names(language: str) -> dict[str, str]:
+    """The panel's labels in ``language`` (``counts`` keeps its ``{n}`` and the sides')."""
+    tag = tag_of(language) or "en"
+    return {k: ids_text(f"road.{k}", tag) for k in LABEL_KEYS}
+
+
 DERIVED: Final = ("big_eye_boy", "small_road", "cockroach_pig")
 MIN_SIZE, MAX_SIZE = 60, 8000  # px: a panel outside this is drawn at the nearest bound
 BEAD_SHARE = 0.22  # of the width, for the bead plate
@@ -52,13 +58,13 @@ def panel_shape(query: Mapping[str, str]) -> tuple[int, int, str] | None:
     if not (w.isdigit() and h.isdigit() and len(w) <= 5 and len(h) <= 5):
         return None
     lang = query.get("lang", "en")
-    return clamp(int(w)), clamp(int(h)), lang if lang in NAMES else "en"
+    return clamp(int(w)), clamp(int(h)), lang if tag_of(lang) else "en"
 
 
 def panel_svg(roads: Roads, width: int, height: int, language: str = "en") -> str:
-    """The roads in a ``width`` x ``height`` SVG (px) in ``language`` (``en`` or ``zh``)."""
+    """The roads in a ``width`` x ``height`` SVG (px) in ``language`` (a language tag)."""
     width, height = clamp(width), clamp(height)
-    words = NAMES.get(language, NAMES["en"])
+    words = names(language)
     label = max(10, min(22, round(height * 0.08)))
     cell = max(6, (height - label - 2 * PAD) // ROWS)
     small = max(4, (height - 2 * label - 3 * PAD) // (2 * ROWS))

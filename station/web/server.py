@@ -25,20 +25,22 @@ from aiohttp import web
 
 from drivers.events import Command
 from station.errors import ConfigError
+from station.settings.languages import language as language_of
 from station.table import dealers
 from station.table.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
 from station.table.procedures import pause_problem
 from station.table.station import REFUSED_OUTSIDE, refused_parts
 from station.web.backlog import Backlog, Dropped
+from station.web.catalogue import all_page_words
 from station.web.devicenames import page_names
 from station.web.display import WebControl
 from station.web.hub import Hub
 from station.web.modeview import REVEAL, VIP_ACTIONS
+from station.web.notices import notice_words
 from station.web.pins import PinChecker, Verdict
 from station.web.roadpanel import panel_shape, panel_svg
 from station.web.site import GuardedSite, Keeper, guarded
 from station.web.view import roads_svg
-from station.web.words import notice_zh
 from station.wire.ratelimit import Budget, Every, Tally, retry_after_s
 
 log = logging.getLogger(__name__)
@@ -102,6 +104,8 @@ def connection_cap() -> int:
 
 # index.html's slot for the device names, filled by page_html.
 DEVICE_SLOT = b'<script id="device-names" type="application/json">{}</script>'
+# ... and for the page's labels in every language (station.web.catalogue, pages.po).
+WORDS_SLOT = b'<script id="words" type="application/json">{}</script>'
 
 
 def page_html() -> bytes:
@@ -113,6 +117,8 @@ def page_html() -> bytes:
                           "device names; reinstall the station")
     # "<" escaped so no name can close the script element early.
     names = orjson.dumps(page_names()).replace(b"<", b"\\u003c")
+    words = orjson.dumps(all_page_words()).replace(b"<", b"\\u003c")
+    body = body.replace(WORDS_SLOT, WORDS_SLOT.replace(b"{}", words))
     return body.replace(DEVICE_SLOT, DEVICE_SLOT.replace(b"{}", names))
 
 
@@ -444,8 +450,9 @@ class WebServer:
         if refused is None:
             self.budget.give_back(source, time.monotonic())
         if refused is not None:
-            zh: dict[str, Any] = ({"zh": notice_zh(refused)}
-                                  if view.get("language") == "zh" else {})
+            lang = language_of(str(view.get("language", "en")))
+            zh: dict[str, Any] = ({"zh": notice_words(refused, lang.tag)}
+                                  if lang.translated else {})
             return problem(409, refused, "do what the display says now", action=action,
                            state=view, **zh)
         return answer({"ok": True, "action": action, "by": who, "notices": notices,

@@ -1,4 +1,6 @@
-"""The station as the dealer's page sees it: one immutable JSON-able view. Pure.
+"""The station as the dealer's page sees it: one immutable JSON-able view.
+
+Pure but for the catalogues it renders through, read once (station.web.catalogue).
 
 Built on the station's loop thread after each event (``station.web.display``) from facts the
 station already holds: its prompt (worded by ``Station._prompt``), the dealing model's cards
@@ -17,23 +19,20 @@ from typing import Any
 from station.game.cards import hand_total
 from station.game.roads import Roads, Scoreboard
 from station.game.roads.svg import render_svg
+from station.settings.languages import language as language_of
 from station.table import dealers
 from station.table.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
 from station.table.machine import TRANSITIONS, Phase
+from station.table.msg import Msg
 from station.table.outputs import Notice, Output, Prompt, Published, RefusedOutside
 from station.table.procedures import penetration
 from station.table.station import Station
+from station.web.catalogue import render
 from station.web.modeview import mode_actions, mode_view
+from station.web.notices import dealer_words
+from station.web.notices import notice_words as notice_text
 from station.web.plain import reasons_plain, refused_plain
-from station.web.words import (
-    action_zh,
-    dealer_zh,
-    detail_zh,
-    notice_zh,
-    prompt_zh,
-    reason_zh,
-    without_timer_figures,
-)
+from station.web.words import action_words, reason_zh
 
 VIEW_VERSION = 1
 ARCHIVED_SHOWN = 3  # journals whose archived mark the view carries
@@ -143,6 +142,35 @@ def split_pause(text: str) -> tuple[str, str]:
     return reason, todo
 
 
+# A timer's configured length beside the page's live countdown of the same timer
+# contradicts it ("15 s" next to "2 s"): while a countdown shows, the instruction names the
+# countdown instead (docs/display.md: one countdown per timer). The message ids that carry a
+# timer's figure, and what each says beside its countdown (None: nothing).
+LIVE_IDS: dict[str, str | None] = {"how.timer": "how.timer.live",
+                                   "how.squeeze": "how.squeeze.live",
+                                   "how.vip_reveal": "how.vip_reveal.live",
+                                   "late.within": None}
+
+
+def without_figures(said: Msg) -> Msg | str:
+    """``said`` with each timer's configured length taken out (``LIVE_IDS``)."""
+    if said.id in LIVE_IDS:
+        live = LIVE_IDS[said.id]
+        return "" if live is None else Msg(live, said.params)
+    return Msg(said.id, tuple((k, without_figures(v) if isinstance(v, Msg) else v)
+                              for k, v in said.params))
+
+
+PAUSED = Msg("paused")
+JOIN = Msg("join")
+
+
+def _say(said: Msg | str | None, fallback: str, tag: str) -> str:
+    if said is None:
+        return fallback
+    return said if isinstance(said, str) else render(said, tag)
+
+
 def prompt_view(prompt: Prompt, phase: Phase, language: str,
                 still_lost: Iterable[str] | None = None) -> dict[str, Any]:
     kind = "pause" if prompt.paused else (
@@ -150,8 +178,20 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str,
         "betting" if phase is Phase.BETTING_OPEN else
         "deal" if phase in (Phase.PLAYER_1, Phase.BANKER_1, Phase.PLAYER_2, Phase.BANKER_2)
         else "table")
+    lang = language_of(language)
     view: dict[str, Any] = {"text": prompt.text, "detail": prompt.detail, "kind": kind,
                             "paused": prompt.paused}
+    # What the page shows: the instruction and its detail from their message ids, in the
+    # page's language (station.web.catalogue), and the same without the timers' figures.
+    # A pause's instruction is its reasons, which the page shows apart (``plain``): above
+    # them a Chinese page says PAUSED in its words, the English page the station's sentence.
+    said = PAUSED if prompt.paused and lang.translated else prompt.said
+    view["said"] = {"text": _say(said, prompt.text, lang.tag),
+                    "detail": _say(prompt.said_detail, prompt.detail, lang.tag)}
+    view["said_live"] = {
+        "text": _say(said and without_figures(said), prompt.text, lang.tag),
+        "detail": _say(prompt.said_detail and without_figures(prompt.said_detail),
+                       prompt.detail, lang.tag)}
     if prompt.paused:
         reason, todo = split_pause(prompt.text)
         view["reason"] = reason
@@ -159,17 +199,20 @@ def prompt_view(prompt: Prompt, phase: Phase, language: str,
         # What the page shows: one plain sentence per reason in the page's language, no raw
         # byte or device jargon (station.web.plain); the exact reason stays for the log.
         lost = None if still_lost is None else frozenset(still_lost)
-        view["plain"] = reasons_plain(reason, zh=language == "zh", still_lost=lost)
+        view["plain"] = reasons_plain(reason, still_lost=lost, tag=lang.tag)
         # Once every device the pause names is back, checking its cable is no longer asked.
         view["todo_now"] = todo_now(reason, todo, lost)
-    if language == "zh":
-        zh: dict[str, str] = {"text": prompt_zh(prompt.text),
-                              "detail": detail_zh(prompt.detail) if prompt.detail else ""}
+    if lang.translated:
+        zh: dict[str, str] = dict(view["said"])
         if prompt.paused:
-            zh["text"] = "暂停"
-            zh["reason"] = reason_zh(view["reason"])
-            zh["todo"] = action_zh(view["todo"])
-            zh["todo_now"] = action_zh(view["todo_now"])
+            zh["text"] = render(PAUSED, lang.tag)
+            # The exact reason, what a device said kept: in Simplified Chinese by the older
+            # rules of station.web.words (not catalogued yet); in another language the plain
+            # sentences, as the page shows them.
+            zh["reason"] = (reason_zh(view["reason"]) if lang.tag == "zh-Hans"
+                            else render(JOIN, lang.tag).join(view["plain"]))
+            zh["todo"] = action_words(view["todo"], lang.tag)
+            zh["todo_now"] = action_words(view["todo_now"], lang.tag)
         view["zh"] = zh
     return view
 
@@ -225,7 +268,7 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
     view = {
         "v": VIEW_VERSION,
         "table": around.table,
-        "language": around.language,
+        "language": language_of(around.language).tag,
         "sound": around.sound,
         "phase": phase.value,
         "paused": paused,
@@ -284,21 +327,25 @@ def build_view(station: Station, prompt: Prompt, history: ShoeHistory,
     live_timers(view)
     # The message line's words, in the page's language: a refusal made before the station
     # (a wrong PIN) from its parts, the rest as the station said it (in Chinese: translated).
-    view["notices_page"] = [notice_words(n, around.language == "zh") for n in latest]
-    if around.language == "zh":
+    translated = language_of(around.language).translated
+    view["notices_page"] = [notice_words(n, around.language) for n in latest]
+    if translated:
         # The refusals and what the modes did, for the page's message line.
-        view["notices_zh"] = [notice_zh(n) for n in shown_notices]
-        view["refused_now_zh"] = {a: notice_zh(why) for a, why in refused_now.items()}
+        tag = language_of(around.language).tag
+        view["notices_zh"] = [notice_text(n, tag) for n in shown_notices]
+        view["refused_now_zh"] = {a: notice_text(why, tag) for a, why in refused_now.items()}
     return view
 
 
-def notice_words(notice: Notice, zh: bool) -> str:
+def notice_words(notice: Notice, tag: str) -> str:
     """One notice as the page's message line says it: a refusal made before the station in
     plain words from its parts (station.web.plain), never its raw command code; any other
     in the station's words (translated on a Chinese page)."""
     if isinstance(notice, RefusedOutside):
-        return refused_plain(notice.action, notice.reason, notice.figure, zh=zh)
-    return notice_zh(notice.text) if zh else notice.text
+        return refused_plain(notice.action, notice.reason, notice.figure,
+                             tag=language_of(tag).tag)
+    lang = language_of(tag)
+    return notice_text(notice.text, lang.tag) if lang.translated else notice.text
 
 
 def live_timers(view: dict[str, Any]) -> None:
@@ -310,9 +357,7 @@ def live_timers(view: dict[str, Any]) -> None:
                               or betting["new_shoe_by"] or (reveal and reveal["auto_at"])):
         return
     p = view["prompt"]
-    said = p.get("zh") or p
-    view["prompt"]["live"] = {"text": without_timer_figures(said["text"]),
-                              "detail": without_timer_figures(said["detail"])}
+    p["live"] = p["said_live"]
 
 
 def shoe_end(station: Station) -> str | None:
@@ -336,8 +381,9 @@ def dealer_view(station: Station, language: str) -> dict[str, Any]:
     view: dict[str, Any] = {"id": desk.dealer, "can_sign": why is None, "when": why or "",
                             "change_requested": desk.change_requested,
                             "badges": bool(station.rules.badge_prefix)}
-    if language == "zh":
-        view["zh"] = {"when": dealer_zh(why) if why else ""}
+    lang = language_of(language)
+    if lang.translated:
+        view["zh"] = {"when": dealer_words(why, lang.tag) if why else ""}
     return view
 
 

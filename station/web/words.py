@@ -1,4 +1,5 @@
-"""The display's words in Chinese. Pure: text in, text out.
+"""The display's words in Chinese: text in, text out. Pure but for the catalogues it renders
+through, read once (station.web.catalogue).
 
 The station words every instruction in English (``station.table.station.Station._prompt``); this
 module only translates that wording, phrase by phrase, so the page never decides anything
@@ -16,148 +17,40 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TypeVar
 
+from station.table.msg import Msg, msg
 from station.table.procedures import HELD_BY_DEALER, PAUSE_WORDS
-from station.web.devicenames import device
+from station.table.station import SUPERVISOR_CHOICE_IDS, SUPERVISOR_CHOICES
+from station.web.catalogue import render
+from station.web.notices import (
+    MODE_IDS,
+    PHASE_IDS,
+    actor_said,
+    dealer_words,
+    notice_words,
+)
 
 _Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
+_Said = TypeVar("_Said")
 
-_HAND = {"PLAYER": "闲家", "BANKER": "庄家", "player": "闲", "banker": "庄"}
-_WINNER = {"PLAYER WINS": "闲赢", "BANKER WINS": "庄赢", "TIE": "和局"}
-_CUT_OUT_EN = "CUT CARD OUT: this round is the last"
-# A length as station.table.outputs.duration_words says it ("40 s", "5 min", "1 min 30 s"):
-# the minutes, then the seconds, either one absent.
-_DURATION = r"(?:(\d+) min(?: (\d+) s)?|(\d+) s)"
+# The supervisor's choices on a pause, English to message id (exact, for the pit's copy).
+_CHOICE_IDS = {SUPERVISOR_CHOICES[p]: SUPERVISOR_CHOICE_IDS[p] for p in SUPERVISOR_CHOICE_IDS}
 
-
-def _duration_zh(minutes: str | None, rest: str | None, seconds: str | None) -> str:
-    """``_DURATION``'s groups in Chinese: 5分钟, 1分30秒, 40秒."""
-    if minutes is None:
-        return f"{seconds}秒"
-    return f"{minutes}分{rest}秒" if rest else f"{minutes}分钟"
-_CUT_OUT_ZH = "切牌已出：本局为最后一局"
-_END_ASKED_EN = "END SHOE asked for: this round is the last"
-_END_ASKED_ZH = "已请求结束牌靴：本局为最后一局"
-_PLAYER_ASKED_EN = "NEW SHOE asked for by the player: this round is the last"
-_PLAYER_ASKED_ZH = "玩家已请求新牌靴：本局为最后一局"
-_LAST_ZH = {_CUT_OUT_EN: _CUT_OUT_ZH, _END_ASKED_EN: _END_ASKED_ZH,
-            _PLAYER_ASKED_EN: _PLAYER_ASKED_ZH}
-_FACE_DOWN_ZH = "（牌面朝下）"
-
-
-_SKIPPED_EN = "SKIPPED by the player: deal face up, no bets"
-_SKIPPED_ZH = "玩家飞牌：牌面朝上派牌，不接受投注"
-
-
-def _round_tag(text: str) -> str:
-    """``ROUND 3``, ``ROUND 3 - CUT CARD OUT: ...`` and/or ``... - SKIPPED by the player: ...``
-    as the station words it."""
-    m = re.fullmatch(r"ROUND (\d+)(?: - (" + re.escape(_CUT_OUT_EN) + "|"
-                     + re.escape(_END_ASKED_EN) + "|" + re.escape(_PLAYER_ASKED_EN)
-                     + r"))?( - " + re.escape(_SKIPPED_EN) + r")?",
-                     text)
-    if m is None:
-        return text
-    return (f"第{m[1]}局" + (f" - {_LAST_ZH[m[2]]}" if m[2] else "")
-            + (f" - {_SKIPPED_ZH}" if m[3] else ""))
-
-
-def _result(m: re.Match[str]) -> str:
-    return (f"第{m['round']}局：闲{m['p']}点 庄{m['b']}点，"
-            f"{_WINNER.get(m['head'], m['head'])}")
-
-
-_TEXT: list[_Rule] = [
-    (re.compile(r"DEAL (PLAYER|BANKER) CARD (\d)( FACE DOWN)?"),
-     lambda m: f"派{_HAND[m[1]]}第{m[2]}张牌" + _FACE_DOWN_ZH * bool(m[3])),
-    (re.compile(r"DEAL (PLAYER|BANKER) THIRD CARD( FACE DOWN)?"),
-     lambda m: f"{_HAND[m[1]]}补第三张牌" + _FACE_DOWN_ZH * bool(m[2])),
-    # The table modes (station.table.modes): who runs betting, the squeeze's and VIP's reveals.
-    (re.compile(r"ROUND (\d+): BETTING OPEN - do not deal; betting closes by itself in "
-                r"([\d.]+) s"), lambda m: f"第{m[1]}局：下注中 - 请勿派牌；{m[2]}秒后自动停止下注"),
-    (re.compile(r"ROUND (\d+): BETTING OPEN - do not deal; the game server closes betting"),
-     lambda m: f"第{m[1]}局：下注中 - 请勿派牌；由游戏服务器停止下注"),
-    (re.compile(r"ROUND (\d+): WAIT - the game server opens betting( - "
-                + re.escape(_CUT_OUT_EN) + r")?"),
-     lambda m: f"第{m[1]}局：请等待 - 由游戏服务器开始下注"
-     + (f" - {_CUT_OUT_ZH}" if m[2] else "")),
-    (re.compile(r"ROUND (\d+): WAIT - betting opens by itself( - "
-                + re.escape(_CUT_OUT_EN) + r")?"),
-     lambda m: f"第{m[1]}局：请等待 - 系统自动开始下注"
-     + (f" - {_CUT_OUT_ZH}" if m[2] else "")),
-    (re.compile(r"REVEAL (PLAYER|BANKER) (CARDS|THIRD CARD): wait, do not deal"),
-     lambda m: f"{_HAND[m[1]]}开牌" + ("（第三张牌）" if m[2] == "THIRD CARD" else "")
-     + "：请等待，勿派牌"),
-    (re.compile(r"SHOE CLOSED (?:after round (\d+)|before any round): the player asked for a "
-                r"new shoe - discard the rest, start a NEW SHOE \((?:(NEW SHOE LATE, supervisor "
-                r"alerted)|within " + _DURATION + r")\)"),
-     lambda m: (f"第{m[1]}局后牌靴结束" if m[1] else "牌靴未开局即结束")
-     + "：玩家请求新牌靴 - 弃掉余牌，开始新牌靴"
-     + ("（新牌靴逾时，已通知主管）" if m[2] else f"（请在{_duration_zh(m[3], m[4], m[5])}内）")),
-    (re.compile(r"ROUND (\d+): BETTING OPEN - do not deal; press CLOSE BETTING when bets are "
-                r"in"), lambda m: f"第{m[1]}局：下注中 - 请勿派牌；下注完毕按“停止下注”"),
-    (re.compile(r"ROUND (\d+): OPEN BETTING( - " + re.escape(_CUT_OUT_EN) + r")?"),
-     lambda m: f"第{m[1]}局：开始下注" + (f" - {_CUT_OUT_ZH}" if m[2] else "")),
-    (re.compile(r"BURN: draw and show the first card"), lambda m: "烧牌：抽出并亮出第一张牌"),
-    (re.compile(r"BURN (\d+) MORE FACE DOWN"), lambda m: f"再烧{m[1]}张牌（牌面朝下）"),
-    (re.compile(r"NEW SHOE: shuffle, insert the cut card, press NEW SHOE"),
-     lambda m: "新牌靴：洗牌，插入切牌，按“新牌靴”"),
-    # Table procedures (station.table.procedures): the supervisor's shuffle check (seed 003).
-    (re.compile(r"SHUFFLE CHECK: supervisor confirms the shuffle and places the cut card"),
-     lambda m: "洗牌确认：由主管确认洗牌结果并插入切牌"),
-    (re.compile(r"SHOE CLOSED (?:after round (\d+)|before any round): discard the rest, start "
-                r"a NEW SHOE"),
-     lambda m: (f"第{m[1]}局后牌靴结束" if m[1] else "牌靴未开局即结束")
-     + "：弃掉余牌，开始新牌靴"),
-]
-
-_DETAIL: list[_Rule] = [
-    (re.compile(r"round (?P<round>\d+): PLAYER (?P<p>\d) BANKER (?P<b>\d), "
-                r"(?P<head>TIE|PLAYER WINS|BANKER WINS)"), _result),
-    (re.compile(r"round (\d+) VOID"), lambda m: f"第{m[1]}局作废"),
-    (re.compile(r"(.+): player (\d) draws"),
-     lambda m: f"{_round_tag(m[1])}：闲家{m[2]}点，补牌"),
-    (re.compile(r"(.+): banker (\d) draws on player third card (\d)(?: \(draws on ([\d,]+)\))?"),
-     lambda m: f"{_round_tag(m[1])}：庄家{m[2]}点，闲家第三张牌为{m[3]}，庄家补牌"
-     + (f"（{m[4]}时补）" if m[4] else "")),
-    (re.compile(r"(.+): player stood, banker (\d) draws"),
-     lambda m: f"{_round_tag(m[1])}：闲家不补，庄家{m[2]}点补牌"),
-    (re.compile(r"(\S\S\S?) shown"), lambda m: f"亮牌 {m[1]}"),
-    (re.compile(re.escape(_CUT_OUT_EN)), lambda m: _CUT_OUT_ZH),
-    (re.compile(re.escape(_END_ASKED_EN)), lambda m: _END_ASKED_ZH),
-    (re.compile(re.escape(_PLAYER_ASKED_EN)), lambda m: _PLAYER_ASKED_ZH),
-    (re.compile(r"supervisor: resume continues the round, void refunds it"),
-     lambda m: "主管：恢复则继续本局，作废则退还本局投注"),
-    (re.compile(r"supervisor: resume continues the burn, void abandons the shoe"),
-     lambda m: "主管：恢复则继续烧牌，作废则放弃本牌靴"),
-    (re.compile(r"do not deal"), lambda m: "请勿派牌"),
-    (re.compile(r"supervisor: resume or void sets the card aside; the shuffle check is still "
-                r"due"), lambda m: "主管：恢复或作废都将此牌放在一旁；仍须确认洗牌"),
-    (re.compile(r"supervisor: resume or void sets the card aside and goes on"),
-     lambda m: "主管：恢复或作废都将此牌放在一旁并继续"),
-    (re.compile(r"supervisor: resume or void sets the card aside"),
-     lambda m: "主管：恢复或作废都将此牌放在一旁"),
-    (re.compile(r"(.+): the player opens the cards, or press REVEAL; the system opens them "
-                r"([\d.]+) s after betting closed"),
-     lambda m: f"{_round_tag(m[1])}：由玩家开牌，或按“开牌”；停止下注{m[2]}秒后系统自动开牌"),
-    (re.compile(r"(.+): the player squeezes, or press REVEAL; revealed by itself after "
-                r"([\d.]+) s"),
-     lambda m: f"{_round_tag(m[1])}：玩家咪牌，或按“开牌”；{m[2]}秒后自动开牌"),
-    (re.compile(r"ROUND \d+(?: - .*)?"), lambda m: _round_tag(m[0])),
-]
 
 # Why a card was not due (``station.table.machine.Dealing._why_not_due``).
-NOT_DUE: list[_Rule] = [
-    (re.compile(r"betting is still open"), lambda m: "仍在下注"),
-    (re.compile(r"no shoe started"), lambda m: "未开新牌靴"),
-    (re.compile(r"the shuffle is not confirmed yet"), lambda m: "洗牌尚未确认"),
-    (re.compile(r"the shoe is closed"), lambda m: "牌靴已结束"),
-    (re.compile(r"no round is open"), lambda m: "尚未开局"),
-    (re.compile(r"extra card: a natural, no third cards"), lambda m: "多派一张：例牌，不补牌"),
+# Why a card was not due, as message ids (``notdue.*``; station.web.plain renders them).
+NOT_DUE: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Msg]]] = [
+    (re.compile(r"betting is still open"), lambda m: msg("notdue.betting_open")),
+    (re.compile(r"no shoe started"), lambda m: msg("notdue.no_shoe")),
+    (re.compile(r"the shuffle is not confirmed yet"), lambda m: msg("notdue.not_confirmed")),
+    (re.compile(r"the shoe is closed"), lambda m: msg("notdue.shoe_closed")),
+    (re.compile(r"no round is open"), lambda m: msg("notdue.no_round")),
+    (re.compile(r"extra card: a natural, no third cards"), lambda m: msg("notdue.natural")),
     (re.compile(r"extra card: player stands on (\d), banker stands on (\d)"),
-     lambda m: f"多派一张：闲{m[1]}点停牌，庄{m[2]}点停牌"),
-    (re.compile(r"extra card to banker: banker stands"), lambda m: "多派给庄一张：庄停牌"),
-    (re.compile(r"extra card: the round is over"), lambda m: "多派一张：本局已结束"),
+     lambda m: msg("notdue.both_stand", p=int(m[1]), b=int(m[2]))),
+    (re.compile(r"extra card to banker: banker stands"), lambda m: msg("notdue.banker_stands")),
+    (re.compile(r"extra card: the round is over"), lambda m: msg("notdue.round_over")),
 ]
 
 # ``station.live.daemon``: a driver thread that died, and the journal that cannot be written.
@@ -166,8 +59,11 @@ _NOT_WRITABLE = "not writable: "
 
 
 def _not_due(m: re.Match[str]) -> str:
-    why = apply_rules(NOT_DUE, m["why"])
-    return f"不应派的牌：{m['card']}（{why if why is not None else m['why']}）"
+    for pattern, said in NOT_DUE:
+        found = pattern.fullmatch(m["why"])
+        if found is not None:
+            return f"不应派的牌：{m['card']}（{render(said(found), 'zh-Hans')}）"
+    return f"不应派的牌：{m['card']}（{m['why']}）"
 
 
 def _lost(m: re.Match[str]) -> str:
@@ -236,58 +132,36 @@ _REASONS: list[_Rule] = [
                 r"revealed"), lambda m: "不应派的牌：牌面朝下的牌开牌之前又抽出一张牌"),
 ]
 
-_ACTIONS: list[_Rule] = [
-    (re.compile(r"set (?:it|the card) aside"), lambda m: "将此牌放在一旁"),
-    (re.compile(r"set it aside face down"), lambda m: "将此牌牌面朝下放在一旁"),
-    (re.compile(r"re-scanned: keep it face down"), lambda m: "已重新扫描：保持牌面朝下"),
-    (re.compile(r"set the cards drawn while paused aside"), lambda m: "将暂停期间派出的牌放在一旁"),
-    (re.compile(r"stop dealing"), lambda m: "停止派牌"),
-    (re.compile(r"the supervisor checks the shoe"), lambda m: "由主管检查牌靴"),
-    (re.compile(r"re-scanned as (\S+): keep it face up"),
-     lambda m: f"已重新扫描为 {m[1]}：保持牌面朝上"),
-    (re.compile(r"resume deals it as the due card, void sets it aside"),
-     lambda m: "恢复则作为应派的牌发出，作废则放在一旁"),
-    (re.compile(r"do not deal"), lambda m: "请勿派牌"),
-    (re.compile(r"show the card face up and scan it again"), lambda m: "亮出此牌并重新扫描"),
-    (re.compile(r"check its cable and power"), lambda m: "检查其线缆和电源"),
-    (re.compile(r"check the reader's cable and its port settings"),
-     lambda m: "检查读码器的线缆和端口设置"),
-    (re.compile(r"check the cards on the table against those shown"),
-     lambda m: "核对桌上的牌与屏幕显示"),
-    (re.compile(r"free space on the station's disk"), lambda m: "清理工作站磁盘空间"),
-    (re.compile(r"call supervisor"), lambda m: "请呼叫主管"),
-]
+# What the dealer does on a pause (``Dealing.pause_actions``), English to message id.
+_TODO_IDS = {
+    "set it aside": "todo.set_it_aside", "set the card aside": "todo.set_the_card_aside",
+    "set it aside face down": "todo.set_aside_face_down",
+    "re-scanned: keep it face down": "todo.rescanned_face_down",
+    "set the cards drawn while paused aside": "todo.set_drawn_aside",
+    "stop dealing": "todo.stop_dealing", "the supervisor checks the shoe": "todo.check_shoe",
+    "resume deals it as the due card, void sets it aside": "todo.resume_deals_it",
+    "do not deal": "detail.do_not_deal",
+    "show the card face up and scan it again": "todo.rescan",
+    "check its cable and power": "todo.check_cable",
+    "check the reader's cable and its port settings": "todo.check_reader",
+    "check the cards on the table against those shown": "todo.check_cards",
+    "free space on the station's disk": "todo.free_disk", "call supervisor": "todo.call",
+}
+_RESCANNED_AS = re.compile(r"re-scanned as (\S+): keep it face up")
 
 
-# ``station.table.dealers``: sign-ins and the refusals that say when to sign (notices, not reasons).
-_WHEN_ZH = "请在两局之间或下注期间进行"
-_DEALERS: list[_Rule] = [
-    (re.compile(r"dealer (\S+) signed in \((\w+)\)(; .*)?"),
-     lambda m: f"荷官 {m[1]} 已签到" + _request_zh(m[3])),
-    (re.compile(r"dealer (\S+) signed out \((\w+)\)"), lambda m: f"荷官 {m[1]} 已签退"),
-    (re.compile(r"dealer change: (\S+) out, (\S+) in \((\w+)\)(; .*)?"),
-     lambda m: f"更换荷官：{m[1]} 下场，{m[2]} 上场" + _request_zh(m[4])),
-    (re.compile(r"not while paused: .*"),
-     lambda m: f"暂停期间不可签到或签退：主管处理暂停后，{_WHEN_ZH}"),
-    (re.compile(r"not during the burn: .*"),
-     lambda m: f"烧牌期间不可签到或签退：烧牌结束后，{_WHEN_ZH}"),
-    (re.compile(r"not while a card is due: .*"),
-     lambda m: f"派牌期间不可签到或签退：本局结果发布后，{_WHEN_ZH}"),
-    (re.compile(r"no dealer is signed in"), lambda m: "没有已签到的荷官"),
-    (re.compile(r"no dealer id \(.*\); give the dealer's id"),
-     lambda m: "没有荷官编号：请提供荷官编号"),
-    (re.compile(r"(\S+) is signed in already"), lambda m: f"{m[1]} 已经签到"),
-]
-
-
-def _request_zh(tail: str | None) -> str:
-    return "；更换荷官的请求已完成" if tail else ""
+def todo_said(part: str) -> Msg | None:
+    """One dealer action of a pause as its message id, or None if it is not one."""
+    if part in _TODO_IDS:
+        return msg(_TODO_IDS[part])
+    m = _RESCANNED_AS.fullmatch(part)
+    return msg("todo.rescanned_face_up", card=m[1]) if m else None
 
 
 def dealer_zh(text: str) -> str:
-    """A dealer notice or a refusal's reason (``station.table.dealers``) in Chinese; unknown
-    wording is returned as it is."""
-    return apply_rules(_DEALERS, text) or text
+    """A dealer notice or a refusal's reason (``station.table.dealers``) in Simplified
+    Chinese (``station.web.notices``); unknown wording is returned as it is."""
+    return dealer_words(text, "zh-Hans")
 
 
 def apply_rules(rules: list[_Rule], text: str) -> str | None:
@@ -298,19 +172,25 @@ def apply_rules(rules: list[_Rule], text: str) -> str | None:
     return None
 
 
-def prompt_zh(text: str) -> str:
-    """The instruction in Chinese; unknown wording is returned as it is."""
-    return apply_rules(_TEXT, text) or text
-
-
 def detail_zh(text: str) -> str:
-    return apply_rules(_DETAIL, text) or text
+    """A supervisor's choice on a pause (``station.table.station.SUPERVISOR_CHOICES``, as the
+    pit reads it off the wire) in Chinese, by exact lookup of its message id."""
+    said = _CHOICE_IDS.get(text)
+    return render(msg(said), "zh-Hans") if said else text
+
+
+def action_words(text: str, tag: str) -> str:
+    """A pause's dealer actions (the parts after the reason) in ``tag``, joined as that
+    language joins sentences; unknown ones as they are."""
+    parts = [p.strip() for p in text.split(";") if p.strip()]
+    said = [todo_said(p) for p in parts]
+    return render(msg("join"), tag).join(render(s, tag) if s else p
+                                         for s, p in zip(said, parts, strict=True))
 
 
 def action_zh(text: str) -> str:
-    """One dealer action of a pause (the parts after the reason); unknown ones as they are."""
-    parts = [p.strip() for p in text.split(";") if p.strip()]
-    return "；".join(apply_rules(_ACTIONS, p) or p for p in parts)
+    """``action_words`` in Simplified Chinese."""
+    return action_words(text, "zh-Hans")
 
 
 # Reasons are joined with "; " (``Station._prompt``), but a driver's own words or a raw code
@@ -321,7 +201,7 @@ _JOIN = "; "
 _MAX_PIECES = 64  # beyond this (never from the station), the pieces are taken one by one
 
 
-def segments(text: str, say: Callable[[str], str | None]) -> list[tuple[str, str | None]]:
+def segments(text: str, say: Callable[[str], _Said | None]) -> list[tuple[str, _Said | None]]:
     """``text`` cut at every ``; `` and put back together as above: (the piece, what ``say``
     made of it, or None where it knew nothing), in order. Shared by the Chinese reasons and
     the page's plain sentences (station.web.plain)."""
@@ -330,7 +210,7 @@ def segments(text: str, say: Callable[[str], str | None]) -> list[tuple[str, str
         return [(p, say(p)) for p in pieces]
     n = len(pieces)
     # best[i]: (unknown pieces, -groups, the pieces and what was said) of the first i.
-    best: list[tuple[int, int, list[tuple[str, str | None]]]] = [(0, 0, [])]
+    best: list[tuple[int, int, list[tuple[str, _Said | None]]]] = [(0, 0, [])]
     for i in range(1, n + 1):
         prev = best[i - 1]
         choice = (prev[0] + 1, prev[1] - 1, [*prev[2], (pieces[i - 1], None)])
@@ -353,184 +233,18 @@ def reason_zh(text: str) -> str:
                     for piece, said in segments(text, lambda p: apply_rules(_REASONS, p)))
 
 
-# Notices: what the station says happened, and the refusals the page shows under its buttons
-# (``station.table.modes``, ``station.table.station``). The actor and what a device said stay
-# verbatim.
-_WHAT = {"reveal": "开牌", "skip": "飞牌", "request new shoe": "请求新牌靴",
-         "request dealer": "请求更换荷官", "open betting": "开始下注", "close betting": "停止下注",
-         "new shoe": "新牌靴", "end shoe": "结束牌靴", "resume": "恢复", "void": "作废",
-         "sign in": "签到", "sign out": "签退", "pause": "暂停", "confirm shuffle": "确认洗牌"}
-PHASE_ZH = {"no shoe": "无牌靴", "shoe closed": "牌靴已结束", "burn indicator": "烧牌亮牌",
-          "burning": "烧牌", "between rounds": "两局之间", "betting open": "下注中",
-          "player 1": "派闲家第1张牌", "banker 1": "派庄家第1张牌", "player 2": "派闲家第2张牌",
-          "banker 2": "派庄家第2张牌", "player 3": "闲家补牌", "banker 3": "庄家补牌",
-          "reveal": "等待开牌", "paused": "暂停", "shuffle check": "洗牌确认"}
-MODE_ZH = {"standard": "标准", "squeeze": "咪牌", "vip": "包"}
-_WHY: list[_Rule] = [
-    (re.compile(r"this table's betting runs on the station's countdown"),
-     lambda m: "本桌由工作站倒计时控制下注"),
-    (re.compile(r"this table's betting is opened and closed by the game server"),
-     lambda m: "本桌由游戏服务器开始和停止下注"),
-    (re.compile(r"this table's betting is driven by the dealer"), lambda m: "本桌由荷官控制下注"),
-    (re.compile(r"this table deals face up \(table\.mode is standard\)"),
-     lambda m: "本桌为标准桌，牌面朝上派牌"),
-    (re.compile(r"no card is waiting for its reveal"), lambda m: "没有等待开牌的牌"),
-    (re.compile(r"(.+) is a VIP table's request \(table\.mode is (\w+)\)"),
-     lambda m: f"{_WHAT.get(m[1], m[1])}是包桌玩家的请求（本桌为{MODE_ZH.get(m[2], m[2])}桌）"),
-    (re.compile(r"a round can be skipped only before its cards are dealt"),
-     lambda m: "只能在派牌之前飞牌"),
-    (re.compile(r"this round is skipped already"), lambda m: "本局已飞牌"),
-    (re.compile(r"(\d+) rounds skipped in a row already, the most the VIP rules allow; this "
-                r"round is played"), lambda m: f"已连续飞牌{m[1]}局，已达包桌规则上限；本局须开牌"),
-    (re.compile(r"no shoe is in play"), lambda m: "没有正在使用的牌靴"),
-    (re.compile(r"(.+) still lost; reconnect it first"),
-     lambda m: "、".join(_device_zh(d) for d in m[1].split(", ")) + "仍断线；请先重新连接"),
-    (re.compile(r"(\d+) rounds played in this shoe; a new shoe may be asked for once (\d+) have "
-                r"been played"), lambda m: f"本牌靴已开{m[1]}局；满{m[2]}局后方可请求新牌靴"),
-    (re.compile(r"the burn is not done; ask again once it is"),
-     lambda m: "烧牌尚未完成；完成后再请求"),
-    (re.compile(r"the table is paused; ask again when it deals"),
-     lambda m: "本桌已暂停；恢复派牌后再请求"),
-    (re.compile(r"a request for another dealer is open already"),
-     lambda m: "已有更换荷官的请求"),
-    (re.compile(r"the table is paused already; a supervisor resumes or voids"),
-     lambda m: "本桌已暂停；由主管恢复或作废"),
-    (re.compile(r"this table's shuffle is not checked \(table\.shuffle_check is none\)"),
-     lambda m: "本桌不设洗牌确认（table.shuffle_check 为 none）"),
-    (re.compile(r"no shuffle check is due"), lambda m: "无须确认洗牌"),
-    (re.compile(r"reason other needs a note saying what happened"),
-     lambda m: "原因为“其他”时须注明发生了什么"),
-    (re.compile(r"not possible while (.+)"),
-     lambda m: f"{PHASE_ZH.get(m[1], m[1])}时不可操作"),
-]
+# Notices and refusals (``station.web.notices``), and the words the pit still takes from here.
+PHASE_ZH = {en: render(msg(said), "zh-Hans") for en, said in PHASE_IDS.items()}
+MODE_ZH = {code: render(msg(said), "zh-Hans") for code, said in MODE_IDS.items()}
 
 
 def actor_zh(actor: str) -> str:
-    """Who did something, as the page shows it in Chinese: ``dealer:D042 ann (web 1.2.3.4)``
-    reads ``荷官 D042 ann`` and the address after 网页; names, ids and addresses stay as
-    they are. An upstream command's ``upstream:<key name>/<actor> [<id>]`` reads
-    ``远程 <key name>/<actor> [<id>]``: the key's name says whose it is (a pit's, a game
-    server's), so a pit boss's command is not taken for the game server's."""
-    m = re.fullmatch(r"(?P<who>.*?)(?: \(web (?P<at>[^)]*)\))?", actor)
-    who, at = (m["who"], m["at"]) if m else (actor, None)
-    role = re.fullmatch(r"(dealer|supervisor|upstream)(?:([: ])(.*))?", who)
-    if role is not None:
-        name = {"dealer": "荷官", "supervisor": "主管", "upstream": "远程"}[role[1]]
-        rest = role[3] or ""
-        if rest.startswith("(") and rest.endswith(")"):
-            rest = {"key": "按键", "display": "屏幕"}.get(rest[1:-1], rest[1:-1])
-            who = f"{name}（{rest}）"
-        else:
-            who = f"{name} {rest}".strip()
-    elif who == "station":
-        who = "工作站"
-    return who + (f"，网页 {at}" if at is not None else "")
-
-
-_NOTICES: list[_Rule] = [
-    (re.compile(r"(resumed|voided) by (.+)"),
-     lambda m: ("已恢复" if m[1] == "resumed" else "已作废") + f"（{actor_zh(m[2])}）"),
-    (re.compile(r"double read of (?:'(\S+)'|a card) from (.+) within (\d+) ms suppressed"),
-     lambda m: f"{_device_zh(m[2])}在{m[3]}毫秒内重复读到" + (f" {m[1]}" if m[1] else "同一张牌")
-     + "：已忽略"),
-    (re.compile(r"re-scan read (\S+): held for the supervisor"),
-     lambda m: f"重新扫描读到 {m[1]}：留待主管处理"),
-    (re.compile(r"(.+) restored; a supervisor may resume"),
-     lambda m: f"{_device_zh(m[1])}已恢复：主管可恢复牌局"),
-    (re.compile(r"badge of dealer (\S+) refused: (.+)"),
-     lambda m: f"荷官 {m[1]} 的工牌被拒绝：{dealer_zh(m[2])}"),
-    (re.compile(r"badge (.+) refused: a dealer id after .+"),
-     lambda m: f"工牌 {m[1]} 被拒绝：请扫描有效的荷官工牌"),
-    (re.compile(r"station restarted; nothing was in progress"),
-     lambda m: "工作站已重启；重启时没有进行中的牌局"),
-    (re.compile(r"cut card seen again in this shoe: ignored \(sensor bounce\?\)"),
-     lambda m: "本牌靴再次检测到切牌：已忽略（感应器抖动？）"),
-    (re.compile(r"cut card seen with no shoe in play: ignored"),
-     lambda m: "没有牌靴时检测到切牌：已忽略"),
-    (re.compile(r"cut card seen while paused: the shoe closes when cleared"),
-     lambda m: "暂停期间检测到切牌：处理暂停后牌靴结束"),
-    (re.compile(r"cut card seen while paused: the next round is the last"),
-     lambda m: "暂停期间检测到切牌：下一局为最后一局"),
-    (re.compile(r"cut card seen while paused: this round is the last"),
-     lambda m: "暂停期间检测到切牌：本局为最后一局"),
-    (re.compile(r"paused by (?P<actor>.+): (?P<what>"
-                + "|".join(re.escape(en) for en in _PAUSE_EN_ZH) + r")"),
-     lambda m: f"{actor_zh(m['actor'])} 暂停本桌：{_PAUSE_EN_ZH[m['what']]}"),
-    (re.compile(r"new shoe by (.+): the supervisor checks the shuffle before the burn"),
-     lambda m: f"{actor_zh(m[1])} 开始新牌靴：烧牌前由主管确认洗牌"),
-    (re.compile(r"shuffle confirmed by (.+): burn the first card"),
-     lambda m: f"{actor_zh(m[1])} 已确认洗牌：请烧牌"),
-    (re.compile(r"pack (\S+) registered for this shoe \((\d+) so far\)"),
-     lambda m: f"牌包 {m[1]} 已登记（共{m[2]}包）"),
-    (re.compile(r"pack (\S+) scanned outside a shuffle check: ignored"),
-     lambda m: f"牌包 {m[1]} 不在洗牌确认时扫描：已忽略"),
-    (re.compile(r"(player|banker) cards revealed by (.+)"),
-     lambda m: f"{_HAND[m[1]]}家的牌已开（{actor_zh(m[2])}）"),
-    (re.compile(r"(player|banker) cards revealed: the squeeze's ([\d.]+) s were up"),
-     lambda m: f"咪牌{m[2]}秒已到，{_HAND[m[1]]}家的牌自动开牌"),
-    (re.compile(r"the system opens the cards: ([\d.]+) s since betting closed"),
-     lambda m: f"停止下注已{m[1]}秒，系统自动开牌"),
-    (re.compile(r"NEW SHOE LATE: asked for ([\d.]+) s ago; supervisor alerted"),
-     lambda m: f"新牌靴逾时：{m[1]}秒前已请求；已通知主管"),
-    (re.compile(r"round (\d+) skipped by (.+) \((\d+) in a row\): dealt face up, no bets"),
-     lambda m: f"第{m[1]}局飞牌（{actor_zh(m[2])}，连续第{m[3]}局）：牌面朝上派牌，不接受投注"),
-    (re.compile(r"new shoe asked for by (.+): round (\d+) is the shoe's last"),
-     lambda m: f"{actor_zh(m[1])} 请求新牌靴：第{m[2]}局为本牌靴最后一局"),
-    (re.compile(r"end of shoe asked for by (.+): round (\d+) is the shoe's last"),
-     lambda m: f"{actor_zh(m[1])} 请求结束牌靴：第{m[2]}局为本牌靴最后一局"),
-    (re.compile(r"new shoe asked for by (.+): the shoe is closed"),
-     lambda m: f"{actor_zh(m[1])} 请求新牌靴：牌靴已结束"),
-    (re.compile(r"another dealer asked for by (.+): the dealer goes on until the new one signs "
-                r"in"),
-     lambda m: f"{actor_zh(m[1])} 请求更换荷官：当前荷官继续派牌，直到新荷官签到"),
-    (re.compile(r"timer '(.+)' is not due: ignored"), lambda m: f"计时器 '{m[1]}' 未到期：已忽略"),
-    (re.compile(r"double read of a card from (.+) within (\d+) ms suppressed"),
-     lambda m: f"{m[1]} 在{m[2]}毫秒内重复读到同一张牌：已忽略"),
-    (re.compile(r"(.+) stopped sending noise: (\d+) bad codes in all"),
-     lambda m: f"{m[1]} 已停止发送干扰信号：共{m[2]}个无效码"),
-    (re.compile(r"re-scan read a card: held for the supervisor"),
-     lambda m: "重新扫描读到一张牌：留待主管处理"),
-    (re.compile(r"(resume|void) refused: (.+) still lost; reconnect it first"),
-     lambda m: {"resume": "恢复", "void": "作废"}[m[1]] + "被拒绝："
-     + "、".join(_device_zh(d) for d in m[2].split(", ")) + "仍断线；请先重新连接"),
-    (re.compile(r"(?P<what>[a-z ]+?) refused from (?P<actor>.+?): (?P<why>.+)"),
-     lambda m: f"{_WHAT.get(m['what'], m['what'])}被拒绝（{actor_zh(m['actor'])}）："
-     + notice_zh(m["why"])),
-]
-
-
-def _device_zh(name: str) -> str:
-    return device(name, zh=True)
+    """Who did something, in Simplified Chinese (``station.web.notices.actor_said``)."""
+    said = actor_said(actor)
+    return said if isinstance(said, str) else render(said, "zh-Hans")
 
 
 def notice_zh(text: str) -> str:
-    """A notice, a refusal or a refusal's reason in Chinese (the table modes' and the
-    station's commands'); unknown wording is returned as it is."""
-    return apply_rules(_NOTICES, text) or apply_rules(_WHY, text) or dealer_zh(text)
-
-
-# The station's instruction names a timer's configured length ("betting closes by itself in
-# 15 s"); beside the page's live countdown of the same timer that figure contradicts it
-# ("15 s" next to "2 s"). While a countdown shows, the page shows the instruction with the
-# figure taken out and the countdown named instead (docs/display.md: one countdown per timer).
-_LIVE: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"betting closes by itself in [\d.]+ s"),
-     "betting closes by itself when the countdown ends"),
-    (re.compile(r"[\d.]+秒后自动停止下注"), "倒计时结束自动停止下注"),
-    (re.compile(r"revealed by itself after [\d.]+ s"),
-     "revealed by itself when the countdown ends"),
-    (re.compile(r"[\d.]+秒后自动开牌"), "倒计时结束自动开牌"),
-    (re.compile(r"the system opens them [\d.]+ s after betting closed"),
-     "the system opens them when the countdown ends"),
-    (re.compile(r"停止下注[\d.]+秒后系统自动开牌"), "倒计时结束系统自动开牌"),
-    (re.compile(r" \(within " + _DURATION + r"\)"), ""),
-    (re.compile(r"（请在(?:\d+分钟|\d+分\d+秒|\d+秒)内）"), ""),
-]
-
-
-def without_timer_figures(text: str) -> str:
-    """``text`` (English or Chinese) with each timer's configured length taken out, for a page
-    that shows the same timer counting down beside it."""
-    for pattern, said in _LIVE:
-        text = pattern.sub(said, text)
-    return text
+    """A notice, a refusal or a refusal's reason in Simplified Chinese; unknown wording is
+    returned as it is."""
+    return notice_words(text, "zh-Hans")

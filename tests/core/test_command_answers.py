@@ -27,7 +27,8 @@ from station.table.actions import UPSTREAM_ACTIONS
 from station.table.outputs import Notice, Output, Refused
 from station.table.station import REFUSED_OUTSIDE, Station
 from station.table.tablerules import TableRules
-from station.web.words import detail_zh, notice_zh
+from station.web.catalogue import render
+from station.web.words import notice_zh
 from station.wire.commands import ACTIONS
 from station.wire.observe import SHOE_ENDED_REASONS, Snapshot
 from station.wire.schema import load_schema
@@ -281,12 +282,14 @@ def test_the_display_says_the_round_is_the_last_because_the_end_was_asked_for() 
     t.pit("close_shoe")
     prompt = t.station.prompt
     assert prompt.detail == "END SHOE asked for: this round is the last"
-    assert detail_zh(prompt.detail) == "已请求结束牌靴：本局为最后一局"
+    assert prompt.said_detail is not None
+    assert render(prompt.said_detail, "zh-Hans") == "已请求结束牌靴：本局为最后一局"
     t.cmd("close_betting")
     t.cards("4S")
     detail = t.station.prompt.detail
     assert detail == "ROUND 1 - END SHOE asked for: this round is the last"
-    assert detail_zh(detail) == "第1局 - 已请求结束牌靴：本局为最后一局"
+    said = t.station.prompt.said_detail
+    assert said is not None and render(said, "zh-Hans") == "第1局 - 已请求结束牌靴：本局为最后一局"
     t.send(CutCardSeen("cut", t.now + 0.5))  # the cut card too: the request still says why
     assert t.station.prompt.detail == detail
 

@@ -15,7 +15,7 @@ from station.settings.paytable import load_paytable
 from station.table.outputs import Notice, Output, Published
 from station.table.station import Station
 from station.table.tablerules import TableRules
-from station.web.words import prompt_zh
+from station.web.catalogue import render
 from station.wire.messages import iso_ts
 from tests.modeskit import START, Exits
 
@@ -262,7 +262,8 @@ def test_the_new_shoe_prompt_says_its_time_as_people_do(
     t.client("request_new_shoe")
     line = t.station.prompt.line()
     assert f"({said})" in line and "0." not in line.split("(within")[1]
-    assert zh in prompt_zh(t.station.prompt.text)
+    words = t.station.prompt.said
+    assert words is not None and zh in render(words, "zh-Hans")
 
 
 def test_the_new_shoe_alarm_fires_after_5_minutes_and_never_before() -> None:

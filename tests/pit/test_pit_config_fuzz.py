@@ -73,6 +73,9 @@ def test_the_valid_config_and_the_shipped_one_check(work: Path, repo: Path) -> N
      "unknown key"),
     ({**VALID, "extra": 1}, "extra: unknown key"),
     ({**VALID, "pit": {**VALID["pit"], "language": "fr"}}, "pit.language: 'fr' is not one of"),
+    # A tag the station knows but the pit's pages have no words in yet: refused by name.
+    ({**VALID, "pit": {**VALID["pit"], "language": "zh-Hant"}}, "pit.language: zh-Hant: the "
+     "pit's pages are in en, zh only so far; use en or zh-Hans"),
     ({**VALID, "pit": {**VALID["pit"], "name": "a b"}}, "pit.name:"),
     ({**VALID, "pit": {**VALID["pit"], "answer_timeout_s": 0.5}}, "pit.answer_timeout_s: 0.5 s "
      "is too short"),
@@ -91,6 +94,14 @@ def test_bad_configs_are_refused_with_their_key(work: Path, doc: dict[str, Any],
     path.write_text(yaml.safe_dump(doc))
     outcome = run(path)
     assert outcome.code == 2 and words in outcome.stderr, outcome.stderr
+
+
+@pytest.mark.parametrize(("written", "said"), [("zh", "zh"), ("zh-Hans", "zh"), ("en", "en")])
+def test_the_pit_language_is_a_bcp47_tag(work: Path, written: str, said: str) -> None:
+    from station.services.pit.config import load_pit_config  # noqa: PLC0415
+    path = work / "tagged.yaml"
+    path.write_text(yaml.safe_dump({**VALID, "pit": {**VALID["pit"], "language": written}}))
+    assert load_pit_config(path).pit.language == said
 
 
 def test_seeded_mutations(work: Path) -> None:

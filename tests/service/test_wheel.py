@@ -53,3 +53,11 @@ def test_the_wheel_installs_station_with_its_configs_and_unit_files(tmp_path: Pa
     assert layouts.returncode == 0, layouts.stderr
     loader, names = layouts.stdout.splitlines()
     assert loader.startswith(str(purelib)) and names.split() == ["de", "fr", "uk", "us"]
+    # The words' catalogues (issue 29), read from the installed copy: every language, both sides.
+    for tag in ("en", "zh-Hans", "zh-Hant"):
+        for side in ("station", "pages"):
+            assert (station_dir / "web/locale" / tag / f"{side}.po").is_file(), (tag, side)
+    said = run(str(env / "bin" / "python"), "-c",
+               "from station.web.catalogue import render; from station.table.msg import msg;"
+               "print(render(msg('prompt.burn_first'), 'zh-Hant'))", cwd=elsewhere)
+    assert said.returncode == 0 and said.stdout.strip() == "燒牌：抽出第一張牌並翻開", said.stderr  # noqa: RUF001

@@ -27,8 +27,18 @@ def test_every_key_is_read_and_the_pin_file_is_next_to_the_config() -> None:
     config = parse_config(Path("/x/station.yaml"), {"display": {
         "type": "web", "host": "::1", "port": 9001, "language": "zh",
         "credentials_file": "keys/sup.pins", "sound": False}})
-    assert config.display == DisplayConfig("web", WebSettings("::1", 9001, "zh",
+    # zh is an alias: the config holds the registered BCP 47 tag (docs/configuration.md).
+    assert config.display == DisplayConfig("web", WebSettings("::1", 9001, "zh-Hans",
                                                               Path("/x/keys/sup.pins"), False))
+
+
+@pytest.mark.parametrize(("written", "tag"), [("en", "en"), ("zh", "zh-Hans"),
+                                              ("zh-Hans", "zh-Hans"), ("zh-Hant", "zh-Hant"),
+                                              ("ZH-hant", "zh-Hant")])
+def test_the_language_is_a_bcp47_tag(written: str, tag: str) -> None:
+    config = parse_config(Path("/x/station.yaml"), {"display": {"type": "web",
+                                                                "language": written}})
+    assert config.display.kind.language == tag  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(("display", "message"), [
@@ -36,6 +46,8 @@ def test_every_key_is_read_and_the_pin_file_is_next_to_the_config() -> None:
     ({"port": 0}, r"display\.port: .*a TCP port"),
     ({"port": 70000}, r"display\.port: "),
     ({"language": "fr"}, r"display\.language: 'fr' is not one of: en, zh"),
+    ({"language": "zh-TW"}, r"display\.language: 'zh-TW' is not one of: en, zh-Hans, "
+                            r"zh-Hant, .*zh \(BCP 47 language tags; zh is zh-Hans\)"),
     ({"sound": "yes"}, r"display\.sound: expected true or false"),
     ({"host": "a b"}, r"display\.host: 'a b' is not an address"),
     ({"credentials_file": ""}, r"display\.credentials_file: expected a non-empty text"),

@@ -21,7 +21,9 @@ def test_the_page_carries_the_declared_names() -> None:
     m = re.search(r'<script id="device-names" type="application/json">(.*?)</script>', html)
     assert m is not None
     assert json.loads(m[1]) == page_names()
-    assert page_names() == {n: {"en": en, "zh": zh} for n, (en, zh) in DEVICES.items()}
+    # Per language tag, from the catalogues (device.<id>): English and Chinese as declared.
+    assert {n: (said["en"], said["zh-Hans"]) for n, said in page_names().items()} == DEVICES
+    assert page_names()["scanner"]["zh-Hant"] == "讀牌器"
 
 
 def test_the_script_keeps_no_copy_of_them() -> None:

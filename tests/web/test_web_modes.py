@@ -27,14 +27,16 @@ from drivers.events import CardRead, Command, InputEvent, TimerExpired
 from drivers.simulated import CODES, Fault, Pace, Player, SimulatedDealer, random_shoes
 from station.game.cards import parse_card
 from station.table.machine import Phase
+from station.table.msg import Msg, msg
 from station.table.outputs import Output, Prompt
 from station.table.simulation import simulate
 from station.table.station import Station
 from station.table.tablerules import TableRules
 from station.web import modeview
+from station.web.catalogue import render
 from station.web.modeview import VIP_ACTIONS, mode_actions, vip_refusal
 from station.web.view import ShoeHistory, Surroundings, actions_for, build_view, notices_of
-from station.web.words import detail_zh, notice_zh, prompt_zh
+from station.web.words import notice_zh
 from tests.sampling import count
 from tests.tablekit import Table
 
@@ -177,39 +179,61 @@ def test_every_notice_of_the_modes_reads_in_chinese(runs: dict[str, Run]) -> Non
         assert not ENGLISH.search(zh), (notice, zh)
 
 
-@pytest.mark.parametrize(("en", "zh"), [
-    ("DEAL PLAYER CARD 2 FACE DOWN", "派闲家第2张牌（牌面朝下）"),
-    ("DEAL BANKER THIRD CARD FACE DOWN", "庄家补第三张牌（牌面朝下）"),
-    ("REVEAL PLAYER CARDS: wait, do not deal", "闲家开牌：请等待，勿派牌"),
-    ("REVEAL BANKER THIRD CARD: wait, do not deal", "庄家开牌（第三张牌）：请等待，勿派牌"),
-    ("ROUND 4: BETTING OPEN - do not deal; betting closes by itself in 1.5 s",
+_DOWN = msg("deal.face_down")
+_P, _B = msg("hand.player"), msg("hand.banker")
+_AFTER31 = msg("shoe.after_round", n=31)
+
+
+@pytest.mark.parametrize(("said", "en", "zh"), [
+    (msg("prompt.deal", hand=_P, n=2, down=_DOWN), "DEAL PLAYER CARD 2 FACE DOWN",
+     "派闲家第2张牌（牌面朝下）"),
+    (msg("prompt.third", hand=_B, down=_DOWN), "DEAL BANKER THIRD CARD FACE DOWN",
+     "庄家补第三张牌（牌面朝下）"),
+    (msg("prompt.reveal_cards", hand=_P), "REVEAL PLAYER CARDS: wait, do not deal",
+     "闲家开牌：请等待，勿派牌"),
+    (msg("prompt.reveal_third", hand=_B), "REVEAL BANKER THIRD CARD: wait, do not deal",
+     "庄家开牌（第三张牌）：请等待，勿派牌"),
+    (msg("prompt.betting_open", n=4, how=msg("how.timer", s=1.5)),
+     "ROUND 4: BETTING OPEN - do not deal; betting closes by itself in 1.5 s",
      "第4局：下注中 - 请勿派牌；1.5秒后自动停止下注"),
-    ("ROUND 4: BETTING OPEN - do not deal; the game server closes betting",
+    (msg("prompt.betting_open", n=4, how=msg("how.upstream")),
+     "ROUND 4: BETTING OPEN - do not deal; the game server closes betting",
      "第4局：下注中 - 请勿派牌；由游戏服务器停止下注"),
-    ("ROUND 5: WAIT - the game server opens betting", "第5局：请等待 - 由游戏服务器开始下注"),
-    ("SHOE CLOSED after round 31: the player asked for a new shoe - discard the rest, start a "
+    (msg("prompt.wait_upstream", n=5, last=""), "ROUND 5: WAIT - the game server opens betting",
+     "第5局：请等待 - 由游戏服务器开始下注"),
+    (msg("prompt.shoe_closed_player", after=_AFTER31,
+         late=msg("late.within", d=msg("duration.min", min=5))),
+     "SHOE CLOSED after round 31: the player asked for a new shoe - discard the rest, start a "
      "NEW SHOE (within 5 min)",
      "第31局后牌靴结束：玩家请求新牌靴 - 弃掉余牌，开始新牌靴（请在5分钟内）"),
-    ("SHOE CLOSED after round 31: the player asked for a new shoe - discard the rest, start a "
+    (msg("prompt.shoe_closed_player", after=_AFTER31, late=msg("late.alerted")),
+     "SHOE CLOSED after round 31: the player asked for a new shoe - discard the rest, start a "
      "NEW SHOE (NEW SHOE LATE, supervisor alerted)",
      "第31局后牌靴结束：玩家请求新牌靴 - 弃掉余牌，开始新牌靴（新牌靴逾时，已通知主管）"),
 ])
-def test_the_modes_prompts_in_chinese(en: str, zh: str) -> None:
-    assert prompt_zh(en) == zh
+def test_the_modes_prompts_in_chinese(said: Msg, en: str, zh: str) -> None:
+    assert (render(said, "en"), render(said, "zh-Hans")) == (en, zh)
 
 
-@pytest.mark.parametrize(("en", "zh"), [
-    ("ROUND 3 - SKIPPED by the player: deal face up, no bets",
+_SKIP3 = msg("round.tag", n=3, last="", skipped=msg("round.skipped"))
+_TAG2 = msg("round.tag", n=2, last="", skipped="")
+
+
+@pytest.mark.parametrize(("said", "en", "zh"), [
+    (_SKIP3, "ROUND 3 - SKIPPED by the player: deal face up, no bets",
      "第3局 - 玩家飞牌：牌面朝上派牌，不接受投注"),
-    ("ROUND 3 - SKIPPED by the player: deal face up, no bets: player 4 draws",
+    (msg("detail.tagged", tag=_SKIP3, what=msg("why.player_draws", total=4)),
+     "ROUND 3 - SKIPPED by the player: deal face up, no bets: player 4 draws",
      "第3局 - 玩家飞牌：牌面朝上派牌，不接受投注：闲家4点，补牌"),
-    ("ROUND 2: the player squeezes, or press REVEAL; revealed by itself after 30 s",
+    (msg("detail.tagged", tag=_TAG2, what=msg("how.squeeze", s=30.0)),
+     "ROUND 2: the player squeezes, or press REVEAL; revealed by itself after 30 s",
      "第2局：玩家咪牌，或按“开牌”；30秒后自动开牌"),
-    ("ROUND 2: the player opens the cards, or press REVEAL; the system opens them 60 s after "
+    (msg("detail.tagged", tag=_TAG2, what=msg("how.vip_reveal", s=60.0)),
+     "ROUND 2: the player opens the cards, or press REVEAL; the system opens them 60 s after "
      "betting closed", "第2局：由玩家开牌，或按“开牌”；停止下注60秒后系统自动开牌"),
 ])
-def test_the_modes_details_in_chinese(en: str, zh: str) -> None:
-    assert detail_zh(en) == zh
+def test_the_modes_details_in_chinese(said: Msg, en: str, zh: str) -> None:
+    assert (render(said, "en"), render(said, "zh-Hans")) == (en, zh)
 
 
 @pytest.mark.parametrize(("en", "zh"), [
@@ -383,7 +407,8 @@ def test_a_vip_new_shoe_asked_for_mid_deal_says_the_player_asked_not_the_cut_car
     prompt = t.station.prompt
     assert prompt.detail == "ROUND 1 - NEW SHOE asked for by the player: this round is the last"
     assert "CUT CARD" not in prompt.line()
-    assert detail_zh(prompt.detail) == "第1局 - 玩家已请求新牌靴：本局为最后一局"
+    assert prompt.said_detail is not None
+    assert render(prompt.said_detail, "zh-Hans") == "第1局 - 玩家已请求新牌靴：本局为最后一局"
     view = build_view(t.station, prompt, ShoeHistory(), [], AROUND)
     assert view["shoe"]["cut_card_out"] is False
     assert view["shoe"]["last_round_why"] == "player"

@@ -13,7 +13,7 @@ import pytest
 
 from station.game.roads import Scoreboard
 from station.game.roads.scoreboard import Roads
-from station.web.roadpanel import NAMES, panel_shape, panel_svg
+from station.web.roadpanel import names, panel_shape, panel_svg
 from tests import webkit
 
 SIZES = [(1240, 190), (1880, 250), (1320, 165), (300, 80)]
@@ -58,17 +58,20 @@ def test_the_latest_rounds_show_when_the_shoe_outgrows_the_panel() -> None:
     assert big[-len(newest):] == [e.winner for e in newest]
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "zh-Hant"])
 def test_labels_and_beads_in_the_pages_language(lang: str) -> None:
     svg = panel_svg(roads_of(12), 1240, 190, lang)
-    other = NAMES["zh" if lang == "en" else "en"]
+    other = names("zh" if lang == "en" else "en")
     for key in ("bead", "big", "big_eye_boy", "small_road", "cockroach_pig", "ask"):
-        assert NAMES[lang][key] in svg
+        assert names(lang)[key] in svg
         assert other[key] not in svg
     if lang == "zh":
         assert "珠盘路" in svg and "曱甴路" in svg and "问路" in svg
         assert re.search(r">[庄闲和]</text>", svg)
         assert not re.search(r">[BPT]</text>", svg)
+    if lang == "zh-Hant":  # the studios' own words, not the Simplified ones converted
+        assert "珠盤路" in svg and "問路" in svg and "珠盘路" not in svg
+        assert re.search(r">[莊閒和]</text>", svg) and not re.search(r">[庄闲]</text>", svg)
 
 
 def test_only_a_whole_size_asks_for_the_panel() -> None:

@@ -14,10 +14,12 @@ from drivers.events import Command
 from drivers.simulated import Fault, Pace, SimulatedDealer, random_shoes
 from station.journal.codec import decode_event, encode_event
 from station.table.machine import Phase
+from station.table.msg import Msg, msg
 from station.table.outputs import Notice, Output, Prompt, RefusedOutside
 from station.table.simulation import simulate
 from station.table.station import REFUSED_OUTSIDE, Station, refused_parts
 from station.table.tablerules import TableRules
+from station.web.catalogue import render
 from station.web.view import (
     ShoeHistory,
     Surroundings,
@@ -26,8 +28,9 @@ from station.web.view import (
     notices_of,
     procedure_actions,
     split_pause,
+    without_figures,
 )
-from station.web.words import action_zh, detail_zh, prompt_zh, without_timer_figures
+from station.web.words import action_zh
 from tests.tablekit import Table
 
 AROUND = Surroundings("t1", "zh", True, "file", None, ("sim-shoe",))
@@ -158,52 +161,79 @@ def test_history_follows_the_shoe_and_its_roads() -> None:
     assert history.records == [] and 'class="bead' not in history.svg
 
 
-@pytest.mark.parametrize(("en", "zh"), [
-    ("DEAL PLAYER CARD 2", "派闲家第2张牌"),
-    ("DEAL BANKER THIRD CARD", "庄家补第三张牌"),
-    ("BURN 3 MORE FACE DOWN", "再烧3张牌（牌面朝下）"),
-    ("ROUND 7: OPEN BETTING - CUT CARD OUT: this round is the last",
+_CUT = msg("round.last", why=msg("last.cut_card"))
+_TAG4 = msg("round.tag", n=4, last="", skipped="")
+
+
+@pytest.mark.parametrize(("said", "en", "zh"), [
+    (msg("prompt.deal", hand=msg("hand.player"), n=2, down=""), "DEAL PLAYER CARD 2",
+     "派闲家第2张牌"),
+    (msg("prompt.third", hand=msg("hand.banker"), down=""), "DEAL BANKER THIRD CARD",
+     "庄家补第三张牌"),
+    (msg("prompt.burn_more", n=3), "BURN 3 MORE FACE DOWN", "再烧3张牌（牌面朝下）"),
+    (msg("prompt.open_betting", n=7, last=_CUT),
+     "ROUND 7: OPEN BETTING - CUT CARD OUT: this round is the last",
      "第7局：开始下注 - 切牌已出：本局为最后一局"),
-    ("SHOE CLOSED after round 60: discard the rest, start a NEW SHOE",
+    (msg("prompt.shoe_closed", after=msg("shoe.after_round", n=60)),
+     "SHOE CLOSED after round 60: discard the rest, start a NEW SHOE",
      "第60局后牌靴结束：弃掉余牌，开始新牌靴"),
-    ("something new", "something new"),
 ])
-def test_prompt_words(en: str, zh: str) -> None:
-    assert prompt_zh(en) == zh
+def test_prompt_words(said: Msg, en: str, zh: str) -> None:
+    assert render(said, "en") == en
+    assert render(said, "zh-Hans") == zh
 
 
 def test_detail_words() -> None:
-    assert detail_zh("ROUND 4: banker 4 draws on player third card 7 (draws on 2,3,4,5,6,7)") \
-        == "第4局：庄家4点，闲家第三张牌为7，庄家补牌（2,3,4,5,6,7时补）"
-    assert detail_zh("ROUND 4: player 3 draws") == "第4局：闲家3点，补牌"
-    assert detail_zh("round 3: PLAYER 9 BANKER 5, PLAYER WINS") == "第3局：闲9点 庄5点，闲赢"
+    on = msg("why.banker_draws_on", total=4, third=7, on=msg("why.draws_on", values="2,3,4,5,6,7"))
+    for said, en, zh in (
+        (msg("detail.tagged", tag=_TAG4, what=on),
+         "ROUND 4: banker 4 draws on player third card 7 (draws on 2,3,4,5,6,7)",
+         "第4局：庄家4点，闲家第三张牌为7，庄家补牌（2,3,4,5,6,7时补）"),
+        (msg("detail.tagged", tag=_TAG4, what=msg("why.player_draws", total=3)),
+         "ROUND 4: player 3 draws", "第4局：闲家3点，补牌"),
+        (msg("detail.result", n=3, p=9, b=5, head=msg("head.player")),
+         "round 3: PLAYER 9 BANKER 5, PLAYER WINS", "第3局：闲9点 庄5点，闲赢"),
+    ):
+        assert (render(said, "en"), render(said, "zh-Hans")) == (en, zh)
 
 
-@pytest.mark.parametrize(("said", "live"), [
-    ("ROUND 1: BETTING OPEN - do not deal; betting closes by itself in 15 s",
+_TAG2 = msg("round.tag", n=2, last="", skipped="")
+_LATE = msg("prompt.shoe_closed_player", after=msg("shoe.after_round", n=12),
+            late=msg("late.within", d=msg("duration.s", s=15)))
+
+
+@pytest.mark.parametrize(("said", "en", "live", "zh", "zh_live"), [
+    (msg("prompt.betting_open", n=1, how=msg("how.timer", s=15.0)),
+     "ROUND 1: BETTING OPEN - do not deal; betting closes by itself in 15 s",
      "ROUND 1: BETTING OPEN - do not deal; betting closes by itself when the countdown "
-     "ends"),
-    ("第1局：下注中 - 请勿派牌；15秒后自动停止下注",
+     "ends",
+     "第1局：下注中 - 请勿派牌；15秒后自动停止下注",
      "第1局：下注中 - 请勿派牌；倒计时结束自动停止下注"),
-    ("ROUND 2: the player squeezes, or press REVEAL; revealed by itself after 30 s",
+    (msg("detail.tagged", tag=_TAG2, what=msg("how.squeeze", s=30.0)),
+     "ROUND 2: the player squeezes, or press REVEAL; revealed by itself after 30 s",
      "ROUND 2: the player squeezes, or press REVEAL; revealed by itself when the countdown "
-     "ends"),
-    ("第2局：玩家咪牌，或按“开牌”；30秒后自动开牌",
+     "ends",
+     "第2局：玩家咪牌，或按“开牌”；30秒后自动开牌",
      "第2局：玩家咪牌，或按“开牌”；倒计时结束自动开牌"),
-    ("ROUND 2: the player opens the cards, or press REVEAL; the system opens them 60 s after "
+    (msg("detail.tagged", tag=_TAG2, what=msg("how.vip_reveal", s=60.0)),
+     "ROUND 2: the player opens the cards, or press REVEAL; the system opens them 60 s after "
      "betting closed", "ROUND 2: the player opens the cards, or press REVEAL; the system opens "
-     "them when the countdown ends"),
-    ("第2局：由玩家开牌，或按“开牌”；停止下注60秒后系统自动开牌",
+     "them when the countdown ends",
+     "第2局：由玩家开牌，或按“开牌”；停止下注60秒后系统自动开牌",
      "第2局：由玩家开牌，或按“开牌”；倒计时结束系统自动开牌"),
-    ("SHOE CLOSED after round 12: the player asked for a new shoe - discard the rest, start a "
+    (_LATE,
+     "SHOE CLOSED after round 12: the player asked for a new shoe - discard the rest, start a "
      "NEW SHOE (within 15 s)", "SHOE CLOSED after round 12: the player asked for a new "
-     "shoe - discard the rest, start a NEW SHOE"),
-    ("第12局后牌靴结束：玩家请求新牌靴 - 弃掉余牌，开始新牌靴（请在15秒内）",
+     "shoe - discard the rest, start a NEW SHOE",
+     "第12局后牌靴结束：玩家请求新牌靴 - 弃掉余牌，开始新牌靴（请在15秒内）",
      "第12局后牌靴结束：玩家请求新牌靴 - 弃掉余牌，开始新牌靴"),
 ])
-def test_one_countdown_per_timer(said: str, live: str) -> None:
+def test_one_countdown_per_timer(said: Msg, en: str, live: str, zh: str, zh_live: str) -> None:
     """Beside a live countdown the page's instruction leaves the timer's own figure out."""
-    assert without_timer_figures(said) == live
+    bare = without_figures(said)
+    assert isinstance(bare, Msg)
+    assert (render(said, "en"), render(bare, "en")) == (en, live)
+    assert (render(said, "zh-Hans"), render(bare, "zh-Hans")) == (zh, zh_live)
 
 
 def _view(t: Table) -> dict[str, Any]:

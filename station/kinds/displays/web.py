@@ -13,11 +13,11 @@ from station.kinds.displays import DisplayContext
 from station.kinds.keys import Key
 from station.settings.configmodel import StationConfig
 from station.settings.configsection import Section
+from station.settings.languages import accepted
 
 if TYPE_CHECKING:
     from station.web.display import WebDisplay
 
-LANGUAGES = ("en", "zh")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,9 @@ KEYS = (
     Key("host", "text", _D.host, "the address the page and the API listen on; loopback "
         "unless the config says otherwise (the API can resume a paused table, with a PIN)"),
     Key("port", "whole number", str(_D.port), "the TCP port of the page and the API"),
-    Key("language", "text", _D.language, f"the page's language: {', '.join(LANGUAGES)}"),
+    Key("language", "text", _D.language,
+        "the page's language, a BCP 47 tag: " + ", ".join(accepted())
+        + " (zh is zh-Hans; case does not matter)"),
     Key("credentials_file", "file", "null", "the supervisors' hashed PINs for resume and void "
         "on the page, next to the config (`station pin set NAME` writes it)"),
     Key("sound", "true or false", "true", "a sound when a third card is due and when the "
@@ -65,7 +67,7 @@ def parse(sec: Section, chosen: bool) -> WebSettings:
     return WebSettings(
         host=host,
         port=sec.int_("port", d.port, 1, "a TCP port, e.g. 8080", 65535) or d.port,
-        language=sec.choice("language", d.language, LANGUAGES),
+        language=sec.language("language", d.language),
         credentials_file=None if creds is None else sec.path.parent / creds,
         sound=sound)
 

@@ -33,6 +33,18 @@ PIT_KEYS: Final = ("name", "host", "port", "signing_key_file", "pins_file", "jou
                    "language", "answer_timeout_s", "archive_key_file")
 
 
+def _pit_language(sec: Section, default: str) -> str:
+    """``pit.language``, a BCP 47 tag (``zh`` is ``zh-Hans``), as the pit's words name it:
+    they are English and Simplified Chinese so far (their catalogues are issue 29's part
+    still to do), so a tag the pit has no words in is refused, never shown half."""
+    tag = sec.language("language", default)
+    said = {"en": "en", "zh-Hans": "zh"}.get(tag)
+    if said is None:
+        sec.fail(sec.key("language"), f"{tag}: the pit's pages are in {', '.join(LANGUAGES)} "
+                 "only so far; use en or zh-Hans")
+    return said
+
+
 def load_pit_config(path: Path, *, keys_must_exist: bool = True) -> PitConfig:
     """``keys_must_exist=False`` for what reads no table's key (``station pit pin``): the
     PINs can be set before the fleet has written the tables' keys."""
@@ -72,5 +84,5 @@ def _pit(sec: Section) -> PitSettings:
         signing_key_file=None if key is None else secret_path(sec, "signing_key_file", key),
         pins_file=None if pins is None else sec.path.parent / pins,
         journal=Path(journal),
-        language=sec.choice("language", d.language, LANGUAGES), answer_timeout_s=timeout)
+        language=_pit_language(sec, d.language), answer_timeout_s=timeout)
 

@@ -1,8 +1,8 @@
 """The pit's JSON: what ``/api/tables``, ``/api/tables/{table}`` and ``/api/alerts`` return
 (docs/pit.md), built from the client library's table states (``station.client``), the pit's
-alert records and each table's ``TableLog`` (folded from its verified messages). Pure:
-nothing here reads a clock, a file or the broker; the service hands in what it knows and
-when.
+alert records and each table's ``TableLog`` (folded from its verified messages). Pure but
+for the dealer page's catalogues it shares, read once (station.web.catalogue): nothing here
+reads a clock or the broker; the service hands in what it knows and when.
 
 Each tile, table and alert carries ``say``: the words a person reads, by language (``en``,
 ``zh``; ``station.services.pit.words``), beside the codes and the station's own English, so one body

@@ -1,5 +1,6 @@
 """The pit's words in English and Chinese: phases, table modes, alert kinds, needs, pause
-codes, alert details and what resume and void will do. Pure: text in, text out.
+codes, alert details and what resume and void will do: text in, text out. Pure but for the
+dealer page's catalogues it shares, read once (station.web.catalogue).
 
 The station words everything in English; the pit never rewords a station's sentence in
 English, and in Chinese it reuses the dealer page's translations (``station.web.words``,

@@ -19,103 +19,50 @@ const PEDAL_HOLD_MS = 1000;
 // The dealer's pause codes in the order the picker shows them, keys 1-6 (station.table.procedures).
 const PAUSE_CODES = ["card_dropped", "card_exposed", "misdeal", "dispute", "equipment", "other"];
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
-const LABELS = {
-  en: {
-    round: "ROUND", shoe: "SHOE", lastRound: "LAST ROUND",
-    // Why the round in play is the last: the cut card's is plain LAST ROUND (its place is
-    // beside it, "cut card at N%"); any other says who ended the shoe.
-    lastRoundWhy: { player: "LAST ROUND: PLAYER ASKED", dealer: "LAST ROUND: END SHOE",
-      upstream: "LAST ROUND: GAME SERVER" },
-    shoeEnd: { cut_card: "SHOE ENDED: CUT CARD", dealer: "SHOE ENDED EARLY: END SHOE",
-      upstream: "SHOE ENDED EARLY: GAME SERVER", player: "SHOE ENDED EARLY: PLAYER ASKED" },
-    shoeState: (d, l, pct) => `SHOE ${d} dealt / ${l} left (${pct}%)`,
-    P: "P", B: "B", player: "PLAYER", banker: "BANKER", new_shoe: "NEW SHOE (N)",
-    open_betting: "OPEN BETTING (O)", close_betting: "CLOSE BETTING (C)",
-    resume: "RESUME", void: "VOID", paused: "PAUSED", pin: "Supervisor PIN or badge",
-    resumeNot: (why) => `RESUME not possible: ${why}`,
-    offline: "STATION OFFLINE - DO NOT DEAL",
-    offlineWhy: "The station is not answering. Stop dealing; this page comes back by itself.",
-    why: { lost: "connection lost", none: "no answer", quiet: "no heartbeat" },
-    connecting: "CONNECTING...", mute: "SOUND ON (M)", muted: "MUTED (M)",
-    devicesOk: "devices OK", deviceLost: (n) => `${n.toUpperCase()} LOST`,
-    upstreamDown: "GAME SERVER LINK DOWN", noShoe: "no shoe",
-    result: (n, p, b, head, nat) => `Round ${n}: PLAYER ${p} BANKER ${b}, ${head}` +
-      (nat ? ", NATURAL" : ""),
-    voided: (n) => `Round ${n}: VOID`,
-    heads: { player: "PLAYER WINS", banker: "BANKER WINS", tie: "TIE" },
-    needPin: "Enter the supervisor PIN first", refused: "Refused",
-    noPins: "no supervisor PIN is set on this station",
-    wrongPin: (n) => `wrong PIN (${n} tries left)`, lockedFor: (s) => `PINs locked: ${s} s`,
-    dealer: "DEALER", noDealer: "no dealer signed in", dealerLabel: "Dealer id",
-    sign_in: "SIGN IN", sign_out: "SIGN OUT", changeAsked: "another dealer asked for",
-    reveal: "REVEAL (R)", skip: "SKIP ROUND", request_new_shoe: "NEW SHOE REQUEST",
-    request_dealer: "ANOTHER DEALER", vipOpen: "VIP REQUESTS", vipClose: "CLOSE",
-    vipPin: "PIN", closesIn: "BETTING CLOSES IN", opensIn: "BETTING OPENS IN",
-    revealBy: "opens by itself in", newShoeBy: "NEW SHOE WITHIN", faceDown: "face down", seconds: (n) => `${n} s`,
-    natural: "NATURAL", stands: (n) => `stands on ${n}`,
-    pausedFor: (t) => `for ${t}`,
-    voidAsk: {
-      refund: (n) => `VOID round ${n}? Every bet on it is refunded. Press VOID again to confirm`,
-      shoe: () => "VOID? The shoe is abandoned. Press VOID again to confirm",
-      aside: () => "VOID? The card is set aside. Press VOID again to confirm",
-    },
-    suitLetter: { S: "S", H: "H", D: "D", C: "C" },
-    byTimer: (s) => `Betting runs on the station's countdown (${s} s)`,
-    byUpstream: "The game server opens and closes betting",
-    pause: "HOLD / CALL SUPERVISOR (P)", pickTitle: "HOLD THE TABLE: WHY? (the supervisor is called)",
-    codes: { card_dropped: "CARD DROPPED", card_exposed: "CARD EXPOSED", misdeal: "MISDEAL",
-      dispute: "DISPUTE", equipment: "EQUIPMENT PROBLEM", other: "OTHER (write a note)" },
-    noteLabel: "Note (needed for OTHER)", needNote: "OTHER needs a note saying what happened",
-    cancel: "CANCEL",
-    confirm_shuffle: "CONFIRM SHUFFLE", packs: (list) => `packs: ${list}`,
-    noPacks: "no pack scanned", cutAt: (pct) => `cut card at ${pct}%`,
-  },
-  zh: {
-    round: "局", shoe: "牌靴", lastRound: "最后一局",
-    lastRoundWhy: { player: "最后一局：玩家请求新牌靴", dealer: "最后一局：荷官结束牌靴",
-      upstream: "最后一局：游戏服务器结束牌靴" },
-    shoeEnd: { cut_card: "牌靴结束：切牌已出", dealer: "牌靴提前结束：荷官结束牌靴",
-      upstream: "牌靴提前结束：游戏服务器结束牌靴", player: "牌靴提前结束：玩家请求新牌靴" },
-    shoeState: (d, l, pct) => `牌靴：已发 ${d} 张 / 剩余 ${l} 张（${pct}%）`,
-    P: "闲", B: "庄", player: "闲家", banker: "庄家", new_shoe: "新牌靴 (N)", open_betting: "开始下注 (O)",
-    close_betting: "停止下注 (C)", resume: "恢复", void: "作废", paused: "暂停",
-    resumeNot: (why) => `无法恢复：${why}`,
-    pin: "主管密码或工牌", offline: "工作站离线 - 请勿派牌",
-    offlineWhy: "工作站无响应。请停止派牌；本页面会自动恢复。",
-    why: { lost: "连接中断", none: "无应答", quiet: "无心跳" },
-    connecting: "连接中...", mute: "声音开 (M)", muted: "静音 (M)",
-    devicesOk: "设备正常", deviceLost: (n) => `${n}断开`,
-    upstreamDown: "游戏服务器连接中断", noShoe: "无牌靴",
-    result: (n, p, b, head, nat) => `第${n}局：闲 ${p} 点 庄 ${b} 点，${head}` +
-      (nat ? "（例牌）" : ""),
-    voided: (n) => `第${n}局：作废`,
-    heads: { player: "闲赢", banker: "庄赢", tie: "和局" },
-    needPin: "请先输入主管密码", refused: "拒绝", noPins: "本工作站尚未设置主管密码",
-    wrongPin: (n) => `密码错误（还可尝试 ${n} 次）`, lockedFor: (s) => `密码已锁定：${s} 秒`,
-    dealer: "荷官", noDealer: "无荷官签到", dealerLabel: "荷官编号", sign_in: "签到",
-    sign_out: "签退", changeAsked: "已请求更换荷官",
-    reveal: "开牌 (R)", skip: "飞牌", request_new_shoe: "请求新牌靴", request_dealer: "更换荷官", vipOpen: "包桌请求", vipClose: "关闭",
-    vipPin: "主管密码", closesIn: "停止下注倒计时",
-    opensIn: "开始下注倒计时", revealBy: "自动开牌倒计时", newShoeBy: "新牌靴限时", faceDown: "牌面朝下",
-    seconds: (n) => `${n} 秒`, natural: "例牌", stands: (n) => `${n} 点停牌`,
-    pausedFor: (t) => `已暂停 ${t}`,
-    voidAsk: {
-      refund: (n) => `作废第${n}局？本局所有投注将退还。再按“作废”确认`,
-      shoe: () => "作废？本牌靴将被放弃。再按“作废”确认",
-      aside: () => "作废？此牌将放在一旁。再按“作废”确认",
-    },
-    suitLetter: { S: "黑", H: "红", D: "方", C: "梅" },
-    byTimer: (s) => `由工作站倒计时控制下注（${s} 秒）`,
-    byUpstream: "由游戏服务器开始和停止下注",
-    pause: "暂停 / 呼叫主管 (P)", pickTitle: "暂停牌桌：原因？（将呼叫主管）",
-    codes: { card_dropped: "掉牌", card_exposed: "露牌", misdeal: "派错牌", dispute: "争议",
-      equipment: "设备故障", other: "其他（须填写说明）" },
-    noteLabel: "说明（选“其他”时必填）", needNote: "选择“其他”须填写说明",
-    cancel: "取消",
-    confirm_shuffle: "确认洗牌", packs: (list) => `牌包：${list}`, noPacks: "未扫描牌包",
-    cutAt: (pct) => `切牌位置 ${pct}%`,
-  },
+// The page's labels in every language: the catalogues' (station/web/locale/<tag>/pages.po),
+// inlined by the server (#words, station.web.catalogue.page_words); none are kept here.
+// A label with parameters becomes a function of them, in the order ARGS names them; a
+// label with plural forms picks one by the catalogue's own plural expression.
+const WORDS = JSON.parse(document.getElementById("words").textContent);
+const ARGS = {
+  shoeState: ["dealt", "left", "pct"], resumeNot: ["why"], deviceLost: ["name"], voided: ["n"],
+  wrongPin: ["n"], lockedFor: ["s"], seconds: ["n"], stands: ["n"], pausedFor: ["t"],
+  "voidAsk.refund": ["n"], "voidAsk.shoe": [], "voidAsk.aside": [], byTimer: ["s"],
+  packs: ["list"], cutAt: ["pct"], roundNo: ["n"], offlineWhyMore: ["why"],
+  result: ["n", "p", "b", "head"],
 };
+// `{x}` takes the parameter x, `{X}` the same in capitals.
+function fill(text, args) {
+  return text.replace(/\{(\w+)\}/g, (all, k) => {
+    const v = args[k] ?? args[k.toLowerCase()];
+    if (v === undefined) return all;
+    return k === k.toLowerCase() ? String(v) : String(v).toUpperCase();
+  });
+}
+function labelsOf(cat) {
+  // The plural expression is the catalogue's Plural-Forms (C syntax, valid as a script's).
+  const plural = new Function("n", `return Number(${cat.plural});`);
+  const out = {};
+  for (const [key, said] of Object.entries(cat.words)) {
+    const names = ARGS[key];
+    let value = said;
+    if (names) {
+      value = (...given) => {
+        const args = Object.fromEntries(names.map((n, i) => [n, given[i]]));
+        const text = Array.isArray(said) ? said[Math.min(plural(args.n), said.length - 1)] : said;
+        return fill(text, args);
+      };
+    }
+    const path = key.split(".");
+    let at = out;
+    for (const part of path.slice(0, -1)) at = at[part] = at[part] || {};
+    at[path[path.length - 1]] = value;
+  }
+  const result = out.result;
+  out.result = (n, p, b, head, nat) => result(n, p, b, head) + (nat ? out.resultNatural : "");
+  return out;
+}
+const LABELS = Object.fromEntries(Object.entries(WORDS).map(([tag, cat]) => [tag, labelsOf(cat)]));
 // The devices' names per language: the station's one declaration (station.web.devicenames),
 // inlined by the server into the page (#device-names); none are kept here.
 const DEVICE_NAMES = JSON.parse(document.getElementById("device-names").textContent);
@@ -308,7 +255,7 @@ function setOffline(on, why) {
     window.__offlineAt = Date.now();
     const said = why ? t("why")[why] : "";
     $("offline-why").textContent = t("offlineWhy") +
-      (!said ? "" : lang === "zh" ? `（${said}）` : ` (${said})`);
+      (!said ? "" : t("offlineWhyMore")(said));
   } else {
     window.__onlineAt = Date.now();
   }
@@ -522,7 +469,7 @@ function render(s) {
   if (s.language !== lang) {
     lang = s.language in LABELS ? s.language : "en";
     L = LABELS[lang];
-    document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+    document.documentElement.lang = WORDS[lang].html;
     $("message").textContent = "";  // said in the other language: not shown again
     labels();
   }
@@ -534,11 +481,11 @@ function render(s) {
     }
   }
   const p = s.prompt;
-  const zh = lang === "zh" && p.zh ? p.zh : null;
+  const zh = p.zh || null;
   document.body.classList.toggle("checking", !!s.shuffle_check && !s.paused);
   $("table-id").textContent = s.table;
   // One countdown per timer: while one counts, the instruction without its fixed figure.
-  const said = p.live || (zh ? zh : p);
+  const said = p.live || p.said || (zh ? zh : p);
   setText($("instruction"), said.text);
   setText($("detail"), said.detail);
   document.body.classList.toggle("third", p.kind === "third_card");
@@ -550,7 +497,7 @@ function render(s) {
   // Between rounds the instruction is about the next round (ROUND 5: OPEN BETTING): so is
   // the header, never one behind it.
   const no = s.phase === "between_rounds" && s.shoe ? r.no + 1 : r.no;
-  $("round-no").textContent = no ? (lang === "zh" ? `第${no}${t("round")}` : `${t("round")} ${no}`) : "";
+  $("round-no").textContent = no ? t("roundNo")(no) : "";
   const shoe = s.shoe;
   if (shoe) {
     const total = shoe.drawn + shoe.left;
@@ -590,12 +537,12 @@ function render(s) {
   if (paused) {
     $("pause-title").textContent = t("paused");
     const plain = p.plain || [p.reason || p.text];
-    setText($("pause-reason"), plain.join(lang === "zh" ? "；" : "; "));
+    setText($("pause-reason"), plain.join(t("join")));
     setText($("pause-todo"), zh && zh.todo ? (zh.todo_now ?? zh.todo) : (p.todo_now ?? p.todo ?? ""));
     setText($("pause-choice"), zh ? zh.detail : p.detail);
     // What the station would refuse now (a device still lost) is shown disabled, with why
     // beside it in the message line unless an answer to the supervisor is showing there.
-    const refusedNow = (lang === "zh" ? s.refused_now_zh : s.refused_now) || {};
+    const refusedNow = (s.refused_now_zh || s.refused_now) || {};
     for (const b of document.querySelectorAll("#supervisor button.cmd")) {
       b.disabled = !s.actions.includes(b.dataset.action);
       b.title = refusedNow[b.dataset.action] || "";
@@ -685,7 +632,8 @@ function renderHands(s) {
 // Devices and upstream: a small strip that turns red only when something is wrong.
 function renderStatus(s) {
   const bad = s.devices.filter((d) => !d.ok);
-  const name = (n) => (lang === "zh" ? (DEVICE_NAMES[n] || {}).zh || n : n);
+  // English names a device by its id (SCANNER LOST); another language by its words.
+  const name = (n) => (lang === "en" ? n : (DEVICE_NAMES[n] || {})[lang] || n);
   const devs = $("devices");
   if (bad.length === 0) {
     const el = document.createElement("span");
@@ -717,8 +665,8 @@ function renderNotices(s) {
   const fresh = Math.min(seq - noticeSeq, s.notices.length);
   noticeSeq = seq;
   // The station's words for the page (a refused PIN in plain words, in the page's language).
-  const list = s.notices_page || (lang === "zh" && s.notices_zh ? s.notices_zh : s.notices);
-  const text = list.slice(-fresh).join(lang === "zh" ? "；" : "; ");
+  const list = s.notices_page || s.notices_zh || s.notices;
+  const text = list.slice(-fresh).join(t("join"));
   const good = s.notices.slice(-fresh).every((n) => !/refused|lost|not due/.test(n));
   showNotice(text, good);
 }
@@ -747,7 +695,7 @@ function renderModes(s) {
       const req = vip.requests[b.dataset.action];
       b.disabled = !req.ok;
       const why = document.querySelector(`#vip .why[data-why=${b.dataset.action}]`);
-      why.textContent = req.ok ? "" : (lang === "zh" && req.zh ? req.zh : req.why);
+      why.textContent = req.ok ? "" : (req.zh || req.why);
       why.title = why.textContent;
     }
   }
@@ -757,7 +705,7 @@ function renderModes(s) {
     const el = document.createElement("span");
     el.className = "alert";
     el.dataset.alert = a.alert;
-    const said = lang === "zh" && a.zh ? a.zh : a.text;
+    const said = a.zh || a.text;
     // Several at once: each one's headline (what comes before its colon), so all show whole.
     const head = alerts.length > 1 ? said.split(/[:：]/)[0] : said;
     el.textContent = (i ? " \u00b7 " : "") + head;
@@ -772,10 +720,10 @@ function renderDealer(dl) {
   if (!dl) return;
   $("dealer-id").textContent = dl.id ? `${t("dealer")} ${dl.id}` : t("noDealer");
   $("dealer-id").className = "fit " + (dl.id ? "ok" : "bad");
-  if (dl.change_requested) $("dealer-id").textContent += ` (${t("changeAsked")})`;
+  if (dl.change_requested) $("dealer-id").textContent += t("changeAsked");
   $("sign-in").disabled = !dl.can_sign;
   $("sign-out").disabled = !dl.can_sign || !dl.id;
-  $("dealer-when").textContent = lang === "zh" && dl.zh ? dl.zh.when : dl.when;
+  $("dealer-when").textContent = dl.zh ? dl.zh.when : dl.when;
 }
 
 function labels() {
@@ -819,7 +767,7 @@ function refusalText(answer, where) {
   if (/^no supervisor has a PIN yet|^no display\.credentials_file/.test(err)) {
     return `${t("refused")}: ${t("noPins")}`;
   }
-  return `${t("refused")}: ${lang === "zh" && answer.zh ? answer.zh : err}`;
+  return `${t("refused")}: ${answer.zh || err}`;
 }
 
 async function send(action, body, where) {
