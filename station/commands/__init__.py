@@ -8,7 +8,7 @@ from __future__ import annotations
 
 COMMANDS: tuple[str, ...] = ("run", "simulate", "replay", "roads", "analyze", "journal", "keygen",
                              "monitor", "install_service", "check_config", "pin", "ctl", "fleet",
-                             "watch", "verify_install", "archive", "pit")
+                             "watch", "verify_install", "archive", "pit", "ca")
 
 # Each command's one-line help, for ``station --help``: the station lists its commands
 # without importing their modules (and what they import), so it starts fast. The modules'
@@ -32,4 +32,5 @@ SUMMARIES: dict[str, str] = {
     "verify-install": "check the installed files against the wheel's RECORD hashes",
     "archive": "keep a verified copy of every table's journal, from the stations' mirror",
     "pit": "the pit: one console for every table on the broker",
+    "ca": "make a small studio CA and its server and client certificates",
 }

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import resource
+import ssl
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -25,6 +26,7 @@ from aiohttp import web
 
 from drivers.events import Command
 from station.errors import ConfigError
+from station.settings.pagetls import IN_CLEAR_ON_LOOPBACK, PageAccess
 from station.table import dealers
 from station.table.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
 from station.table.procedures import pause_problem
@@ -37,6 +39,7 @@ from station.web.modeview import REVEAL, VIP_ACTIONS
 from station.web.pins import PinChecker, Verdict
 from station.web.roadpanel import panel_shape, panel_svg
 from station.web.site import GuardedSite, Keeper, guarded
+from station.web.tls import strict_transport
 from station.web.view import roads_svg
 from station.web.words import notice_zh
 from station.wire.ratelimit import Budget, Every, Tally, retry_after_s
@@ -122,7 +125,11 @@ def _ignore(notices: list[str], refused: str | None, view: dict[str, Any]) -> No
 
 class WebServer:
     def __init__(self, hub: Hub, control: WebControl, pins: PinChecker, host: str,
-                 port: int) -> None:
+                 port: int, *, access: PageAccess = IN_CLEAR_ON_LOOPBACK,
+                 tls: ssl.SSLContext | None = None) -> None:
+        """``access``: display.tls, server_names; ``tls``: its context, None in clear."""
+        self.access = access
+        self.tls = tls
         self.hub = hub
         self.control = control
         self.pins = pins
@@ -192,10 +199,10 @@ class WebServer:
         await runner.setup()
         summaries = asyncio.create_task(self._summaries())
         try:
-            site = GuardedSite(runner, self.host, self.port, self.keeper)
+            site = GuardedSite(runner, self.host, self.port, self.keeper, tls=self.tls)
             await site.start()
             self._ready.set()
-            log.info("display: http://%s:%d/", self.host, self.port)
+            log.info("display: %s/", site.name)
             await self._stop.wait()
         finally:
             self._closing = True
@@ -224,6 +231,8 @@ class WebServer:
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+        if self.tls is not None:
+            app.on_response_prepare.append(strict_transport)
         app.router.add_get("/", self.page)
         app.router.add_get("/static/{name}", self.static)
         app.router.add_get("/api/state", self.state)
@@ -239,7 +248,7 @@ class WebServer:
                              port=self.port, max_body=MAX_BODY, problem=problem,
                              this="this station", sent="a command",
                              only="commands are taken only from the station's own page",
-                             routes="docs/display.md")
+                             routes="docs/display.md", access=self.access)
 
     # --- pages ------------------------------------------------------------------------------
     async def page(self, request: web.Request) -> web.StreamResponse:

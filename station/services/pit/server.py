@@ -11,6 +11,7 @@ to a budget per source, and the Host header checked against DNS rebinding.
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -49,6 +50,7 @@ from station.web.backlog import Backlog, Dropped
 from station.web.pins import PinChecker, Verdict
 from station.web.server import connection_cap
 from station.web.site import GuardedSite, Keeper, guarded
+from station.web.tls import strict_transport
 from station.wire.ratelimit import Budget, retry_after_s
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
@@ -83,11 +85,16 @@ def answer(body: Any, status: int = 200) -> web.Response:
 
 
 class PitServer:
-    def __init__(self, service: PitService, pins: PinChecker) -> None:
+    def __init__(self, service: PitService, pins: PinChecker,
+                 tls: ssl.SSLContext | None = None) -> None:
+        """``tls``: the context of ``pit.tls`` (station.web.tls.server_context), or None to
+        serve plain HTTP (loopback, or ``allow_plain_http``)."""
         self.service = service
         self.pins = pins
         pit = service.config.pit
         self.host, self.port = pit.host, pit.port
+        self.access = pit.access
+        self.tls = tls
         self.keeper = Keeper(cap=connection_cap(), idle_s=IDLE_TIMEOUT_S)
         self.budget = Budget(burst=REFUSALS_BURST, rate_per_s=REFUSALS_PER_S)
         self.streams = 0
@@ -99,7 +106,7 @@ class PitServer:
         runner = web.AppRunner(self.app(), handle_signals=False, access_log=None,
                                shutdown_timeout=1.0, keepalive_timeout=IDLE_TIMEOUT_S)
         await runner.setup()
-        site = GuardedSite(runner, self.host, self.port, self.keeper)
+        site = GuardedSite(runner, self.host, self.port, self.keeper, tls=self.tls)
         try:
             await site.start()
         except OSError:
@@ -113,6 +120,8 @@ class PitServer:
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+        if self.tls is not None:
+            app.on_response_prepare.append(strict_transport)
         r = app.router
         r.add_get("/", self.floor_page)
         r.add_get("/tables/{table}", self.table_page)
@@ -136,7 +145,7 @@ class PitServer:
                              port=self.port, max_body=MAX_BODY, problem=problem,
                              this="this pit", sent="an action",
                              only="actions are taken only from the pit's own pages",
-                             routes="docs/pit.md")
+                             routes="docs/pit.md", access=self.access)
 
     # --- pages ------------------------------------------------------------------------------
     async def floor_page(self, request: web.Request) -> web.StreamResponse:

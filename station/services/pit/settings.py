@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Final
 
 from station.services.broker.config import BrokerSettings
+from station.settings.pagetls import IN_CLEAR_ON_LOOPBACK, PageAccess
 
 LANGUAGES: Final = ("en", "zh")
 DEFAULT_PORT: Final = 8090
@@ -29,6 +30,8 @@ class PitSettings:
     # A command the table has not answered within this is marked unanswered (docs/pit.md);
     # an answer that comes later still fills it in.
     answer_timeout_s: float = ANSWER_TIMEOUT_S
+    # TLS, the DNS names answered as Host, plain HTTP beyond loopback (station.settings.pagetls).
+    access: PageAccess = IN_CLEAR_ON_LOOPBACK
 
 
 @dataclass(frozen=True, slots=True)
