@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import resource
 import ssl
@@ -31,6 +32,7 @@ from station.table import dealers
 from station.table.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
 from station.table.procedures import pause_problem
 from station.table.station import REFUSED_OUTSIDE, refused_parts
+from station.web import secretpool
 from station.web.backlog import Backlog, Dropped
 from station.web.devicenames import page_names
 from station.web.display import WebControl
@@ -426,7 +428,8 @@ class WebServer:
                            retry_after_s=retry_after_s(wait_s))
         if action in PIN_ACTIONS:
             assert isinstance(pin, str)
-            verdict, detail, figure = await asyncio.to_thread(self.pins.check_counted, pin)
+            verdict, detail, figure = await secretpool.run_async(
+                functools.partial(self.pins.check_counted, pin))
             if verdict != Verdict.OK:
                 # Every refused override is journaled, with who tried and why: the first
                 # few of a source in full, the rest counted (docs/display.md). Its parts go

@@ -9,6 +9,7 @@ import logging
 import signal
 import ssl
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from station.errors import ConfigError
@@ -16,11 +17,14 @@ from station.live.service.credentials import credentials_from, service_signer
 from station.live.service.logs import how_to_stop, say
 from station.live.service.notify import Notifier
 from station.services.pit.config import load_pit_config
+from station.services.pit.model import epoch_of
 from station.services.pit.server import PitServer
 from station.services.pit.service import PitService
 from station.services.pit.settings import PitConfig
 from station.settings.pagetls import is_loopback, plain_warning
-from station.web.pins import PinChecker
+from station.table.roles import PIT_BOSS
+from station.web.accounts import Accounts
+from station.web.lockout import HISTORY_S
 from station.web.tls import server_context
 from station.wire.signing import Signer
 
@@ -36,7 +40,7 @@ def check(config_path: Path, credentials: Path | None = None) -> int:
     with credentials_from(credentials, "pit"):
         _signer(config)
     keys = load_keys(config.keys_dir)
-    PinChecker(config.pit.pins_file)
+    Accounts(config.pit.pins_file, (PIT_BOSS,))
     _tls(config, warn=False)
     sys.stdout.write(f"station pit: {config_path}: good; {len(keys)} table key(s) in "
                      f"{config.keys_dir}; broker {config.broker.host}:"
@@ -51,10 +55,15 @@ def serve(config_path: Path) -> int:
     configure()
     config = load_pit_config(config_path)
     signer = _signer(config)
-    pins = PinChecker(config.pit.pins_file)
+    accounts = Accounts(config.pit.pins_file, (PIT_BOSS,))
     tls = _tls(config)
     service = PitService(config, signer)
-    return asyncio.run(_main(service, pins, tls))
+    # Each account's failures in a row and its lock, as the journal left them.
+    since = datetime.now(UTC) - timedelta(seconds=HISTORY_S)
+    accounts.restore((name, verdict, epoch) for name, verdict, at in
+                     service.journal.sign_in_history(since.isoformat().replace("+00:00", "Z"))
+                     if (epoch := epoch_of(at)) is not None)
+    return asyncio.run(_main(service, accounts, tls))
 
 
 def _tls(config: PitConfig, *, warn: bool = True) -> ssl.SSLContext | None:
@@ -74,13 +83,13 @@ def _signer(config: PitConfig) -> Signer:
                           "pit", "station pit --check")
 
 
-async def _main(service: PitService, pins: PinChecker, tls: ssl.SSLContext | None) -> int:
+async def _main(service: PitService, accounts: Accounts, tls: ssl.SSLContext | None) -> int:
     loop = asyncio.get_running_loop()
     stop, rescan = asyncio.Event(), asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     loop.add_signal_handler(signal.SIGHUP, rescan.set)
-    server = PitServer(service, pins, tls)
+    server = PitServer(service, accounts, tls)
     pit = service.config.pit
     try:
         await server.start()
