@@ -8,7 +8,7 @@ from __future__ import annotations
 
 COMMANDS: tuple[str, ...] = ("run", "simulate", "replay", "roads", "analyze", "journal", "keygen",
                              "monitor", "install_service", "check_config", "pin", "ctl", "fleet",
-                             "watch", "verify_install", "archive", "pit", "ca")
+                             "watch", "verify_install", "archive", "pit", "ca", "accounts")
 
 # Each command's one-line help, for ``station --help``: the station lists its commands
 # without importing their modules (and what they import), so it starts fast. The modules'
@@ -33,4 +33,5 @@ SUMMARIES: dict[str, str] = {
     "archive": "keep a verified copy of every table's journal, from the stations' mirror",
     "pit": "the pit: one console for every table on the broker",
     "ca": "make a small studio CA and its server and client certificates",
+    "accounts": "add, remove, re-PIN or list a service's named accounts and roles",
 }

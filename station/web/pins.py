@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Final
 
 from station.errors import ConfigError
-from station.table.roles import roles_problem
+from station.table.roles import SUPERVISOR, roles_problem
 
 # scrypt cost: about 50 ms a check on the dealer PC, which the lockout makes a brute force
 # of a 4-digit PIN take days instead of seconds.
@@ -213,6 +213,13 @@ class PinChecker:
         if stamp != self._stamp or stamp is None:
             self._entries = load(self.path)
             self._stamp = stamp
+
+    def roles_of(self, name: str, default: tuple[str, ...] = (SUPERVISOR,)) -> tuple[str, ...]:
+        """The roles of ``name``'s account as last read (a line without roles: ``default``,
+        the station's supervisor, so PIN files of before roles keep working)."""
+        with self._lock:
+            entry = next((e for e in self._entries if e.name == name), None)
+        return () if entry is None else entry.roles_or(default)
 
     def check(self, pin: str) -> tuple[str, str]:
         """(verdict, the supervisor's name or why not). Blocks while another check runs."""

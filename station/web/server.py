@@ -31,6 +31,7 @@ from station.settings.pagetls import IN_CLEAR_ON_LOOPBACK, PageAccess
 from station.table import dealers
 from station.table.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
 from station.table.procedures import pause_problem
+from station.table.roles import allows
 from station.table.station import REFUSED_OUTSIDE, refused_parts
 from station.web import secretpool
 from station.web.backlog import Backlog, Dropped
@@ -445,6 +446,15 @@ class WebServer:
                        Verdict.NONE: "add a PIN with `station pin set NAME` and set "
                        "display.credentials_file"}.get(verdict, "enter the right PIN")
                 return problem(status, detail, fix)
+            roles = self.pins.roles_of(detail)
+            if not allows(roles, action):
+                # The right PIN of an account whose roles do not allow it (station.table.roles):
+                # journaled as every refused override is, answered 403.
+                await self._refused(source, f"{who}: {action} refused ({detail}: roles "
+                                    f"{', '.join(roles)})", f"{action} not allowed",
+                                    refused_parts(action, "wrong_pin", None))
+                return problem(403, f"{detail} may not {action.replace('_', ' ')} (roles: "
+                               f"{', '.join(roles)})", "ask a supervisor")
             who = f"{detail} (web {request.remote or '?'})"
         applied = await self._apply(Command(action, who, time.time(), note, code))
         if applied is None:
