@@ -110,7 +110,7 @@ def test_names_remembered_are_bounded() -> None:
     lock = Lockout(max_names=100)
     for i in range(1000):
         lock.failed(f"n{i}", 0.0)
-    assert len(lock._names) == 100  # noqa: SLF001
+    assert len(lock._names) == 100
 
 
 def test_parallel_checks_are_counted_one_by_one(tmp_path: Path,
