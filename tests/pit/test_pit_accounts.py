@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
 
 from station.web import pins
 from tests.pit.pitkit import BOSS, BOSS_PIN, OTHER, OTHER_PIN, Pit, PitFolder
@@ -16,7 +17,7 @@ WRONG = (401, {"error": "wrong name or PIN", "fix": "enter your own name and PIN
 EVE, EVE_PIN = "eve", "5555"
 
 
-def ack_kind(pit: Pit, name: str, pin: str) -> tuple[int, object]:
+def ack_kind(pit: Pit, name: str, pin: str) -> tuple[int, Any]:
     return pit.request("POST", "/api/alerts/ack", {"name": name, "pin": pin,
                                                     "kind": "sign_in_failures"})
 
