@@ -11,12 +11,14 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from tests.sampling import examples
 from tests.upstream.broker import MOSQUITTO, Broker
 
 # No test may depend on the machine's speed: hypothesis's per-example deadline (200 ms) fails
 # a property on a loaded 2-core CI machine however right the code is (a test that passed
-# alone failed so during a full run). Tests that set their own settings inherit this.
-settings.register_profile("station", deadline=None)
+# alone failed so during a full run). Tests that set their own settings inherit this. CI
+# runs a quarter of hypothesis's default examples, a long run all (tests/sampling.py).
+settings.register_profile("station", deadline=None, max_examples=examples(100))
 settings.load_profile("station")
 
 REPO = Path(__file__).resolve().parent.parent

@@ -34,6 +34,7 @@ from station.game.cards import ALL_CARDS, Card, parse_card
 from station.game.outcome import decide
 from station.game.rules import banker_draws, player_draws
 from station.settings.paytable import load_paytable
+from tests.sampling import examples
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
 NAMES = ("seed000", "seed003")
@@ -269,7 +270,7 @@ def test_payouts_of_many_decimals_are_summed_exactly_too(tmp_path: Path) -> None
     assert fast.rtp(counts) == _brute(odd, counts)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(st.dictionaries(st.integers(0, 51), st.integers(1, 3), min_size=2, max_size=5)
        .filter(lambda d: sum(d.values()) >= 6))
 def test_sampled_small_shoes_equal_brute_force(cards: dict[int, int]) -> None:

@@ -22,6 +22,7 @@ from station.game.cards import ALL_CARDS, Card, parse_card
 from station.game.outcome import RoundOutcome, decide
 from station.game.rules import banker_draws, player_draws
 from station.settings.paytable import load_paytable
+from tests.sampling import examples
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
 BETS = [
@@ -77,7 +78,7 @@ def with_rare_cases(test: Callable[[list[Card]], None]) -> Callable[[list[Card]]
     return test
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(six_cards)
 @with_rare_cases
 def test_value_bets_see_only_totals_and_card_counts(cards: list[Card]) -> None:
@@ -91,7 +92,7 @@ def test_value_bets_see_only_totals_and_card_counts(cards: list[Card]) -> None:
             assert settle_bet(bet, outcome) == settle_bet(bet, representative), bet.key
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(six_cards)
 @with_rare_cases
 def test_first_two_bets_see_only_canonical_first_four_cards(cards: list[Card]) -> None:

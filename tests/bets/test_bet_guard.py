@@ -28,6 +28,7 @@ from station.wire.observe import Snapshot
 from station.wire.recording import read_recording
 from station.wire.schema import validate
 from tests.conftest import REPO
+from tests.sampling import examples
 
 PAYTABLES = Path(__file__).resolve().parents[2] / "config" / "paytables"
 BURN = ["AS", "AH"]  # the ace shown burns one more card
@@ -174,7 +175,7 @@ def _guards() -> tuple[CompositionAnalyzer, BetGuard]:
     return CompositionAnalyzer(table), BetGuard(table, "close", 0.97)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.lists(st.integers(0, 51), min_size=0, max_size=300))
 def test_the_guard_never_closes_a_bet_under_the_limit(out: list[int]) -> None:
     """Random shoes (8 decks less a random draw): every bet the guard closes returns more

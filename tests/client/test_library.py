@@ -33,6 +33,10 @@ from station.errors import ConfigError
 from station.wire.messages import presence
 from station.wire.signing import Signer, public_pem
 from tests.client.clientkit import TABLE, Stream, simulated_stream
+from tests.sampling import examples
+
+# The module's fixture is built once: its tests share one worker (docs/testing.md).
+pytestmark = pytest.mark.xdist_group("library")
 
 
 @pytest.fixture(scope="module")
@@ -254,7 +258,7 @@ def test_keys_are_read_as_station_keygen_writes_them(tmp_path: Path) -> None:
         load_keys(tmp_path / "none")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(payload=st.one_of(
     st.binary(max_size=300),
     st.dictionaries(st.sampled_from(["table", "kind", "seq", "prev_seq", "key", "sig", "v",
@@ -280,7 +284,7 @@ def test_nothing_fed_in_ever_raises(payload: bytes, topic: str) -> None:
             floor.flush()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(message=st.dictionaries(
     st.sampled_from(["kind", "seq", "round", "shoe", "hand", "cards", "status", "winner",
                      "reason", "dealer", "alert", "phase", "penetration", "anomalies"]),

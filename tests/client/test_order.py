@@ -32,6 +32,7 @@ from station.wire.messages import presence
 from station.wire.signing import Signer
 from tests.client.clientkit import TABLE, Stream, simulated_stream
 from tests.client.reference_order import KeyedSequencer
+from tests.sampling import examples
 
 PREFIX = 160  # messages of the real stream each example reorders (a few shoes' rounds)
 
@@ -93,7 +94,7 @@ def run(stream: Stream, order: list[bytes], window: int, keyed: bool) -> tuple[A
             list(s.results), list(s.alerts), s.journal)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(plan=PLANS, window=st.integers(0, 6))
 def test_any_interleaving_of_redeliveries_and_reorders_gives_the_keyed_rules_findings(
         plan: Plan, window: int) -> None:

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from station.errors import CardCodeError
 from station.game.cards import ALL_CARDS, hand_total, parse_card, try_parse_card
+from tests.sampling import examples
 
 
 def test_52_distinct_cards_with_rules_values() -> None:
@@ -62,7 +63,7 @@ FOLDS_TO_ASCII = st.sampled_from(["\u017f", "\u212a", "\u0131", "\u00a0", "\u300
                                   "\u2009", "\u1680", "\u202f", "\u0085"])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.one_of(_CARD_ALPHABET, FOLDS_TO_ASCII, st.characters(min_codepoint=0x80)),
                 max_size=6)
        .filter(lambda chars: any(ord(c) > 0x7F for c in chars)))

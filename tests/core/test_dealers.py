@@ -31,6 +31,7 @@ from station.wire.recording import read_recording
 from station.wire.schema import validate
 from station.wire.signing import Signer
 from tests.conftest import REPO
+from tests.sampling import examples
 
 SRC = "scanner"
 BURN_THEN_ROUND = ["AS", "2S"]  # an ace shown: one more card burned
@@ -434,7 +435,7 @@ PHASES = ["no_shoe", "burn_indicator", "burning", "between_rounds", "betting_ope
           "player_1", "banker_1", "player_2", "banker_2", "paused"]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(where=st.sampled_from(PHASES), rest=st.text(max_size=60),
        pad=st.sampled_from(["", " ", "\r", "\r\n", "\t"]), signed=st.booleans())
 def test_any_code_after_the_prefix_is_a_sign_in_or_a_notice(where: str, rest: str, pad: str,

@@ -20,6 +20,7 @@ from station.table.machine import TRANSITIONS, Dealing
 from station.table.outputs import Published
 from station.table.station import Station
 from tests.core.test_properties import RandomTable
+from tests.sampling import examples
 
 
 class PlainDealing(Dealing):
@@ -63,7 +64,8 @@ class TwinTable(RandomTable):
 
 def test_the_lean_machine_deals_any_event_sequence_as_the_library_machine() -> None:
     run_state_machine_as_test(
-        TwinTable, settings=settings(max_examples=60, stateful_step_count=60, deadline=None)
+        TwinTable,
+        settings=settings(max_examples=examples(60), stateful_step_count=60, deadline=None)
     )
 
 

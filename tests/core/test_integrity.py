@@ -43,6 +43,7 @@ from station.table.tablerules import TableRules
 from station.wire import messages as m
 from station.wire.observe import Snapshot, build, changes
 from station.wire.recording import Recorder, read_recording
+from tests.sampling import examples
 from tests.tablekit import Table
 
 T0 = 1_800_000_000.0
@@ -214,7 +215,7 @@ def _lcs_dp(a: list[int], b: list[int]) -> int:
     return prev[-1]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.integers(0, 5), min_size=1, max_size=40),
        st.lists(st.integers(0, 5), max_size=40))
 def test_the_bit_parallel_lcs_is_the_lcs(a: list[int], b: list[int]) -> None:
@@ -419,7 +420,7 @@ def test_simulate_with_a_shoe_file_dealt_twice(tmp_path: Path) -> None:
 
 
 # --- the counts add up ----------------------------------------------------------------------
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32), supervisor=st.sampled_from(["resume", "void"]),
        faults=st.lists(st.tuples(st.sampled_from(["garbled", "double", "not_due"]),
                                  st.integers(1, 60)), max_size=4))
@@ -587,7 +588,7 @@ def test_a_shoe_that_ends_before_its_nth_card_is_neither_compared_nor_kept() -> 
 
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(0, 51), min_size=30, max_size=30),
        st.lists(st.integers(0, 51), min_size=30, max_size=30))
 def test_the_bound_is_the_multiset_intersection(a: list[int], b: list[int]) -> None:
@@ -706,7 +707,7 @@ def _oracle(kept: list[tuple[str, list[int]]], seq: list[int], threshold: int
     return best, computed
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
+@settings(max_examples=examples(150), deadline=None, derandomize=True)
 @given(cards=st.integers(3, 12), history=st.integers(1, 6), data=st.data())
 def test_the_counted_bound_finds_what_a_scan_of_every_kept_shoe_finds(
         cards: int, history: int, data: st.DataObject) -> None:

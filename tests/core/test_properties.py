@@ -29,6 +29,7 @@ from station.table.simulation import simulate
 from station.table.station import Station
 from station.table.tablerules import TableRules
 from tests.core.test_tableau import banker_should_draw, player_should_draw
+from tests.sampling import examples
 
 FULL_SHOE = [c for c in CODES for _ in range(8)]
 
@@ -79,7 +80,7 @@ def check_legal(record: dict[str, Any]) -> None:
     assert record["banker_total"] == sum(map(value, b)) % 10
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(order=st.permutations(FULL_SHOE), cut_from_end=st.integers(1, 415))
 def test_any_shoe_order_deals_by_the_tableau(order: list[str], cut_from_end: int) -> None:
     tokens = list(order)
@@ -241,9 +242,9 @@ def test_the_random_table_deals_real_rounds_and_reaches_every_phase() -> None:
     run_state_machine_as_test(
         # Derandomized, as the squeeze table's: the tallies below must not depend on luck (a
         # random draw once voided only 4 rounds in 806 under the noise watch).
-        RandomTable, settings=settings(max_examples=150, stateful_step_count=60, deadline=None,
-                                       derandomize=True)
-    )
+        RandomTable,
+        settings=settings(max_examples=150, stateful_step_count=60, deadline=None,
+                          derandomize=True))
     # The properties above only mean something if the random table really deals.
     # (A squeeze table reveals; only a table whose shuffle is checked has the check.)
     assert {p.value for p in Phase} - {"reveal", "shuffle_check"} == PHASES_SEEN, sorted(

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.camera.agreement import Agreement
+from tests.sampling import examples
 
 frames = st.lists(st.lists(st.sampled_from(["AS", "KD", "XX", "QH"]), max_size=3), max_size=60)
 
@@ -34,7 +35,7 @@ def reference(seq: list[list[str]], agree: int, release: int) -> list[tuple[int,
     return sorted(out)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(frames, st.integers(1, 4), st.integers(1, 6))
 def test_agreement_matches_the_rule(seq: list[list[str]], agree: int, release: int) -> None:
     a = Agreement(agree, release)

@@ -19,6 +19,10 @@ from drivers.events import CardRead, CutCardSeen, DeviceLost, DeviceRestored
 from drivers.sim_camera import ShoeVideo, write_video
 from tests.drivers.camerakit import Collected, run_to_end
 from tests.drivers.mjpegkit import MjpegStream, packets_of
+from tests.sampling import examples
+
+# The module's fixture is built once: its tests share one worker (docs/testing.md).
+pytestmark = pytest.mark.xdist_group("camera_fuzz")
 
 CODES = ["AS", "KD", "QH", "2C"]
 
@@ -70,7 +74,7 @@ def test_a_damaged_video_never_crashes_or_invents_a_card(
         isinstance(e, DeviceRestored) for e in events)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(st.integers(-5, 5), st.text(max_size=30), st.booleans(),
                  st.floats(allow_nan=True), st.none()))
 def test_any_source_is_parsed_or_refused_with_a_reason(source: object) -> None:
@@ -82,7 +86,7 @@ def test_any_source_is_parsed_or_refused_with_a_reason(source: object) -> None:
     assert parsed.kind in ("index", "device", "url", "file")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(st.none(), st.tuples(*[st.integers(-3, 5000)] * 4),
                  st.lists(st.integers(0, 10), max_size=5).map(tuple),
                  st.tuples(st.floats(), st.integers(), st.integers(), st.integers())))

@@ -15,6 +15,7 @@ from drivers.camera.pipeline import to_gray
 from drivers.codes import RANKS, SUITS, CardCode, CodeFormat
 from drivers.sim_camera import Degradation, ShoeVideo, code_frame, write_video
 from tests.drivers.camerakit import codes_of, run_to_end
+from tests.sampling import examples
 
 CARDS = [r + s for r in RANKS for s in SUITS]
 DECODERS: dict[tuple[str, str], Decoder] = {}
@@ -43,7 +44,7 @@ SETUPS = [("zxing", "code128"), ("zxing", "datamatrix"), ("zxing", "qr"),
 
 
 @pytest.mark.parametrize("name, symbology", SETUPS)
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(card=st.sampled_from([*CARDS, None]), d=degradations, seed=st.integers(0, 2**32 - 1))
 # Found by this test: zxing read this tilted 1-pixel-module Code 128 of 9C as both '9C' and
 # '{"'. Not a card, and one frame only: the reader's agreement would need it twice, and then

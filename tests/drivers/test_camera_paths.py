@@ -29,6 +29,10 @@ from station.settings.shoefile import read_shoe_file
 from tests.conftest import REPO
 from tests.drivers.camerakit import CUT_CODE, codes_of, run_to_end
 from tests.drivers.mjpegkit import packets_of
+from tests.sampling import examples
+
+# The module's fixture is built once: its tests share one worker (docs/testing.md).
+pytestmark = pytest.mark.xdist_group("camera_paths")
 
 SHORT = read_shoe_file(REPO / "tests" / "shoes" / "short.txt")
 CODES = [CUT_CODE if t == "CUT" else t for t in SHORT]
@@ -209,7 +213,7 @@ def real_packet(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return packets_of(str(path), limit=1)[0]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=2048))
 def test_any_bytes_decode_to_gray_or_to_nothing_never_raise(data: bytes) -> None:
     got = decode_luma(np.frombuffer(data, np.uint8))

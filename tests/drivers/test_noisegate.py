@@ -20,6 +20,7 @@ from drivers.noisegate import PASS_PER_WINDOW, WINDOW_S, NoiseGate, summary_code
 from drivers.sim_serial import PtyScanner
 from station.game.cards import try_parse_card
 from tests.drivers.test_serial_driver import Heard, start
+from tests.sampling import examples
 from tests.tablekit import Table
 
 SUMMARY = re.compile(r"\?noise:(\d+) bad frames \((\d+) bytes\)")
@@ -135,7 +136,7 @@ def test_frames_held_when_the_port_is_lost_are_posted_before_the_loss(tmp_path: 
     assert isinstance(lost, DeviceLost)
 
 
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=examples(300), deadline=None, database=None)
 @given(bursts=st.lists(st.tuples(st.integers(1, 80), st.floats(0.0, 0.04), st.floats(0.0, 3.0)),
                       max_size=12),
        wakes=st.lists(st.floats(0.01, 0.3), min_size=1, max_size=20))

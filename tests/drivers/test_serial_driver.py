@@ -213,12 +213,14 @@ def test_stop_is_prompt_while_reading_and_while_waiting_to_reconnect(
     time.sleep(0.2)
     t0 = time.perf_counter()
     driver.stop()
-    assert time.perf_counter() - t0 < 0.5  # cancel_read, not the 5 s timeout
+    # cancel_read, not the 5 s timeout (bounded well below it, so a loaded machine's wait
+    # is never taken for the timeout)
+    assert time.perf_counter() - t0 < 3
     gone = start(str(tmp_path / "nothing"), heard, wait=False, backoff=Backoff(5.0, 5.0))
     heard.next()
     t0 = time.perf_counter()
     gone.stop()
-    assert time.perf_counter() - t0 < 0.5
+    assert time.perf_counter() - t0 < 3  # not the 5 s backoff
 
 
 def test_socket_url_with_a_server_restarted(unused_port: int) -> None:

@@ -36,6 +36,7 @@ from drivers.framing import (
 from drivers.reconnect import Backoff, LogOnce
 from drivers.serial_scanner import error_code
 from station.game.cards import try_parse_card
+from tests.sampling import examples
 
 MAX = 16
 
@@ -158,7 +159,7 @@ def test_a_non_ascii_look_alike_is_never_a_card_cut_card_or_badge(payload: str) 
         assert special.classify(near) == UnknownCode(near), near
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.text(alphabet=st.one_of(st.sampled_from("A23456789TJQK10SHDCshdc -CUTcut"),
                                   st.sampled_from("\u017f\u212a\u0131\u00a0\u3000\u2009"),
                                   st.characters(min_codepoint=0x80)), max_size=8)
@@ -283,7 +284,7 @@ def outcome(parsed: list[Parsed]) -> list[str]:
     return out
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(streams(), st.lists(st.integers(0, 400), max_size=30))
 def test_every_good_frame_gives_its_card_and_every_bad_one_error(
         case: tuple[str, bytes, list[str]], cuts: list[int]) -> None:
@@ -291,7 +292,7 @@ def test_every_good_frame_gives_its_card_and_every_bad_one_error(
     assert outcome(feed_split(FrameParser(framing, max_len=MAX), data, cuts)) == expected
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.sampled_from(FRAMINGS), st.binary(max_size=300), st.lists(st.integers(0, 300),
                                                                      max_size=20))
 def test_random_bytes_never_raise_and_the_split_never_matters(

@@ -25,6 +25,7 @@ from station.live.assembly import _archive as move_aside
 from station.settings.retention import RetentionLimits as Limits
 from station.table.tablerules import TableRules
 from tests.journal import retentionkit as kit
+from tests.sampling import examples
 
 
 def prune(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -172,7 +173,7 @@ def test_a_missing_config_or_folder_is_exit_2(tmp_path: Path,
 
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=examples(60), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(["-c", "--config", "--dry-run", "--dry", "-x", "x.yaml", "",
                                  "--", "-", "prune", "--help=no", "-cc"]), max_size=5))
@@ -217,7 +218,7 @@ def _verifies(path: Path) -> bool:
     return True
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(25), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(0, 2**32 - 1))
 def test_a_damaged_journal_is_never_deleted_and_never_a_traceback(

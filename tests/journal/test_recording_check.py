@@ -22,6 +22,7 @@ from station.wire import recording
 from station.wire.recording import _event, _lines, event_to_json, read_recording
 from tests.conftest import REPO
 from tests.fuzz.mutate import mutate
+from tests.sampling import examples
 
 SOURCES = sorted((REPO / "tests" / "recordings").glob("*.jsonl"))
 SOURCES = [p for p in SOURCES if not p.name.endswith(".results.jsonl")]
@@ -191,7 +192,7 @@ def _recorded_events(draw: st.DrawFn) -> object:
         ev.DeviceLost(a, b, t), ev.DeviceRestored(a, t), ev.TimerExpired(a, t)]))
 
 
-@settings(max_examples=400, deadline=None, derandomize=True)
+@settings(max_examples=examples(400), deadline=None, derandomize=True)
 @given(st.lists(_recorded_events(), min_size=1, max_size=30))
 def test_a_plain_block_reads_to_the_events_the_json_parser_reads(events: list[object]) -> None:
     """Lines as the recorder writes them (orjson, any event kind, any plain text, any

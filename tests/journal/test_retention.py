@@ -15,6 +15,7 @@ from station.journal.retention import (
     protect,
 )
 from station.settings.retention import RetentionLimits as Limits
+from tests.sampling import examples
 
 NOW = 1_800_000_000.0
 
@@ -109,7 +110,7 @@ journals = st.lists(st.builds(
     st.booleans()), max_size=8, unique_by=lambda j: j.name)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(journals, st.integers(0, 40), st.data(), st.integers(0, 200), st.integers(0, 100))
 def test_never_deletes_an_unacknowledged_in_use_or_unreadable_journal(
         aside: list[AsideJournal], current_shoes: int, data: st.DataObject, days: int,

@@ -32,6 +32,7 @@ from station.table.outputs import Output
 from station.table.station import Station
 from station.table.tablerules import TableRules
 from tests.modeskit import Table, face_down_rules
+from tests.sampling import examples
 
 PAYTABLE = load_paytable(Path(__file__).resolve().parents[2] / "config" / "paytables" /
                          "seed003.yaml")
@@ -42,7 +43,7 @@ SHOES = st.lists(st.sampled_from(CODES), min_size=40, max_size=70).filter(
     lambda cards: max(Counter(cards).values()) <= 8)  # an 8-deck shoe holds 8 of each
 REVEALS = st.tuples(st.sampled_from(["dealer", "client", "timer"]),
                     st.sampled_from([0.5, 3.0, 29.0, 59.0, 200.0]))
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=examples(60), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

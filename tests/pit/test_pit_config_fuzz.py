@@ -21,6 +21,10 @@ from station.wire.keyfiles import write_pair
 from tests.fuzz import harness
 from tests.fuzz.harness import Case
 from tests.fuzz.mutate import mutate
+from tests.sampling import examples
+
+# The module's fixture is built once: its tests share one worker (docs/testing.md).
+pytestmark = pytest.mark.xdist_group("pit_config_fuzz")
 
 CASES = 300
 VALID: dict[str, dict[str, Any]] = {
@@ -120,7 +124,7 @@ def docs(draw: st.DrawFn) -> dict[str, Any]:
     return doc
 
 
-@settings(max_examples=100, deadline=None, database=None,
+@settings(max_examples=examples(100), deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(docs())
 def test_structured_configs(work: Path, doc: dict[str, Any]) -> None:

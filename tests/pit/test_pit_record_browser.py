@@ -22,6 +22,10 @@ from tests.pit.test_pit_pages_browser import (
     floor_ready,
     open_page,
 )
+from tests.sampling import pick
+
+# The module's fixture is built once: its tests share one worker (docs/testing.md).
+pytestmark = pytest.mark.xdist_group("pit_record_browser")
 
 HELD = {"en": "Held by the pit boss: dispute", "zh": "巡场经理暂停：争议"}
 NOT_HELD = {"en": "Held by the dealer", "zh": "荷官暂停"}
@@ -31,6 +35,11 @@ WAITING = {"en": "shuffle check to confirm", "zh": "洗牌待确认"}
 # item's, issue 30 item 9).
 CLIPPED_IN = CLIPPED.replace("() => {", "(sel) => {", 1).replace("'body *'", "sel", 1)
 TABLE_PARTS = "#bar *, #pause-panel *, #table-alerts *"
+# Every language at every size; CI samples half of each matrix, the floor's half and the
+# table pages' the other half, so the two tests together still see every pair.
+PAIRS = [(lang, size) for lang in ("en", "zh") for size in VIEWPORTS]
+FLOOR_PAIRS = pick(PAIRS[0::2], PAIRS)
+TABLE_PAIRS = pick(PAIRS[1::2], PAIRS)
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +59,7 @@ def colour(page: Any, table: str) -> str:
                                      "t => getComputedStyle(t).backgroundColor"))
 
 
-@pytest.mark.parametrize("size", VIEWPORTS)
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("lang", "size"), FLOOR_PAIRS)
 def test_the_floor_names_the_pit_boss_and_shows_the_shuffle_check(
         floors: tuple[Floors, Any], chromium: Any, lang: str, size: tuple[int, int]) -> None:
     f, (boss, waiting, _) = floors
@@ -85,8 +93,7 @@ def test_the_floor_names_the_pit_boss_and_shows_the_shuffle_check(
     page.context.close()
 
 
-@pytest.mark.parametrize("size", VIEWPORTS)
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("lang", "size"), TABLE_PAIRS)
 def test_the_table_pages_name_the_pit_boss_and_the_shuffle_check(
         floors: tuple[Floors, Any], chromium: Any, lang: str, size: tuple[int, int]) -> None:
     f, (boss, waiting, _) = floors

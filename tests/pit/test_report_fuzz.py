@@ -32,6 +32,10 @@ from tests.pit.statskit import (
     write_journal,
     write_pit_config,
 )
+from tests.sampling import examples
+
+# The module's fixture is built once: its tests share one worker (docs/testing.md).
+pytestmark = pytest.mark.xdist_group("report_fuzz")
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +76,7 @@ OUTS = st.sampled_from(["-", "out.csv", "sub/out.csv", "pit.sqlite", "pit.yaml",
                         "pit.sqlite-wal", "out\u00e9.csv"])
 
 
-@settings(max_examples=120, deadline=None,
+@settings(max_examples=examples(120), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(start=TIMES, end=TIMES, by=st.sampled_from(["table", "dealer", "shoe", ""]), out=OUTS,
        drop=st.sampled_from(["", "-c", "--from", "--to"]))
@@ -167,7 +171,7 @@ ROWS = st.lists(st.tuples(
     max_size=40)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(rows=ROWS)
 def test_any_rows_never_raise(rows: list[tuple[Any, ...]]) -> None:
     r = compute(rows, at(0), at(3600))
@@ -177,7 +181,7 @@ def test_any_rows_never_raise(rows: list[tuple[Any, ...]]) -> None:
         assert 0 <= g["dealing_s"] <= 3600
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=ROWS)
 def test_any_rows_in_a_journal_are_exit_0(tmp_path: Path, rows: list[tuple[Any, ...]]) -> None:

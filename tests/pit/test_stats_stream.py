@@ -20,6 +20,10 @@ from hypothesis import strategies as st
 from station.services.pit.stats import compute, csv_header, csv_rows, reason_of
 from tests.conftest import REPO
 from tests.pit.statskit import FAULTS, applied_order, at, rows_of, simulate
+from tests.sampling import examples
+
+# The module's fixture is built once: its tests share one worker (docs/testing.md).
+pytestmark = pytest.mark.xdist_group("stats_stream")
 
 END = 3 * 3600.0  # after every simulated message
 
@@ -92,7 +96,7 @@ def test_the_dealers_add_up_to_the_tables(rows: list[tuple[Any, ...]]) -> None:
         g["dealing_s"] for g in r["tables"])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(a=st.integers(0, int(END * 1000)), b=st.integers(0, int(END * 1000)),
        c=st.integers(0, int(END * 1000)))
 def test_counts_add_up_over_a_split_period(rows: Rows, a: int, b: int, c: int) -> None:
@@ -115,7 +119,7 @@ def test_counts_add_up_over_a_split_period(rows: Rows, a: int, b: int, c: int) -
                 assert g["dealing_s"] <= hi - lo + 0.001
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 2**32))
 def test_the_interleaving_of_tables_does_not_matter(rows: Rows, seed: int) -> None:
     rng = random.Random(seed)

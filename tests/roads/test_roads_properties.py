@@ -11,6 +11,7 @@ from station.game.roads import Roads, Round, Scoreboard, Side, compute_roads
 from station.game.roads.derived import DERIVED_ROADS
 from station.game.roads.layout import draw
 from station.game.roads.model import ROWS
+from tests.sampling import examples
 
 letters = st.text(alphabet="BPT", max_size=120)
 rounds = st.lists(
@@ -72,7 +73,7 @@ def test_big_road_counts_every_round(text: str) -> None:
     assert all(a != b for a, b in itertools.pairwise(winners))
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(rounds)
 def test_incremental_equals_recomputed_after_every_round(shoe: list[Round]) -> None:
     board = Scoreboard()

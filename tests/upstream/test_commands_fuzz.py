@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from station.wire.commands import REASONS, Accepted, CommandVerifier, Refused
+from tests.sampling import examples
 from tests.upstream.test_commands import NOW, POLICY, command
 
 
@@ -79,7 +80,7 @@ def test_seeded_field_mutations_never_raise() -> None:
         assert isinstance(result, Refused) or body == json.loads(command())
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.binary(max_size=600))
 def test_arbitrary_bytes_are_refused(data: bytes) -> None:
     assert isinstance(_check(data), Refused)
@@ -93,7 +94,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.dictionaries(st.sampled_from(["v", "id", "table", "action", "ts", "actor", "sig",
                                         "reason", "x"]), json_values, max_size=8))
 def test_arbitrary_objects_are_refused(obj: dict[str, Any]) -> None:

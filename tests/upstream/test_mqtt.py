@@ -105,7 +105,9 @@ def test_nothing_is_marked_while_the_broker_is_down(tmp_path: Path, signer: Sign
         t0 = time.perf_counter()
         produce(outbox, signer, 100)
         pub.notify()
-        assert time.perf_counter() - t0 < 1.0  # the caller never waits for the broker
+        # The caller never waits for the broker, which never comes: a caller that waited
+        # would be here for ever, so the bound only has to be finite (and loose for load).
+        assert time.perf_counter() - t0 < 5.0
         time.sleep(2.5)  # several reconnect attempts
         assert outbox.mark_calls == []
         assert pub.backlog() == 100 and not pub.connected

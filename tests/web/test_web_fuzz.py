@@ -11,7 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import webkit
+from tests.sampling import examples
 from tests.webkit import call, state, table_facts, wait_state
+
+# The module's fixture is built once: its tests share one worker (docs/testing.md).
+pytestmark = pytest.mark.xdist_group("web_fuzz")
 
 ROUTES = ["new-shoe", "open-betting", "close-betting", "resume", "void", "x", "", "resume/x",
           "%00", "..%2f..%2fetc", "pause", "confirm-shuffle"]
@@ -46,7 +50,7 @@ JSONISH = st.recursive(
     max_leaves=10)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(route=st.sampled_from(ROUTES),
        body=st.binary(max_size=300) | JSONISH.map(lambda v: repr(v).encode()))
@@ -56,7 +60,7 @@ def test_random_bodies(table: str, route: str, body: bytes) -> None:
     check(table, route, body)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(value=JSONISH, key=st.sampled_from(["actor", "pin", "extra", "reason", "note"]),
        route=st.sampled_from([*ROUTES[:5], "pause", "confirm-shuffle"]))

@@ -35,7 +35,11 @@ from station.web import modeview
 from station.web.modeview import VIP_ACTIONS, mode_actions, vip_refusal
 from station.web.view import ShoeHistory, Surroundings, actions_for, build_view, notices_of
 from station.web.words import detail_zh, notice_zh, prompt_zh
+from tests.sampling import count
 from tests.tablekit import Table
+
+# The module's fixture is built once: its tests share one worker (docs/testing.md).
+pytestmark = pytest.mark.xdist_group("web_modes")
 
 AROUND = Surroundings("t1", "zh", True, "file", None, ("sim-shoe",))
 START = 1_800_000_000.0
@@ -296,7 +300,7 @@ def test_a_view_is_the_same_whatever_the_face_down_cards_are(name: str, seed: in
     moments = [(i, hidden) for i, (_, hidden) in enumerate(_dealt_by(run.events, rules))
                if hidden]
     assert len(moments) > 50
-    for i, hidden in rng.sample(moments, 25):
+    for i, hidden in rng.sample(moments, count(25)):
         twin = list(run.events)
         read = Counter(ev.code for ev in run.events[: i + 1] if isinstance(ev, CardRead))
         for idx in hidden:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from station.errors import ConfigError
 from station.web import pins
 from station.web.pins import PinChecker, Verdict
+from tests.sampling import examples
 
 
 def test_a_pin_is_stored_hashed_and_checked(tmp_path: Path) -> None:
@@ -75,7 +76,7 @@ def test_a_bad_line_is_named(tmp_path: Path, text: str) -> None:
         pins.parse(tmp_path / "p.pins", text)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.text(max_size=200))
 def test_any_text_parses_or_is_refused_by_line(text: str) -> None:
     try:

@@ -41,7 +41,11 @@ from station.web.display import WebDisplay
 from station.web.hub import Hub
 from station.web.view import Surroundings, split_pause
 from station.web.words import action_zh, detail_zh, reason_zh
+from tests.sampling import examples
 from tests.tablekit import Table
+
+# The module's fixture is built once: its tests share one worker (docs/testing.md).
+pytestmark = pytest.mark.xdist_group("web_words")
 
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[SHDC](?![A-Za-z0-9])")
 LETTERS = re.compile(r"[A-Za-z]+")
@@ -445,7 +449,7 @@ def _dealt(events: list[InputEvent]) -> list[InputEvent]:
     return [dataclasses.replace(ev, ts=1_800_000_000.0 + i) for i, ev in enumerate(events)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(EVENT, max_size=40))
 def test_any_pause_at_all_reads_in_chinese(events: list[InputEvent]) -> None:
     station = Station(TableRules(decks=1))
@@ -462,7 +466,7 @@ def test_any_pause_at_all_reads_in_chinese(events: list[InputEvent]) -> None:
         assert not english_left(zh, verbatim), (prompt.text, zh)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=400))
 def test_any_text_is_returned_translated_or_as_it_is(text: str) -> None:
     for translate in (reason_zh, action_zh, words.prompt_zh, detail_zh):
@@ -565,7 +569,7 @@ def test_a_device_back_is_said_to_be_back() -> None:
     assert display.view["prompt"]["reason"] == "scanner lost (port vanished)"  # the log's
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(EVENT, max_size=40))
 def test_any_pause_at_all_reads_plain(events: list[InputEvent]) -> None:
     station = Station(TableRules(decks=1))
@@ -598,7 +602,7 @@ def test_once_the_device_is_back_its_cable_is_no_longer_asked_for() -> None:
     assert "检查其线缆和电源" not in p["zh"]["todo_now"] and p["zh"]["todo_now"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.one_of(EVENT, st.builds(
     Command, st.sampled_from(["reveal", "skip", "request_new_shoe", "request_dealer", "sign_in",
                               "sign_out", "end_shoe"]),
