@@ -8,7 +8,8 @@ from __future__ import annotations
 
 COMMANDS: tuple[str, ...] = ("run", "simulate", "replay", "roads", "analyze", "journal", "keygen",
                              "monitor", "install_service", "check_config", "pin", "ctl", "fleet",
-                             "watch", "verify_install", "archive", "pit", "broker_config")
+                             "watch", "verify_install", "archive", "pit", "broker_config",
+                             "ca", "accounts")
 
 # Each command's one-line help, for ``station --help``: the station lists its commands
 # without importing their modules (and what they import), so it starts fast. The modules'
@@ -34,4 +35,6 @@ SUMMARIES: dict[str, str] = {
     "pit": "the pit: one console for every table on the broker",
     "broker-config": "write the studio's Mosquitto configuration: TLS, identities, one ACL "
                      "per party",
+    "ca": "make a small studio CA and its server and client certificates",
+    "accounts": "add, remove, re-PIN or list a service's named accounts and roles",
 }

@@ -20,6 +20,7 @@ import argparse
 import getpass
 import json
 import os
+import ssl
 import sys
 import time
 import urllib.error
@@ -55,7 +56,9 @@ def register(sub: Any) -> None:
                    help="station YAML (default: config/station.yaml)")
     p.add_argument("--url", default=None,
                    help="the display's address, e.g. http://127.0.0.1:8080 (default: the "
-                   "config's display.host and display.port)")
+                   "config's display.host and display.port, https with display.tls)")
+    p.add_argument("--ca-file", type=Path, default=None,
+                   help="over https: the CA to trust (default: the system's store)")
     p.add_argument("--actor", default="technician", help="who is acting, for the journal")
     p.add_argument("--reason", default=None, choices=PAUSE_CODES,
                    help="pause only: why the dealer stops the table")
@@ -69,8 +72,9 @@ def register(sub: Any) -> None:
 def _base(args: argparse.Namespace) -> str:
     if args.url:
         url: str = args.url
-        if not url.startswith("http://"):
-            raise SystemExit(_usage(f"--url {url[:60]!r}: give http://HOST:PORT"))
+        if not url.startswith(("http://", "https://")):
+            raise SystemExit(_usage(f"--url {url[:60]!r}: give http://HOST:PORT or "
+                                    "https://HOST:PORT"))
         return url.rstrip("/")
     from station.kinds.displays.web import WebSettings  # noqa: PLC0415
     from station.kinds.registry import settings_of  # noqa: PLC0415
@@ -83,7 +87,10 @@ def _base(args: argparse.Namespace) -> str:
     host = f"[{d.host}]" if ":" in d.host else d.host
     if host in ("0.0.0.0", "[::]"):  # listening everywhere: this machine answers on loopback
         host = "127.0.0.1"
-    return f"http://{host}:{d.port}"
+    scheme = d.access.scheme
+    if scheme == "https" and host == "127.0.0.1" and d.access.server_names:
+        host = d.access.server_names[0]  # the name the certificate is for
+    return f"{scheme}://{host}:{d.port}"
 
 
 def _usage(message: str) -> int:
@@ -100,12 +107,16 @@ def _pin() -> str:
     return sys.stdin.readline(200).rstrip("\r\n")
 
 
-def _call(url: str, body: dict[str, Any] | None) -> tuple[int, dict[str, Any]]:
+def _call(url: str, body: dict[str, Any] | None, ca_file: Path | None = None
+          ) -> tuple[int, dict[str, Any]]:
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, method="GET" if body is None else "POST",
                                  headers={"Content-Type": "application/json"})
+    context = None
+    if url.startswith("https://"):
+        context = ssl.create_default_context(cafile=None if ca_file is None else str(ca_file))
     try:
-        with urllib.request.urlopen(req, timeout=TIMEOUT_S) as resp:
+        with urllib.request.urlopen(req, timeout=TIMEOUT_S, context=context) as resp:
             return resp.status, json.loads(resp.read())
     except urllib.error.HTTPError as exc:
         try:
@@ -130,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
             return _usage(f"{why}; e.g. station ctl pause --reason card_dropped")
     try:
         if action == "status":
-            status, answer = _call(f"{base}/api/state", None)
+            status, answer = _call(f"{base}/api/state", None, args.ca_file)
         else:
             body: dict[str, Any] = {"actor": args.actor[:40]}
             if action == "sign-in":
@@ -145,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
                     return _usage(f"{action} needs a supervisor's PIN: set STATION_PIN or give "
                                   "it on standard input")
                 body["pin"] = pin
-            status, answer = _call(f"{base}/api/commands/{action}", body)
+            status, answer = _call(f"{base}/api/commands/{action}", body, args.ca_file)
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         return _usage(f"no station answers at {base} ({reason}); is `station run` running "

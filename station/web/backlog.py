@@ -52,7 +52,10 @@ class Backlog:
     def check(self, now: float) -> None:
         """Raise Dropped if more than ``max_bytes`` are queued besides the newest message (a
         view larger than the ceiling is still delivered to a page that reads), or the oldest
-        message not taken was written more than ``max_age_s`` ago."""
+        message not taken was written more than ``max_age_s`` ago, or the page is gone (a
+        TLS transport once closed cannot even say how much it holds)."""
+        if self.transport is not None and self.transport.is_closing():
+            raise Dropped("the connection is closed")
         pending = self.pending()
         taken = self.written - pending
         marks = self._marks

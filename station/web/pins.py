@@ -1,9 +1,15 @@
-"""Supervisors' PINs: hashed with scrypt in a credentials file, never in the YAML.
+"""Accounts: names, PINs hashed with scrypt, and roles, in a credentials file, never in the
+YAML (one file per service: the station's ``display.credentials_file``, the pit's
+``pit.pins_file``).
 
-One line per supervisor: ``NAME scrypt$N$R$P$SALT$HASH`` (salt and hash in hex). ``#`` starts
-a comment. ``station pin set NAME`` writes it (mode 0600, replaced atomically). A PIN is also
-what a badge reader types (a keyboard-wedge scanner), so any 4-64 printable characters.
-A supervisor is identified by the PIN alone, so two supervisors never share one.
+One line per account: ``NAME scrypt$N$R$P$SALT$HASH [roles=ROLE,ROLE]`` (salt and hash in
+hex). ``#`` starts a comment. ``station accounts add NAME --role ROLE`` (and the older
+``station pin set NAME``) writes it (mode 0600, replaced atomically). A line without
+``roles=`` is one of the PIN files written before accounts had roles: it holds the
+service's own role (the station's supervisor, the pit's pit boss), so an upgrade locks
+nobody out. A PIN is also what a badge reader types (a keyboard-wedge scanner), so any 4-64
+printable characters. The dealer page's keypad still knows a supervisor by the PIN alone,
+so two accounts of one file never share one.
 """
 
 from __future__ import annotations
@@ -18,8 +24,10 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from station.errors import ConfigError
+from station.table.roles import SUPERVISOR, roles_problem
 
 # scrypt cost: about 50 ms a check on the dealer PC, which the lockout makes a brute force
 # of a 4-digit PIN take days instead of seconds.
@@ -39,6 +47,10 @@ class Entry:
     p: int
     salt: bytes
     digest: bytes
+    roles: tuple[str, ...] | None = None  # None: a line of a PIN file of before roles
+
+    def roles_or(self, default: tuple[str, ...]) -> tuple[str, ...]:
+        return default if self.roles is None else self.roles
 
     def matches(self, pin: str) -> bool:
         got = hashlib.scrypt(pin.encode(), salt=self.salt, n=self.n, r=self.r, p=self.p,
@@ -46,14 +58,20 @@ class Entry:
         return hmac.compare_digest(got, self.digest)
 
     def line(self) -> str:
+        roles = "" if self.roles is None else f" roles={','.join(self.roles)}"
         return (f"{self.name} scrypt${self.n}${self.r}${self.p}${self.salt.hex()}$"
-                f"{self.digest.hex()}")
+                f"{self.digest.hex()}{roles}")
 
 
-def hash_pin(name: str, pin: str) -> Entry:
+def hash_pin(name: str, pin: str, roles: tuple[str, ...] | None = None) -> Entry:
     salt = secrets.token_bytes(16)
     digest = hashlib.scrypt(pin.encode(), salt=salt, n=N, r=R, p=P, dklen=32)
-    return Entry(name, N, R, P, salt, digest)
+    return Entry(name, N, R, P, salt, digest, roles)
+
+
+# Checked against when a name has no account, so a wrong name costs the same time as a
+# wrong PIN (no timing oracle): a random secret nobody knows, the cost of a real entry.
+DUMMY: Final = Entry("", N, R, P, b"\0" * 16, b"\0" * 32)
 
 
 def pin_problem(pin: str) -> str | None:
@@ -70,6 +88,14 @@ def parse(path: Path, text: str) -> list[Entry]:
         if not line:
             continue
         parts = line.split()
+        roles: tuple[str, ...] | None = None
+        if len(parts) == 3 and parts[2].startswith("roles="):
+            roles = tuple(parts[2].removeprefix("roles=").split(","))
+            why = roles_problem(roles)
+            if why is not None:
+                raise ConfigError(f"{path}: line {no}: {why}; write it with `station "
+                                  "accounts add NAME --role ROLE`")
+            parts = parts[:2]
         fields = parts[1].split("$") if len(parts) == 2 else []
         ok = (len(parts) == 2 and NAME_RE.fullmatch(parts[0]) is not None
               and len(fields) == 6 and fields[0] == "scrypt")
@@ -81,11 +107,11 @@ def parse(path: Path, text: str) -> list[Entry]:
             ok = False
         if not ok or not (2 <= n <= 2**20 and n & (n - 1) == 0 and 1 <= r <= 32
                           and 1 <= p <= 16 and len(salt) >= 8 and 16 <= len(digest) <= 64):
-            raise ConfigError(f"{path}: line {no}: not a PIN entry (NAME scrypt$N$R$P$SALT$HASH);"
-                              " write it with `station pin set NAME`")
+            raise ConfigError(f"{path}: line {no}: not an account (NAME scrypt$N$R$P$SALT$HASH "
+                              "[roles=ROLE,...]); write it with `station accounts add NAME`")
         if any(e.name == parts[0] for e in entries):
             raise ConfigError(f"{path}: line {no}: {parts[0]} appears twice; keep one line")
-        entries.append(Entry(parts[0], n, r, p, salt, digest))
+        entries.append(Entry(parts[0], n, r, p, salt, digest, roles))
     return entries
 
 
@@ -114,7 +140,7 @@ def save(path: Path, entries: list[Entry]) -> None:
     user), the file goes to the owner of the file it replaces, or of the folder it is written
     in: a unit's state directory belongs to the unit's user, so the service can read the PINs
     root wrote there, and nobody else can."""
-    body = "# supervisors' PINs (scrypt); edit with `station pin set NAME`\n" + "".join(
+    body = "# accounts: name, PIN (scrypt), roles; edit with `station accounts`\n" + "".join(
         e.line() + "\n" for e in entries)
     path.parent.mkdir(parents=True, exist_ok=True)
     owner = _owner(path)
@@ -156,6 +182,8 @@ class Verdict:
 class PinChecker:
     """Checks PINs against the credentials file (re-read when it changes), with a lockout
     after ``MAX_FAILURES`` wrong PINs in a row. Thread-safe; the lockout lives in memory.
+    The dealer page's keypad (a PIN alone); named checks are station.web.accounts'. Run it
+    on the secret-check thread (station.web.secretpool), never on another.
 
     One check at a time: checks run in worker threads, and two that both hashed before
     either counted its failure would each be allowed a guess (issue 18: 100 parallel wrong
@@ -185,6 +213,13 @@ class PinChecker:
         if stamp != self._stamp or stamp is None:
             self._entries = load(self.path)
             self._stamp = stamp
+
+    def roles_of(self, name: str, default: tuple[str, ...] = (SUPERVISOR,)) -> tuple[str, ...]:
+        """The roles of ``name``'s account as last read (a line without roles: ``default``,
+        the station's supervisor, so PIN files of before roles keep working)."""
+        with self._lock:
+            entry = next((e for e in self._entries if e.name == name), None)
+        return () if entry is None else entry.roles_or(default)
 
     def check(self, pin: str) -> tuple[str, str]:
         """(verdict, the supervisor's name or why not). Blocks while another check runs."""

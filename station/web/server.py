@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import resource
+import ssl
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -26,10 +28,13 @@ from aiohttp import web
 from drivers.events import Command
 from station.errors import ConfigError
 from station.settings.languages import language as language_of
+from station.settings.pagetls import IN_CLEAR_ON_LOOPBACK, PageAccess
 from station.table import dealers
 from station.table.actions import COMMAND_TRIGGERS, CONFIRM_ACTION, PAUSE_ACTION, SUPERVISOR_ACTIONS
 from station.table.procedures import pause_problem
+from station.table.roles import allows
 from station.table.station import REFUSED_OUTSIDE, refused_parts
+from station.web import secretpool
 from station.web.backlog import Backlog, Dropped
 from station.web.catalogue import all_page_words
 from station.web.devicenames import page_names
@@ -40,6 +45,7 @@ from station.web.notices import notice_words
 from station.web.pins import PinChecker, Verdict
 from station.web.roadpanel import panel_shape, panel_svg
 from station.web.site import GuardedSite, Keeper, guarded
+from station.web.tls import strict_transport
 from station.web.view import roads_svg
 from station.wire.ratelimit import Budget, Every, Tally, retry_after_s
 
@@ -128,7 +134,11 @@ def _ignore(notices: list[str], refused: str | None, view: dict[str, Any]) -> No
 
 class WebServer:
     def __init__(self, hub: Hub, control: WebControl, pins: PinChecker, host: str,
-                 port: int) -> None:
+                 port: int, *, access: PageAccess = IN_CLEAR_ON_LOOPBACK,
+                 tls: ssl.SSLContext | None = None) -> None:
+        """``access``: display.tls, server_names; ``tls``: its context, None in clear."""
+        self.access = access
+        self.tls = tls
         self.hub = hub
         self.control = control
         self.pins = pins
@@ -198,10 +208,10 @@ class WebServer:
         await runner.setup()
         summaries = asyncio.create_task(self._summaries())
         try:
-            site = GuardedSite(runner, self.host, self.port, self.keeper)
+            site = GuardedSite(runner, self.host, self.port, self.keeper, tls=self.tls)
             await site.start()
             self._ready.set()
-            log.info("display: http://%s:%d/", self.host, self.port)
+            log.info("display: %s/", site.name)
             await self._stop.wait()
         finally:
             self._closing = True
@@ -230,6 +240,8 @@ class WebServer:
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+        if self.tls is not None:
+            app.on_response_prepare.append(strict_transport)
         app.router.add_get("/", self.page)
         app.router.add_get("/static/{name}", self.static)
         app.router.add_get("/api/state", self.state)
@@ -245,7 +257,7 @@ class WebServer:
                              port=self.port, max_body=MAX_BODY, problem=problem,
                              this="this station", sent="a command",
                              only="commands are taken only from the station's own page",
-                             routes="docs/display.md")
+                             routes="docs/display.md", access=self.access)
 
     # --- pages ------------------------------------------------------------------------------
     async def page(self, request: web.Request) -> web.StreamResponse:
@@ -423,7 +435,8 @@ class WebServer:
                            retry_after_s=retry_after_s(wait_s))
         if action in PIN_ACTIONS:
             assert isinstance(pin, str)
-            verdict, detail, figure = await asyncio.to_thread(self.pins.check_counted, pin)
+            verdict, detail, figure = await secretpool.run_async(
+                functools.partial(self.pins.check_counted, pin))
             if verdict != Verdict.OK:
                 # Every refused override is journaled, with who tried and why: the first
                 # few of a source in full, the rest counted (docs/display.md). Its parts go
@@ -439,6 +452,15 @@ class WebServer:
                        Verdict.NONE: "add a PIN with `station pin set NAME` and set "
                        "display.credentials_file"}.get(verdict, "enter the right PIN")
                 return problem(status, detail, fix)
+            roles = self.pins.roles_of(detail)
+            if not allows(roles, action):
+                # The right PIN of an account whose roles do not allow it (station.table.roles):
+                # journaled as every refused override is, answered 403.
+                await self._refused(source, f"{who}: {action} refused ({detail}: roles "
+                                    f"{', '.join(roles)})", f"{action} not allowed",
+                                    refused_parts(action, "wrong_pin", None))
+                return problem(403, f"{detail} may not {action.replace('_', ' ')} (roles: "
+                               f"{', '.join(roles)})", "ask a supervisor")
             who = f"{detail} (web {request.remote or '?'})"
         applied = await self._apply(Command(action, who, time.time(), note, code))
         if applied is None:

@@ -26,6 +26,7 @@ import contextlib
 import errno
 import logging
 import socket
+import ssl
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -34,11 +35,14 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.log import server_logger
 
+from station.settings.pagetls import IN_CLEAR_ON_LOOPBACK, PageAccess
 from station.web.hosts import host_allowed, suggestion
+from station.web.tls import HANDSHAKE_TIMEOUT_S
 from station.wire.ratelimit import Every
 
 log = logging.getLogger(__name__)
 
+MAX_HANDSHAKES = 64  # TLS handshakes under way at once (GuardedSite._handshake)
 EXHAUSTED = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 # Sent, best effort, to a connection over the cap when every other one is busy.
 _FULL_BODY = (b'{"ok":false,"error":"the station has too many connections open",'
@@ -258,8 +262,10 @@ class GuardedSite(web.BaseSite):
     """A TCP site whose connections pass through a ``Keeper``."""
 
     def __init__(self, runner: web.BaseRunner, host: str, port: int, keeper: Keeper, *,
-                 retry_s: float = 0.25, sweep_s: float = 1.0, backlog: int = 128) -> None:
+                 retry_s: float = 0.25, sweep_s: float = 1.0, backlog: int = 128,
+                 tls: ssl.SSLContext | None = None) -> None:
         super().__init__(runner, backlog=backlog)
+        self._tls = tls
         self._host = host
         self._port = port
         self.keeper = keeper
@@ -267,11 +273,13 @@ class GuardedSite(web.BaseSite):
         self._sweep_s = sweep_s
         self._socks: list[socket.socket] = []
         self._tasks: list[asyncio.Task[None]] = []
+        self._handshakes: set[asyncio.Task[None]] = set()
         self.request_log = RequestLog(self.name, keeper.log_every_s)
 
     @property
     def name(self) -> str:
-        return f"http://{self._host}:{self._port}"
+        scheme = "https" if self._tls is not None else "http"
+        return f"{scheme}://{self._host}:{self._port}"
 
     async def start(self) -> None:
         await super().start()
@@ -280,9 +288,9 @@ class GuardedSite(web.BaseSite):
         self._tasks.append(asyncio.create_task(self._sweep()))
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        for task in [*self._tasks, *self._handshakes]:
             task.cancel()
-        for task in self._tasks:
+        for task in [*self._tasks, *self._handshakes]:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         for sock in self._socks:
@@ -316,10 +324,33 @@ class GuardedSite(web.BaseSite):
                 self.keeper.refused += 1
                 _refuse(conn)
                 continue
+            if self._tls is not None:
+                self._handshake(conn)
+                continue
             try:
                 await loop.connect_accepted_socket(self._protocol, conn)
             except OSError:
                 conn.close()
+
+    def _handshake(self, conn: socket.socket) -> None:
+        """Wrap ``conn`` in TLS on its own task: asyncio's connect_accepted_socket waits for
+        the handshake, and a client that opens a connection and says nothing must not hold
+        up the next accept. At most MAX_HANDSHAKES at once (the keeper counts a connection
+        only once its handshake is over); one over is closed."""
+        if len(self._handshakes) >= MAX_HANDSHAKES:
+            self.keeper.refused += 1
+            conn.close()
+            return
+        task = asyncio.create_task(self._wrap(conn))
+        self._handshakes.add(task)
+        task.add_done_callback(self._handshakes.discard)
+
+    async def _wrap(self, conn: socket.socket) -> None:
+        try:
+            await asyncio.get_running_loop().connect_accepted_socket(
+                self._protocol, conn, ssl=self._tls, ssl_handshake_timeout=HANDSHAKE_TIMEOUT_S)
+        except (OSError, ssl.SSLError, TimeoutError):
+            conn.close()  # not TLS, or too slow: nothing to answer in a language it speaks
 
     async def _sweep(self) -> None:
         while True:
@@ -341,7 +372,8 @@ Problem = Callable[[int, str, str], web.Response]  # status, what is wrong, what
 async def guarded(request: web.Request, handler: Callable[[web.Request],
                                                            Awaitable[web.StreamResponse]], *,
                   keeper: Keeper, host: str, port: int, max_body: int, problem: Problem,
-                  this: str, sent: str, only: str, routes: str) -> web.StreamResponse:
+                  this: str, sent: str, only: str, routes: str,
+                  access: PageAccess = IN_CLEAR_ON_LOOPBACK) -> web.StreamResponse:
     """Every request of a page server (the dealer page's and the pit's), before its route.
 
     A page on another site (or a DNS name rebound to 127.0.0.1) must never drive the table:
@@ -350,16 +382,17 @@ async def guarded(request: web.Request, handler: Callable[[web.Request],
     request is called, "a command"; ``only``, the fix for one from elsewhere). The keeper
     counts the request against the connection's idle time; an aiohttp refusal (a body over
     ``max_body``) is answered in the server's own words, ``routes`` naming the doc of its
-    routes."""
+    routes. ``access``: the names it answers as too, and its scheme (an Origin over TLS is
+    ``https://``)."""
     header = request.headers.get("Host", "")
-    if not host_allowed(header, host, port):
+    if not host_allowed(header, host, port, access.server_names):
         sock = request.transport.get_extra_info("sockname") if request.transport else None
         local = str(sock[0]) if isinstance(sock, tuple) and sock else None
         return problem(403, f"Host {header[:80]!r} is not {this}",
-                       suggestion(host, port, local))
+                       suggestion(host, port, local, access.server_names, access.scheme))
     if request.method not in ("GET", "HEAD"):
         origin = request.headers.get("Origin")
-        if origin is not None and origin != f"http://{header}":
+        if origin is not None and origin != f"{access.scheme}://{header}":
             return problem(403, f"{sent} from {origin[:80]!r} is refused", only)
     gate = keeper.enter(request.transport)
     try:

@@ -61,6 +61,10 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # The client library (issue 23): Floor.feed per message, with and without the schemas.
     "bench_client.py": (("--runs", "1", "--shoes", "1"), ("schemas on", "schemas off")),
     # The pit's model's memory over simulated time (issue 23): a few simulated seconds.
+    # Secret checks and sign-ins (issue 31).
+    "bench_secrets.py": (("--signins", "8", "--parallel", "4"), ("RSS", "checked")),
+    "bench_pit_signins.py": (("--signins", "20", "--parallel", "4", "--loads", "3"),
+                             ("RSS", "5 checked", "TLS adds")),
     "bench_pit_memory.py": (("--minutes", "0.1"), ("0 min", "RSS")),
     # The pit through a broker (issue 23): a few tables for a few seconds (fewer than 20
     # share the floor's and the alerts' probes), and its views over three tables.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import ssl
 import subprocess
 import sys
 import threading
@@ -37,7 +38,7 @@ class PitFolder:
         self.port = free_port()
 
     def config(self, broker_port: int, keys_dir: Path, *, name: str = "pit",
-               extra_broker: str = "") -> Path:
+               extra_broker: str = "", extra_pit: str = "") -> Path:
         path = self.dir / "pit.yaml"
         path.write_text(
             f"broker: {{host: 127.0.0.1, port: {broker_port}, prefix: baccarat, "
@@ -45,7 +46,7 @@ class PitFolder:
             f"tables: {{keys_dir: {keys_dir}}}\n"
             f"pit: {{name: {name}, host: 127.0.0.1, port: {self.port}, "
             f"signing_key_file: pit.pem, pins_file: pit.pins, "
-            f"journal: {self.dir / 'var' / 'pit.sqlite3'}}}\n", encoding="utf-8")
+            f"journal: {self.dir / 'var' / 'pit.sqlite3'}{extra_pit}}}\n", encoding="utf-8")
         return path
 
     @property
@@ -77,9 +78,11 @@ def fleet_config(folder: Path, broker_port: int, pit_public: Path, *,
 class Pit:
     """``station pit -c CONFIG`` as a process, and its API."""
 
-    def __init__(self, config: Path, port: int) -> None:
+    def __init__(self, config: Path, port: int, *, ca: Path | None = None) -> None:
+        """``ca``: the pit serves HTTPS (pit.tls) with a certificate of this CA's."""
         self.port = port
-        self.base = f"http://127.0.0.1:{port}"
+        self.base = f"{'https' if ca else 'http'}://127.0.0.1:{port}"
+        self.context = None if ca is None else ssl.create_default_context(cafile=str(ca))
         self.err: list[str] = []
         # How long a request may wait for its answer (a liveness bound, not a measure): the
         # screenshots' script raises it on a machine shared with other work.
@@ -111,7 +114,8 @@ class Pit:
         req = urllib.request.Request(self.base + path, data=data, method=method,
                                      headers={"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
+            with urllib.request.urlopen(req, timeout=self.timeout_s,
+                                        context=self.context) as resp:
                 return resp.status, json.loads(resp.read())
         except urllib.error.HTTPError as exc:
             return exc.code, json.loads(exc.read() or b"{}")

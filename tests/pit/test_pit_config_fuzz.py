@@ -34,7 +34,8 @@ VALID: dict[str, dict[str, Any]] = {
     "tables": {"keys_dir": "keys"},
     "pit": {"name": "pit", "host": "127.0.0.1", "port": 8090, "signing_key_file": "pit.pem",
             "pins_file": "pit.pins", "journal": "var/pit.sqlite3", "language": "en",
-            "answer_timeout_s": 10},
+            "answer_timeout_s": 10, "tls": None, "allow_plain_http": False,
+            "server_names": []},
 }
 KEYS = {s: [*sorted(v), "colour"] for s, v in VALID.items()}
 

@@ -188,3 +188,28 @@ def test_ctl_without_a_station_says_so(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "no station answers at http://127.0.0.1:" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_pin_whose_roles_do_not_allow_the_action_is_refused_and_journaled(
+        tmp_path: Path) -> None:
+    """Issue 31: the account whose PIN it is must hold a role that allows the action
+    (station.table.roles); the old line of the PIN file is a supervisor."""
+    from station.web import pins  # noqa: PLC0415
+
+    config = webkit.sim_config(tmp_path, faults=GARBLED)
+    path = tmp_path / "supervisors.pins"
+    pins.save(path, [*pins.load(path), pins.hash_pin("dan", "2222", ("dealer",)),
+                     pins.hash_pin("sue", "3333", ("surveillance",))])
+    with webkit.running(config):
+        base = webkit.url_of(config)
+        wait_state(base, lambda s: "re-scanned as" in s["prompt"]["text"], what="the re-scan")
+        before = table_facts(state(base))
+        status, answer = command(base, "void", actor="x", pin="2222")
+        assert (status, answer["error"]) == (403, "dan may not void (roles: dealer)")
+        status, answer = command(base, "resume", actor="x", pin="3333")
+        assert (status, answer["error"]) == (403, "sue may not resume (roles: surveillance)")
+        assert table_facts(state(base)) == before
+        status, answer = command(base, "resume", actor="x", pin=PIN)
+        assert status == 200 and answer["by"] == "alice (web 127.0.0.1)", answer
+    refused = [c.actor for c in journaled_commands(config) if c.action == "command_refused"]
+    assert any("void refused (dan: roles dealer)" in a for a in refused), refused

@@ -29,7 +29,7 @@ def get(address: str, port: int, host_header: str) -> tuple[int, dict[str, Any]]
 
 
 def test_a_wildcard_bind_serves_ip_literals_and_refuses_other_names(tmp_path: Path) -> None:
-    config = webkit.sim_config(tmp_path, host="0.0.0.0")
+    config = webkit.sim_config(tmp_path, host="0.0.0.0", allow_plain_http=True)
     port = int(yaml.safe_load(config.read_text())["display"]["port"])
     with webkit.running(config):
         # Another machine on the LAN browses to the station's LAN address: its browser sends

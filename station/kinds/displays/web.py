@@ -14,6 +14,7 @@ from station.kinds.keys import Key
 from station.settings.configmodel import StationConfig
 from station.settings.configsection import Section
 from station.settings.languages import accepted
+from station.settings.pagetls import IN_CLEAR_ON_LOOPBACK, PageAccess, parse_access
 
 if TYPE_CHECKING:
     from station.web.display import WebDisplay
@@ -31,6 +32,7 @@ class WebSettings:
     language: str = "en"
     credentials_file: Path | None = None
     sound: bool = True
+    access: PageAccess = IN_CLEAR_ON_LOOPBACK  # TLS, server names, plain HTTP (settings.pagetls)
 
 
 _D = WebSettings()
@@ -46,6 +48,12 @@ KEYS = (
         "on the page, next to the config (`station pin set NAME` writes it)"),
     Key("sound", "true or false", "true", "a sound when a third card is due and when the "
         "table pauses (the page can mute it)"),
+    Key("tls", "mapping", "null", "{cert_file, key_file}: serve the page over HTTPS (TLS 1.2+, "
+        "HSTS); needed on any address but loopback (docs/operations.md, Pages over TLS)"),
+    Key("allow_plain_http", "true or false", "false", "serve plain HTTP beyond loopback on "
+        "purpose (a warning at every start)"),
+    Key("server_names", "list", "[]", "the DNS names the page answers as (Host), beside its "
+        "address and localhost"),
 )
 
 
@@ -69,7 +77,7 @@ def parse(sec: Section, chosen: bool) -> WebSettings:
         port=sec.int_("port", d.port, 1, "a TCP port, e.g. 8080", 65535) or d.port,
         language=sec.language("language", d.language),
         credentials_file=None if creds is None else sec.path.parent / creds,
-        sound=sound)
+        sound=sound, access=parse_access(sec, host))
 
 
 def build(ctx: DisplayContext) -> WebDisplay:
@@ -78,4 +86,4 @@ def build(ctx: DisplayContext) -> WebDisplay:
     own = settings(ctx.config)
     return web_display(ctx.config, ctx.daemon, list(ctx.devices), ctx.closers, ctx.rounds,
                        host=own.host, port=own.port, language=own.language, sound=own.sound,
-                       credentials_file=own.credentials_file)
+                       credentials_file=own.credentials_file, access=own.access)

@@ -27,6 +27,7 @@ from station.wire.alerts import STATION_ALERTS, AlertKind, kinds_by_name
 # The pit's own kinds, in the shape of the station's (station.wire.alerts): what it raises from
 # a table's messages and from what is wrong with the table's stream.
 SHUFFLE_WAITING: Final = "shuffle_check_waiting"
+SIGN_IN_FAILURES: Final = "sign_in_failures"
 _STREAM: Final = "station.services.pit.model (the client library's findings)"
 _ARCHIVE: Final = "station.services.pit.model (the archive's signed alerts)"
 PIT_ALERTS: Final[tuple[AlertKind, ...]] = (
@@ -55,6 +56,9 @@ PIT_ALERTS: Final[tuple[AlertKind, ...]] = (
     AlertKind("archive_recovered", _ARCHIVE, 3,
               {"en": "Archive writing again", "zh": "归档已恢复写入"}),
     AlertKind("archive_lag", _ARCHIVE, 1, {"en": "Archive behind", "zh": "归档滞后"}),
+    # Someone is guessing an account's PIN: raised when it locks, counted while open.
+    AlertKind(SIGN_IN_FAILURES, "station.services.pit.server (an account locked out)", 1,
+              {"en": "Sign-in failures", "zh": "登录失败"}),
 )
 # Every kind the pit shows: the station's and its own, one declaration each.
 KINDS: Final = kinds_by_name(STATION_ALERTS, PIT_ALERTS)

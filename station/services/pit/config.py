@@ -24,13 +24,15 @@ from station.services.pit.settings import (
     PitSettings,
 )
 from station.settings.configsection import Section, secret_path
+from station.settings.pagetls import ACCESS_KEYS, parse_access
 from station.settings.upstream import KEY_NAME
 from station.settings.yamlload import load_yaml
 
 # The broker keeps the pit's session (the tables' messages queued) this long while it is away.
 SESSION_EXPIRY_S: Final = 3600
 PIT_KEYS: Final = ("name", "host", "port", "signing_key_file", "pins_file", "journal",
-                   "language", "answer_timeout_s", "archive_key_file")
+                   "language", "answer_timeout_s", "archive_key_file",
+                   *ACCESS_KEYS)
 
 
 def _pit_language(sec: Section, default: str) -> str:
@@ -84,5 +86,6 @@ def _pit(sec: Section) -> PitSettings:
         signing_key_file=None if key is None else secret_path(sec, "signing_key_file", key),
         pins_file=None if pins is None else sec.path.parent / pins,
         journal=Path(journal),
-        language=_pit_language(sec, d.language), answer_timeout_s=timeout)
+        language=_pit_language(sec, d.language), answer_timeout_s=timeout,
+        access=parse_access(sec, host))
 

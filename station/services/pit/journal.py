@@ -3,7 +3,8 @@
 ``seen`` is the contract with the statistics (docs/pit.md): every verified
 message the client library applied, in the order applied, exactly as received. The other
 tables are the pit's own: ``alerts``, ``acks``, ``actions`` (commands sent, by whom, with
-the table's answer), ``dealer_changes`` and ``sign_ins`` (every PIN tried, right or wrong).
+the table's answer), ``dealer_changes`` and ``sign_ins`` (every PIN tried, right or wrong,
+every lockout it started: the lockout is rebuilt from them at start).
 
 One connection, used from the service's event loop only. Writes are grouped: ``commit`` is
 called once per batch of messages, so a burst costs one transaction, not one per message.
@@ -272,6 +273,12 @@ class PitJournal:
         self._chain({"t": "sign_ins", "id": cur.lastrowid, "at": at, "name": name,
                      "source": source, "what": what, "verdict": verdict})
         self.commit()
+
+    def sign_in_history(self, since: str) -> list[tuple[str, str, str]]:
+        """The sign-ins journaled at or after ``since`` (ISO), oldest first: (name, verdict,
+        at), for the lockout to be rebuilt after a restart (station.web.lockout.replay)."""
+        return [(str(n), str(v), str(a)) for n, v, a in self.db.execute(
+            "SELECT name, verdict, at FROM sign_ins WHERE at >= ? ORDER BY id", (since,))]
 
     def rows(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         """For tests and the docs' examples: read what was journaled."""

@@ -31,7 +31,7 @@ from station.client import (
     UnknownTable,
     Unreadable,
 )
-from station.services.pit.alerts import SHUFFLE_WAITING, Alert, AlertBook
+from station.services.pit.alerts import SHUFFLE_WAITING, SIGN_IN_FAILURES, Alert, AlertBook
 from station.services.pit.archivealerts import CLEARS, read_alert
 from station.services.pit.views import TableLog
 from station.wire.ratelimit import Budget
@@ -301,6 +301,26 @@ class PitModel:
         for alert in self.alerts.clear(table, kind, at):
             self.recorder.cleared(alert.id, at)
             self.changed.add(table)
+
+    def sign_in_failures(self, pit: str, name: str, source: str, *, failures: int,
+                         lock_s: float, at: str) -> Alert:
+        """An account locked out: one open alert per account, its count and addresses
+        growing with each lockout while it is open (docs/pit.md, sign_in_failures)."""
+        head = f"{name}: "
+        open_ = next((a for a in reversed(list(self.alerts)) if a.kind == SIGN_IN_FAILURES
+                      and a.open and a.detail.startswith(head)), None)
+        if open_ is None:
+            return self._raise(pit, SIGN_IN_FAILURES, f"{head}{failures} wrong PINs in a row "
+                               f"from {source}; locked {lock_s:.0f} s", None, at)
+        parts = open_.detail.removeprefix(head).split(" wrong PINs in a row from ", 1)
+        total = int(parts[0]) + failures if parts[0].isdigit() else failures
+        sources = parts[1].rsplit("; locked ", 1)[0].split(", ") if len(parts) == 2 else []
+        if source not in sources:
+            sources = [*sources, source][-5:]
+        self.alerts.update(open_, f"{head}{total} wrong PINs in a row from "
+                           f"{', '.join(sources)}; locked {lock_s:.0f} s", None)
+        self.recorder.alert_detail(open_.id, open_.detail)
+        return open_
 
     def ack(self, alert: Alert, by: str, at: str) -> None:
         self.alerts.ack(alert, by, at)

@@ -5,12 +5,15 @@ Bounded as the dealer page is (docs/operations.md, "Ceilings under abuse"): the 
 through station.web.site's keeper, request bodies of at most MAX_BODY bytes that must arrive
 within BODY_TIMEOUT_S, at most MAX_STREAMS pages on /api/events each dropped when it leaves
 more than MAX_QUEUED_BYTES untaken or takes nothing for WRITE_TIMEOUT_S, refused PINs held
-to a budget per source, and the Host header checked against DNS rebinding.
+to a budget per source (and each account to its own lockout, station.web.accounts), and the
+Host header checked against DNS rebinding.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -45,10 +48,13 @@ from station.services.pit.statsroute import (
     period,
     with_words,
 )
+from station.table.roles import ACKNOWLEDGE, DEALER_CHANGE
+from station.web import secretpool
+from station.web.accounts import WRONG, Accounts, Verdict
 from station.web.backlog import Backlog, Dropped
-from station.web.pins import PinChecker, Verdict
 from station.web.server import connection_cap
 from station.web.site import GuardedSite, Keeper, guarded
+from station.web.tls import strict_transport
 from station.wire.ratelimit import Budget, retry_after_s
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
@@ -83,11 +89,16 @@ def answer(body: Any, status: int = 200) -> web.Response:
 
 
 class PitServer:
-    def __init__(self, service: PitService, pins: PinChecker) -> None:
+    def __init__(self, service: PitService, accounts: Accounts,
+                 tls: ssl.SSLContext | None = None) -> None:
+        """``tls``: the context of ``pit.tls`` (station.web.tls.server_context), or None to
+        serve plain HTTP (loopback, or ``allow_plain_http``)."""
         self.service = service
-        self.pins = pins
+        self.accounts = accounts
         pit = service.config.pit
         self.host, self.port = pit.host, pit.port
+        self.access = pit.access
+        self.tls = tls
         self.keeper = Keeper(cap=connection_cap(), idle_s=IDLE_TIMEOUT_S)
         self.budget = Budget(burst=REFUSALS_BURST, rate_per_s=REFUSALS_PER_S)
         self.streams = 0
@@ -99,7 +110,7 @@ class PitServer:
         runner = web.AppRunner(self.app(), handle_signals=False, access_log=None,
                                shutdown_timeout=1.0, keepalive_timeout=IDLE_TIMEOUT_S)
         await runner.setup()
-        site = GuardedSite(runner, self.host, self.port, self.keeper)
+        site = GuardedSite(runner, self.host, self.port, self.keeper, tls=self.tls)
         try:
             await site.start()
         except OSError:
@@ -113,6 +124,8 @@ class PitServer:
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+        if self.tls is not None:
+            app.on_response_prepare.append(strict_transport)
         r = app.router
         r.add_get("/", self.floor_page)
         r.add_get("/tables/{table}", self.table_page)
@@ -136,7 +149,7 @@ class PitServer:
                              port=self.port, max_body=MAX_BODY, problem=problem,
                              this="this pit", sent="an action",
                              only="actions are taken only from the pit's own pages",
-                             routes="docs/pit.md")
+                             routes="docs/pit.md", access=self.access)
 
     # --- pages ------------------------------------------------------------------------------
     async def floor_page(self, request: web.Request) -> web.StreamResponse:
@@ -283,29 +296,35 @@ class PitServer:
         assert isinstance(body, dict)
         return body
 
-    async def _signed_in(self, request: web.Request, body: dict[str, Any], what: str
-                         ) -> str | web.Response:
-        """The pit boss's name once the PIN is theirs; else the refusal (journaled)."""
+    async def _signed_in(self, request: web.Request, body: dict[str, Any], what: str,
+                         action: str) -> str | web.Response:
+        """The pit boss's name once the PIN is theirs and a role of theirs allows
+        ``action`` (station.table.roles); else the refusal (journaled). Every failure is
+        answered the same, 401 "wrong name or PIN": no such account, another's PIN, or the
+        account locked (docs/pit.md, Sign-in)."""
         source = request.remote or "?"
         wait_s = self.budget.take(source, time.monotonic())
         if wait_s:
             return problem(429, f"too many refused requests from {source}",
                            f"wait {retry_after_s(wait_s)} s",
                            headers={"Retry-After": str(retry_after_s(wait_s))})
-        name = str(body["name"])
-        verdict, detail = await asyncio.to_thread(self.pins.check, str(body["pin"]))
-        if verdict == Verdict.OK and detail != name:
-            verdict, detail = Verdict.WRONG, f"that PIN is not {name}'s"
-        self.service.sign_in(name, source, what, verdict)
-        if verdict == Verdict.OK:
+        name, pin = str(body["name"]), str(body["pin"])
+        got = await secretpool.run_async(
+            functools.partial(self.accounts.check, name, pin, action))
+        self.service.sign_in(got, source, what)
+        if got.verdict == Verdict.OK:
             self.budget.give_back(source, time.monotonic())
             return name
-        if verdict == Verdict.LOCKED:
-            return problem(423, detail, "wait, then enter the right PIN")
-        if verdict == Verdict.NONE:
-            return problem(401, detail, "give the pit boss a PIN: station pit pin set NAME "
-                           "-c PIT.yaml (pit.pins_file)")
-        return problem(401, detail, "enter your own PIN")
+        if got.verdict == Verdict.NOT_ALLOWED:
+            self.budget.give_back(source, time.monotonic())
+            return problem(403, f"{name} may not {action.replace('_', ' ')} (roles: "
+                           f"{', '.join(got.roles)})",
+                           "ask a pit boss (docs/operations.md, Accounts and roles)")
+        if got.verdict == Verdict.NONE:
+            return problem(401, "no pit boss has an account yet",
+                           "give each pit boss an account: station accounts add NAME --role "
+                           "pit_boss -c PIT.yaml (pit.pins_file)")
+        return problem(401, WRONG, "enter your own name and PIN")
 
     async def command(self, request: web.Request) -> web.StreamResponse:
         table, action = request.match_info["table"], request.match_info["action"]
@@ -320,7 +339,7 @@ class PitServer:
         why = command_problem(action, body)
         if why is not None:
             return problem(400, why, "see docs/pit.md for each action's fields")
-        boss = await self._signed_in(request, body, f"{action} {table}")
+        boss = await self._signed_in(request, body, f"{action} {table}", action)
         if isinstance(boss, web.Response):
             return boss
         if self.service.model.state(table).online is False:
@@ -347,7 +366,7 @@ class PitServer:
         why = dealer_problem(body)
         if why is not None:
             return problem(400, why, 'e.g. {"dealer": "D043", "note": "VIP asked"}')
-        boss = await self._signed_in(request, body, f"dealer change {table}")
+        boss = await self._signed_in(request, body, f"dealer change {table}", DEALER_CHANGE)
         if isinstance(boss, web.Response):
             return boss
         return answer({"dealer_change": self.service.dealer_change(
@@ -362,7 +381,7 @@ class PitServer:
         body = await self._body(request, ACK_KEYS)
         if isinstance(body, web.Response):
             return body
-        boss = await self._signed_in(request, body, f"ack alert {alert.id}")
+        boss = await self._signed_in(request, body, f"ack alert {alert.id}", ACKNOWLEDGE)
         if isinstance(boss, web.Response):
             return boss
         if alert.acked_by is not None:
@@ -380,7 +399,7 @@ class PitServer:
         if why is not None:
             return problem(400, why, 'send {"name": ..., "pin": ..., "kind": ...}')
         kind = str(body["kind"])
-        boss = await self._signed_in(request, body, f"ack kind {kind}")
+        boss = await self._signed_in(request, body, f"ack kind {kind}", ACKNOWLEDGE)
         if isinstance(boss, web.Response):
             return boss
         done = self.service.ack_kind(kind, boss)

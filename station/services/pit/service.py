@@ -28,6 +28,7 @@ from station.services.pit.feed import Feed
 from station.services.pit.journal import PitJournal
 from station.services.pit.model import Action, PitModel
 from station.services.pit.settings import KEYS_RESCAN_S, PitConfig
+from station.web.accounts import Outcome
 from station.wire.signing import Signer, load_public_key
 
 log = logging.getLogger(__name__)
@@ -296,5 +297,16 @@ class PitService:
         self.poke()
         return {"id": row, "table": table, "by": boss, "dealer": dealer, "note": note, "at": at}
 
-    def sign_in(self, name: str, source: str, what: str, verdict: str) -> None:
-        self.journal.sign_in(now_iso(), name, source, what, verdict)
+    def sign_in(self, got: Outcome, source: str, what: str) -> None:
+        """Journal a sign-in's outcome; a lockout it started is journaled too (verdict
+        ``lockout``) and raises or counts the account's ``sign_in_failures`` alert."""
+        at = now_iso()
+        self.journal.sign_in(at, got.name, source, what, got.verdict)
+        if got.lock_s:
+            self.journal.sign_in(at, got.name, source, f"locked {got.lock_s:.0f} s after "
+                                 f"{got.failures} wrong PINs in a row", "lockout")
+            self.model.sign_in_failures(self.config.pit.name, got.name, source,
+                                        failures=got.failures, lock_s=got.lock_s, at=at)
+            self.journal.commit()
+            self._push_alerts()
+            self.poke()

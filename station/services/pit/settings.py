@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Final
 
 from station.services.broker.config import BrokerSettings
+from station.settings.pagetls import IN_CLEAR_ON_LOOPBACK, PageAccess
 
 LANGUAGES: Final = ("en", "zh")
 DEFAULT_PORT: Final = 8090
@@ -32,6 +33,8 @@ class PitSettings:
     # The archive's public key (PEM): with it the pit takes the archive's signed alerts
     # (``<prefix>/+/archive``, docs/journal.md) and shows them; None: it does not subscribe.
     archive_key_file: Path | None = None
+    # TLS, the DNS names answered as Host, plain HTTP beyond loopback (station.settings.pagetls).
+    access: PageAccess = IN_CLEAR_ON_LOOPBACK
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,6 +110,10 @@ _PIT_ZH["config_changed"] = [
      lambda m: f"以不同配置启动：{_changed_zh(m[1])}已更改"
      + ("；已开始新日志" if m[2] else "")),
 ]
+_PIT_ZH["sign_in_failures"] = [
+    (re.compile(r"(\S+): (\d+) wrong PINs in a row from (.+); locked (\d+) s"),
+     lambda m: f"{m[1]}：来自 {m[3]} 的连续 {m[2]} 次 PIN 错误；已锁定 {m[4]} 秒"),
+]
 
 
 def _changed_zh(what: str) -> str:
