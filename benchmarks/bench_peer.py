@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/bench_peer.py --peer DIR [--shoes 100] [--reps 5]
 
+Without ``--peer`` it times the station's half alone.
+
 DIR is a checkout of PyBaccarat's source (fulkgl/PyBaccarat, v0.22): its 0.18 on PyPI
 imports ``msvcrt`` and does not install on Linux, so the checkout is put first on
 ``sys.path`` of this process only (never vendored, never a dependency of the station).
@@ -87,13 +89,29 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):,.0f} ({min(values):,.0f}-{max(values):,.0f})"
 
 
+def station_only(shoes: int, reps: int) -> None:
+    """The station's half alone: no peer was given (CI has no checkout of PyBaccarat)."""
+    out = Path(os.devnull)
+    station_rounds(2, 99, out)
+    rates = []
+    for rep in range(reps):
+        cpu, rounds = timed(lambda rep=rep: station_rounds(shoes, rep, out))
+        rates.append(rounds / cpu)
+    print(f"station simulate: {spread(rates)} rounds per CPU second")
+    print("PyBaccarat: not measured (give --peer DIR, a checkout of it)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--peer", type=Path, required=True,
-                    help="a checkout of PyBaccarat (v0.22): the folder holding pybaccarat/")
+    ap.add_argument("--peer", type=Path, default=None,
+                    help="a checkout of PyBaccarat (v0.22): the folder holding pybaccarat/; "
+                         "without it only the station's half runs (the suite's smoke run)")
     ap.add_argument("--shoes", type=int, default=100)
     ap.add_argument("--reps", type=int, default=5)
     args = ap.parse_args()
+    if args.peer is None:
+        station_only(args.shoes, args.reps)
+        return
     if not (args.peer / "pybaccarat" / "baccarat.py").is_file():
         raise SystemExit(f"--peer {args.peer}: no pybaccarat/baccarat.py there; give the "
                          "folder of a PyBaccarat checkout")

@@ -12,7 +12,6 @@ from typing import IO, TYPE_CHECKING, Any
 
 from drivers.events import InputEvent
 from drivers.simulated import SUPERVISOR_POLICIES, Fault, SimulatedDealer, random_shoes
-from station.commands.progress import Progress
 from station.errors import InputFileError
 from station.game.analysis import analyze
 from station.game.guardstats import GuardStats
@@ -164,6 +163,9 @@ def run(args: argparse.Namespace) -> int:
         record = None
         if record_stream is not None:
             record = Recorder(record_stream, rules, paytable).write
+
+        # Imported here: `simulate --help` loads its own module alone (tests/cli/test_startup.py).
+        from station.commands.progress import Progress  # noqa: PLC0415
 
         progress = (Progress(sys.stderr, len(args.shoe_file) if args.shoe_file is not None
                              else args.shoes or 1)

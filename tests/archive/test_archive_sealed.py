@@ -212,14 +212,17 @@ def test_the_archive_process_alerts_a_record_sealed_for_another_key(
             client.publish(topic, m, qos=1).wait_for_publish(10)
         wait_for(lambda: any(head_of(p) == head_of(path) for p in folder.glob("*.sqlite3")),
                  30, "the sealed journal archived")
-        wait_for(lambda: len(alerts.snapshot()) >= 1, 30, "the alert")
+        wait_for(lambda: any(b'"sealed"' in a.payload for a in alerts.snapshot()), 30,
+                 "the alert")
     finally:
         client.disconnect()
         client.loop_stop()
         archive.send_signal(signal.SIGTERM)
         archive.wait(30)
         alerts.close()
-    (alert,) = [orjson.loads(a.payload) for a in alerts.snapshot()]
+    # The records were journaled long ago (the kit's clock): the archive's lag alert comes too.
+    got = [orjson.loads(a.payload) for a in alerts.snapshot()]
+    (alert,) = [a for a in got if a["problem"] != "lag"]
     verify_sig(alert, archive_key.public_key())
     assert (alert["problem"], alert["seq"]) == ("sealed", 0)
     assert re.search(rf"sealed for key '{other.kid}'", alert["detail"])

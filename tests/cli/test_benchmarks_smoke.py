@@ -83,6 +83,10 @@ SMALLEST: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                         ("p99 with the mirror in clear", "TLS + sealed mirror over",
                          "at the simulated pace", "outage of 2")),
     # The station's unit under a real systemd (issue 34): one boot of the container.
+    # Start-up to READY and simulate's rate (issue 35); the peer's checkout is not here.
+    "bench_ready.py": (("--starts", "1"), ("spawn to READY", "minus python -c pass")),
+    "bench_peer.py": (("--shoes", "1", "--reps", "1"), ("station simulate:",
+                                                        "PyBaccarat: not measured")),
     "bench_units.py": (("--runs", "1"), ("READY after systemctl start, cold",
                                          "kill -9 to READY again", "systemctl stop")),
 }

@@ -22,7 +22,7 @@ def test_every_example_verifies_with_the_documented_snippet_and_key() -> None:
     # two of the bet guard (issue 25), three of the procedures (22), the archive's archived,
     # one config_changed and the journal mirror (24), sealed and opened (32), the archive's
     # resend (33)
-    assert len(examples) == 33
+    assert len(examples) == 34
     for text in examples:
         msg = scope["verified"](text.encode())  # type: ignore[operator]
         assert isinstance(msg, dict)
