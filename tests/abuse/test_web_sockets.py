@@ -22,9 +22,6 @@ from tests.abuse.scale import pick
 from tests.abuse.sockkit import closed_by_peer, connect, fds, server_side, wait_for
 from tests.webkit import state
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("web_sockets")
-
 # Descriptors a station has beyond its web connections (journal, logs, pipes, its loops).
 OTHER_FDS = 64
 OPEN_STATES = ("01", "08")  # ESTABLISHED, CLOSE_WAIT: the server still holds the socket

@@ -35,9 +35,6 @@ from station.wire.signing import Signer, public_pem
 from tests.client.clientkit import TABLE, Stream, simulated_stream
 from tests.sampling import examples
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("library")
-
 
 @pytest.fixture(scope="module")
 def stream(tmp_path_factory: pytest.TempPathFactory) -> Stream:

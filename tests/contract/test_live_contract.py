@@ -39,9 +39,6 @@ from tests.contract import docs
 from tests.stationkit import FAST, finish, start, table_config, wait_for, write_key
 from tests.upstream.broker import MOSQUITTO, Broker, Subscriber
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("live_contract")
-
 TABLE = "t7"
 TOPICS = f"baccarat/{TABLE}"
 PACE = FAST | {"betting_s": 1.5}  # a window a close_shoe sent on seeing it surely lands in

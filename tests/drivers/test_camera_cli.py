@@ -21,9 +21,6 @@ from station.table.station import Station
 from station.table.tablerules import TableRules
 from tests.conftest import REPO
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("camera_cli")
-
 SHORT = read_shoe_file(REPO / "tests" / "shoes" / "short.txt")
 CUT_CODE = "CUT"
 

@@ -21,9 +21,6 @@ from tests.drivers.camerakit import Collected, run_to_end
 from tests.drivers.mjpegkit import MjpegStream, packets_of
 from tests.sampling import examples
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("camera_fuzz")
-
 CODES = ["AS", "KD", "QH", "2C"]
 
 

@@ -31,9 +31,6 @@ from tests.drivers.camerakit import CUT_CODE, codes_of, run_to_end
 from tests.drivers.mjpegkit import packets_of
 from tests.sampling import examples
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("camera_paths")
-
 SHORT = read_shoe_file(REPO / "tests" / "shoes" / "short.txt")
 CODES = [CUT_CODE if t == "CUT" else t for t in SHORT]
 START = 1_764_547_200.0

@@ -25,9 +25,6 @@ from station.settings.shoefile import read_shoe_file
 from tests.conftest import REPO
 from tests.drivers.camerakit import CUT_CODE, Collected, codes_of, run_to_end
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("camera_reader")
-
 SHORT_SHOE = [t for t in read_shoe_file(REPO / "tests" / "shoes" / "short.txt")]
 CUT_FORMAT = CodeFormat(cut_codes=[CUT_CODE])
 START = 1_764_547_200.0

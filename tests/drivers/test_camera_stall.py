@@ -20,9 +20,6 @@ from drivers.sim_camera import ShoeVideo, write_video
 from tests.drivers.camerakit import Collected
 from tests.drivers.mjpegkit import MjpegStream, packets_of
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("camera_stall")
-
 STALL_S = 0.4  # well under OpenCV's own read timeout for streams (2 s)
 
 

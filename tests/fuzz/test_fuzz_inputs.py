@@ -22,9 +22,6 @@ from tests.fuzz import harness
 from tests.fuzz.harness import REPO, Case
 from tests.fuzz.mutate import mutate
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("fuzz_inputs")
-
 CASES = int(os.environ.get("FUZZ_CASES", "560"))
 SEED = int(os.environ.get("FUZZ_SEED", "0"))
 SUBPROCESS = int(os.environ.get("FUZZ_SUBPROCESS", "1"))

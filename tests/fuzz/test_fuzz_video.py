@@ -17,9 +17,6 @@ from drivers.sim_camera import ShoeVideo, write_video
 from tests.drivers.test_camera_fuzz import mutate
 from tests.fuzz import harness
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("fuzz_video")
-
 SEEDS = range(8)
 VIDEO_MEMORY = 2 << 30
 VIDEO_TIME_S = 5.0  # a 70-frame video decodes in well under a second here

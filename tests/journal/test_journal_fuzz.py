@@ -39,9 +39,6 @@ from tests.conftest import REPO
 from tests.journal.journalkit import make_journal, snapshot_with_wal
 from tests.sampling import examples
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("journal_fuzz")
-
 # A case's budget in CPU seconds, never in wall time: a loaded machine makes a case wait,
 # not cost more (a wall-clock bound failed under CI's load however right the code was).
 CASE_SECONDS = 2.0

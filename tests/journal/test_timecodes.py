@@ -24,9 +24,6 @@ from tests.conftest import REPO
 from tests.journal.journalkit import RULES, T0, event
 from tests.stationkit import finish, start, table_config, write_key
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("timecodes")
-
 VTT_TIME = r"(\d{2,}):([0-5]\d):([0-5]\d)\.(\d{3})"
 SRT_TIME = r"(\d{2}):([0-5]\d):([0-5]\d),(\d{3})"
 GLYPH = re.compile(r"^(10|[2-9AJQK])[\u2660\u2665\u2666\u2663]$")

@@ -22,9 +22,6 @@ from station.wire import messages
 from station.wire.signing import Signer
 from tests.client.clientkit import TABLE, Stream, simulated_stream
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("pit_alert_kinds")
-
 AT = "2026-12-01T16:00:00.000Z"
 FIRST = 60  # messages of the real stream fed before the ones made here
 

@@ -23,9 +23,6 @@ from tests.fuzz.harness import Case
 from tests.fuzz.mutate import mutate
 from tests.sampling import examples
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("pit_config_fuzz")
-
 CASES = 300
 VALID: dict[str, dict[str, Any]] = {
     "broker": {"host": "127.0.0.1", "port": 1883, "prefix": "baccarat", "client_id": None,

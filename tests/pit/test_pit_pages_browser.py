@@ -26,7 +26,7 @@ from tests.upstream.broker import wait_until
 # The module's fixture is built once: its tests share one worker (docs/testing.md).
 # The floor of 60 tables is built under the suite's load: its setup may take longer than
 # the suite's 120 s hang guard (it did under a heavy load), never for ever.
-pytestmark = [pytest.mark.xdist_group("pit_pages_browser"), pytest.mark.timeout(300)]
+pytestmark = pytest.mark.timeout(300)
 
 VIEWPORTS = [(1920, 1080), (1366, 768), (1280, 800)]
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")

@@ -21,9 +21,6 @@ from station.wire import messages
 from tests.client.clientkit import TABLE, Stream, simulated_stream
 from tests.pit.test_pit_alert_kinds import AT, UNSYNC, Table
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("pit_record")
-
 PIT_BOSS = "upstream:pit/ann [pit-0123456789ab]"
 
 

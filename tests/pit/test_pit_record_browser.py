@@ -27,7 +27,7 @@ from tests.sampling import pick
 # The module's fixture is built once: its tests share one worker (docs/testing.md).
 # The floor of 60 tables is built under the suite's load: its setup may take longer than
 # the suite's 120 s hang guard (it did under a heavy load), never for ever.
-pytestmark = [pytest.mark.xdist_group("pit_record_browser"), pytest.mark.timeout(300)]
+pytestmark = pytest.mark.timeout(300)
 
 HELD = {"en": "Held by the pit boss: dispute", "zh": "巡场经理暂停：争议"}
 NOT_HELD = {"en": "Held by the dealer", "zh": "荷官暂停"}

@@ -32,9 +32,6 @@ from station.services.pit.statsroute import Busy, StatsGate
 from tests.pit.pitfloor import Floors, PitFloor
 from tests.pit.test_pit_pages_browser import CLIPPED, VIEWPORTS, chinese_text_problems
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("pit_stats_page")
-
 N = 6  # tables: t1 and t2 paused by the station, t3 offline, t4 with a forged message
 
 

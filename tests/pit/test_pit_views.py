@@ -23,9 +23,6 @@ from station.wire.signing import Signer
 from tests.client.clientkit import TABLE, Stream, simulated_stream
 from tests.pit.pagekit import HEAD
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("pit_views")
-
 # What a Chinese page may show besides Chinese: ranks, ids, names, numbers, punctuation.
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
 

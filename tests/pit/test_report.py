@@ -31,9 +31,6 @@ from tests.pit.statskit import (
     write_pit_config,
 )
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("report")
-
 FROM, TO = "2026-01-01T00:00:00Z", "2026-01-01T02:00:00Z"
 
 

@@ -34,9 +34,6 @@ from tests.pit.statskit import (
 )
 from tests.sampling import examples
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("report_fuzz")
-
 
 @pytest.fixture(scope="module")
 def pit(tmp_path_factory: pytest.TempPathFactory) -> Path:

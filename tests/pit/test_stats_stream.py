@@ -22,9 +22,6 @@ from tests.conftest import REPO
 from tests.pit.statskit import FAULTS, applied_order, at, rows_of, simulate
 from tests.sampling import examples
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("stats_stream")
-
 END = 3 * 3600.0  # after every simulated message
 
 

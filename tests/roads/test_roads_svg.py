@@ -21,9 +21,6 @@ from playwright.sync_api import sync_playwright
 from station.game.roads import Result, Roads, Round, Scoreboard
 from station.game.roads.svg import icon_label, render_svg
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("roads_svg")
-
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 NS = "{http://www.w3.org/2000/svg}"

@@ -17,9 +17,6 @@ from station.journal import read_journal
 from tests import webkit
 from tests.webkit import PIN, call, command, state, table_facts, wait_state
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("web_api")
-
 PAUSE_FAULT = [{"kind": "not_due", "after_round": 1}]
 # Card 20 of the shoe is unreadable: a pause in the middle of a round.
 GARBLED = [{"kind": "garbled", "card": 20}]

@@ -14,9 +14,6 @@ from tests import webkit
 from tests.sampling import examples
 from tests.webkit import call, state, table_facts, wait_state
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("web_fuzz")
-
 ROUTES = ["new-shoe", "open-betting", "close-betting", "resume", "void", "x", "", "resume/x",
           "%00", "..%2f..%2fetc", "pause", "confirm-shuffle"]
 VALID = [b'{"actor": "dealer"}', b'{"actor": "sup", "pin": "4321"}', b"{}",

@@ -39,9 +39,6 @@ from tests import webkit
 from tests.tablekit import Table
 from tests.web.test_web_words import scenarios
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("web_layout_browser")
-
 SIZES = [(1920, 1080), (1366, 768), (1280, 800)]
 TABLE = "BAC-07"
 DEALER = "D0042"

@@ -40,9 +40,6 @@ from station.web.words import notice_zh
 from tests.sampling import count
 from tests.tablekit import Table
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("web_modes")
-
 AROUND = Surroundings("t1", "zh", True, "file", None, ("sim-shoe",))
 START = 1_800_000_000.0
 ENGLISH = re.compile(r"\b(DEAL|ROUND|BURN|BETTING|SHOE|PLAYER|BANKER|REVEAL|FACE|DOWN|WAIT|"

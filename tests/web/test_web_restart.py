@@ -25,9 +25,6 @@ from tests.tablekit import Table
 from tests.web.test_web_words import english_left
 from tests.webkit import PIN, state, wait_state
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("web_restart")
-
 T0 = 1_800_000_000.0
 
 

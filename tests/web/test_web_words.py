@@ -44,9 +44,6 @@ from station.web.words import action_zh, detail_zh, reason_zh
 from tests.sampling import examples
 from tests.tablekit import Table
 
-# The module's fixture is built once: its tests share one worker (docs/testing.md).
-pytestmark = pytest.mark.xdist_group("web_words")
-
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[SHDC](?![A-Za-z0-9])")
 LETTERS = re.compile(r"[A-Za-z]+")
 
