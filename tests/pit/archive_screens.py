@@ -2,7 +2,7 @@
 (issue 33), in docs/pit/: a floor of 20 tables at 1920x1080, 1366x768 and 1280x800 in English
 and Chinese, first with the archive's storage, gap and refusal alerts and a recovery on four
 tables (their tiles and the alert list), then with the broker stopped past the keep-alive
-(the banner over the floor, every tile greyed). The real pit over a real Mosquitto
+(the banner in a row under the bar, every tile greyed). The real pit over a real Mosquitto
 (tests/pit/pitfloor.py); the alerts are signed with an archive key of the script's, exactly
 as station.services.archive publishes them. Look at them before committing them.
 

@@ -21,6 +21,7 @@ from tests.archive.archivekit import start_archive, write_archive_config
 from tests.archive.test_archive_live import stop
 from tests.pit.pagekit import Publisher
 from tests.pit.pitkit import Pit, PitFolder
+from tests.pit.test_pit_pages_browser import CLIPPED
 from tests.upstream.broker import Broker, wait_until
 
 TABLE = "t7"
@@ -121,3 +122,41 @@ def test_the_floor_says_when_the_pit_lost_the_broker_and_marks_tiles_stale(
     wait_until(lambda: pit.get("/api/tables")["broker"]["connected"], 60, "back", 0.05)
     body = pit.get("/api/tables")
     assert body["broker"]["say"]["en"] == "" and not body["tables"][0]["stale"]
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", (1280, 800)), ("zh", (1366, 768))])
+def test_the_floor_page_says_the_broker_is_lost_above_the_tiles_never_over_them(
+        site: tuple[Pit, Ed25519PrivateKey, Path], broker: Broker, chromium: Any, lang: str,
+        size: tuple[int, int]) -> None:
+    pit, _, _ = site
+    context = chromium.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    try:
+        page.goto(f"{pit.base}/?lang={lang}")
+        page.wait_for_function("window.__renders > 0", timeout=30000)
+        live = {"en": "LIVE", "zh": "已连接"}[lang]
+        page.wait_for_function(f"document.querySelector('#conn').textContent === '{live}'",
+                               timeout=30000)
+        assert page.locator("#link-lost").is_hidden()
+        broker.stop()
+        page.wait_for_selector("#link-lost", state="visible", timeout=30000)
+        said = pit.get("/api/tables")["broker"]["say"][lang]
+        assert page.inner_text("#link-lost") == said
+        # The badge agrees with the banner: never "LIVE" while the floor is not updated.
+        assert page.inner_text("#conn") == {"en": "NO BROKER", "zh": "消息服务器断开"}[lang]
+        # A row of its own: below the bar, above every tile, on the screen, clipping nothing.
+        banner = page.eval_on_selector("#link-lost", "e => e.getBoundingClientRect().toJSON()")
+        bar = page.eval_on_selector("#bar", "e => e.getBoundingClientRect().bottom")
+        assert banner["top"] >= bar - 0.5 and banner["right"] <= size[0] + 0.5
+        tops = page.eval_on_selector_all("#tiles .tile",
+                                         "ts => ts.map(t => t.getBoundingClientRect().top)")
+        assert tops and min(tops) >= banner["bottom"] - 0.5
+        floor = page.eval_on_selector("#floor", "e => e.getBoundingClientRect().bottom")
+        assert floor <= size[1] + 0.5
+        assert page.evaluate(CLIPPED) == []
+        broker.start()
+        page.wait_for_selector("#link-lost", state="hidden", timeout=60000)
+        page.wait_for_function(f"document.querySelector('#conn').textContent === '{live}'",
+                               timeout=30000)
+    finally:
+        context.close()

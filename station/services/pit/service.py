@@ -64,6 +64,8 @@ class PitService:
         self._inbox = asyncio.Event()
         self._dirty = asyncio.Event()
         self._tiles = b""
+        # The link the pages last heard of: a change of it alone is news to the floor.
+        self._link_told: tuple[bool, str | None] = (True, None)
         self.broker = PitBroker(config, self._wake, self._link_changed)
 
     # --- life -------------------------------------------------------------------------------
@@ -155,12 +157,16 @@ class PitService:
 
     def publish_changes(self) -> None:
         changed = self.model.take_changed()
-        if not changed:
+        link = self.link()
+        told = (link.connected, link.lost_since)
+        # The broker lost or back is news to the floor even when no table moved (a quiet
+        # floor's banner would stay up after the broker came back).
+        if not changed and told == self._link_told:
             return
-        body = views.tables_body(self.model, self.config.pit.name, now_iso(), self.link())
+        body = views.tables_body(self.model, self.config.pit.name, now_iso(), link)
         tiles = orjson.dumps(body["tables"])
-        if tiles != self._tiles:
-            self._tiles = tiles
+        if tiles != self._tiles or told != self._link_told:
+            self._tiles, self._link_told = tiles, told
             self.feed.push("tables", orjson.dumps(body))
         for table in sorted(changed):
             self.feed.push("table", orjson.dumps({"table": table}))

@@ -16,7 +16,7 @@ const STALE_MS = 12000; // a dialog whose command was applied closes after this 
 const LABELS = {
   en: {
     title: "Pit", tables: (n, need) => `${n} tables, ${need} need someone`,
-    live: "LIVE", down: "RECONNECTING", enableSound: "ENABLE SOUND", soundOn: "SOUND ON",
+    live: "LIVE", down: "RECONNECTING", noBroker: "NO BROKER", enableSound: "ENABLE SOUND", soundOn: "SOUND ON",
     muted: "MUTED", otherLang: "中文", stats: "STATISTICS", alerts: (n) => `Alerts (${n} open)`,
     online: "online", offline: "OFFLINE", unknown: "not seen yet",
     round: (n) => `round ${n}`, noRound: "no round", shoe: "shoe",
@@ -67,7 +67,7 @@ const LABELS = {
   },
   zh: {
     title: "赌场巡场", tables: (n, need) => `共 ${n} 桌，${need} 桌需要处理`,
-    live: "已连接", down: "重新连接中", enableSound: "开启声音", soundOn: "声音开",
+    live: "已连接", down: "重新连接中", noBroker: "消息服务器断开", enableSound: "开启声音", soundOn: "声音开",
     muted: "静音", otherLang: "English", stats: "统计", alerts: (n) => `警报（${n} 条未处理）`,
     online: "在线", offline: "离线", unknown: "尚未收到",
     round: (n) => `第 ${n} 局`, noRound: "未开局", shoe: "牌靴",
@@ -292,8 +292,8 @@ function connect() {
     try { syncClock(JSON.parse(ev.data).ts); } catch (e) { /* a heartbeat all the same */ }
   });
   source.onopen = () => {
-    $("conn").classList.remove("down");
-    setText($("conn"), L.live);
+    streamLive = true;
+    renderConn();
     refresh();
   };
   source.addEventListener("tables", (ev) => {
@@ -325,8 +325,8 @@ function connect() {
 }
 function down() {
   window.__drops += 1;
-  $("conn").classList.add("down");
-  setText($("conn"), L.down);
+  streamLive = false;
+  renderConn();
 }
 setInterval(() => {
   if (Date.now() - lastByte > STALE_MS) {
@@ -458,15 +458,30 @@ window.addEventListener("resize", fitFloor);
 // The pit's own link to the broker: a banner while it is lost, and the tiles marked stale
 // once it has been lost past the keep-alive (on the pit's clock, ticking).
 let link = null;
+// The bar's badge: the page's own stream first, then the pit's link to the broker, so it
+// never says LIVE while the banner says the floor is not updated.
+let streamLive = false;
+function renderConn() {
+  const lost = !!link && !link.connected;
+  $("conn").classList.toggle("down", !streamLive || lost);
+  setText($("conn"), !streamLive ? L.down : lost ? L.noBroker : L.live);
+}
 function renderLink() {
   const banner = $("link-lost");
+  renderConn();
   if (!banner) return;
-  const lost = link && !link.connected;
+  const lost = !!link && !link.connected;
+  const moved = document.body.classList.contains("link-lost") !== lost;
   banner.hidden = !lost;
-  if (lost) setText(banner, (link.say && (link.say[lang] || link.say.en)) || "");
-  const stale = !!lost && (link.stale ||
+  document.body.classList.toggle("link-lost", lost);
+  if (lost) {
+    setText(banner, (link.say && (link.say[lang] || link.say.en)) || "");
+    fitText(banner);
+  }
+  const stale = lost && (link.stale ||
     (link.lost_since && now() - Date.parse(link.lost_since) > link.stale_after_s * 1000));
   for (const [, t] of tiles) t.a.classList.toggle("link-stale", stale);
+  if (moved) fitFloor();
 }
 function renderFloor(body) {
   syncClock(body.ts);
