@@ -61,16 +61,8 @@ def _file(config: Path) -> tuple[Path, tuple[str, ...], str]:
     return path, default, key
 
 
-def _read_pin() -> str:
-    if sys.stdin.isatty():
-        first = getpass.getpass("new PIN: ")
-        if getpass.getpass("again: ") != first:
-            raise ValueError("the two PINs differ")
-        return first
-    return sys.stdin.readline(200).rstrip("\r\n")
-
-
 def run(args: argparse.Namespace) -> int:
+    from station.commands.pin import new_pin  # noqa: PLC0415
     from station.errors import ConfigError  # noqa: PLC0415
     from station.table.roles import roles_problem  # noqa: PLC0415
     from station.web import pins  # noqa: PLC0415
@@ -111,17 +103,7 @@ def run(args: argparse.Namespace) -> int:
         if mine is None:
             raise ConfigError(f"{path}: no account {name}; `station accounts add` makes one")
         roles = mine.roles
-    try:
-        pin = _read_pin()
-    except (ValueError, EOFError) as exc:
-        raise ConfigError(f"PIN not set: {exc or 'no input'}") from exc
-    problem = pins.pin_problem(pin)
-    if problem is not None:
-        raise ConfigError(f"PIN not set: {problem}")
-    # The dealer page's keypad knows a supervisor by the PIN alone: never two alike.
-    clash = next((e.name for e in others if e.matches(pin)), None)
-    if clash is not None:
-        raise ConfigError(f"PIN not set: {clash} already has this PIN; choose another")
+    pin = new_pin(others)
     pins.save(path, [*others, pins.hash_pin(name, pin, roles)])
     said = ",".join(roles or default)
     print(f"station accounts: {by} {'added' if args.action == 'add' else 'changed the PIN of'} "

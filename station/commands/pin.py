@@ -36,6 +36,26 @@ def _read_pin() -> str:
     return sys.stdin.readline(200).rstrip("\r\n")
 
 
+def new_pin(others: list[Any]) -> str:
+    """A new PIN from the terminal (twice) or standard input, held to the PIN rules and to
+    the others' PINs (``station pin`` and ``station accounts``): the page knows a supervisor
+    by the PIN alone, so two may never share one. ConfigError says why not."""
+    from station.errors import ConfigError  # noqa: PLC0415
+    from station.web import pins  # noqa: PLC0415
+
+    try:
+        pin = _read_pin()
+    except (ValueError, EOFError) as exc:
+        raise ConfigError(f"PIN not set: {exc or 'no input'}") from exc
+    problem = pins.pin_problem(pin)
+    if problem is not None:
+        raise ConfigError(f"PIN not set: {problem}")
+    clash = next((e.name for e in others if e.matches(pin)), None)
+    if clash is not None:
+        raise ConfigError(f"PIN not set: {clash} already has this PIN; choose another")
+    return pin
+
+
 def run(args: argparse.Namespace) -> int:
     from station.errors import ConfigError  # noqa: PLC0415
     from station.kinds.displays.web import WebSettings  # noqa: PLC0415
@@ -70,17 +90,7 @@ def change_pin(path: Path, action: str, name: str, prog: str, who: str) -> int:
         pins.save(path, others)
         print(f"{prog}: removed {name} from {path}", file=sys.stderr)
         return 0
-    try:
-        pin = _read_pin()
-    except (ValueError, EOFError) as exc:
-        raise ConfigError(f"PIN not set: {exc or 'no input'}") from exc
-    problem = pins.pin_problem(pin)
-    if problem is not None:
-        raise ConfigError(f"PIN not set: {problem}")
-    # The page knows a supervisor by the PIN alone: two may never share one.
-    clash = next((e.name for e in others if e.matches(pin)), None)
-    if clash is not None:
-        raise ConfigError(f"PIN not set: {clash} already has this PIN; choose another")
+    pin = new_pin(others)
     pins.save(path, [*others, pins.hash_pin(name, pin)])
     print(f"{prog}: {'changed' if len(others) < len(entries) else 'set'} {name}'s PIN in "
           f"{path}", file=sys.stderr)

@@ -34,6 +34,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.hpke import AEAD, KDF, KEM, Suite
 
 from station.errors import ConfigError, StationError
+from station.wire.signing import read_key_file
 
 SUITE: Final = Suite(KEM.X25519, KDF.HKDF_SHA256, AEAD.CHACHA20_POLY1305)
 INFO: Final = b"dealer-station journal mirror v1\x00"
@@ -121,23 +122,12 @@ def public_pem(key: X25519PublicKey) -> bytes:
                             serialization.PublicFormat.SubjectPublicKeyInfo)
 
 
-def _read(path: Path, what: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(f"{what} {path}: no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{what} {path}: is a directory, not a key file") from None
-    except OSError as exc:
-        raise ConfigError(f"{what} {path}: {exc.strerror}") from None
-
-
 FIX: Final = "`station keygen DIR --mirror` writes the archive's pair"
 
 
 def load_mirror_public(path: Path) -> Sealer:
     """The archive's public key (PEM) as the station's config names it; raises ConfigError."""
-    data = _read(path, "mirror key")
+    data = read_key_file(path, "mirror key")
     try:
         key = serialization.load_pem_public_key(data)
     except (ValueError, TypeError):
@@ -160,7 +150,7 @@ def load_mirror_private(path: Path) -> Opener:
     if st.st_mode & (stat.S_IROTH | stat.S_IWOTH):
         raise ConfigError(f"mirror key {path}: other users can read or write it (mode "
                           f"{stat.S_IMODE(st.st_mode):04o}); run: chmod 600 {path}")
-    data = _read(path, "mirror key")
+    data = read_key_file(path, "mirror key")
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except TypeError:

@@ -123,7 +123,7 @@ def load_private_key(path: Path) -> Ed25519PrivateKey:
             f"signing key {path}: other users can read or write it (mode "
             f"{stat.S_IMODE(st.st_mode):04o}); run: chmod 600 {path}"
         )
-    data = _read(path, "signing key")
+    data = read_key_file(path, "signing key")
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except TypeError:
@@ -150,7 +150,7 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
         Ed25519PublicKey,
     )
 
-    data = _read(path, "public key")
+    data = read_key_file(path, "public key")
     try:
         key = serialization.load_pem_public_key(data)
     except (ValueError, TypeError):
@@ -162,7 +162,8 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
     return key
 
 
-def _read(path: Path, what: str) -> bytes:
+def read_key_file(path: Path, what: str) -> bytes:
+    """A key file's bytes, or a ConfigError naming ``what`` and why it cannot be read."""
     try:
         return path.read_bytes()
     except FileNotFoundError:
